@@ -1,0 +1,68 @@
+"""Small parameter checks shared by the pluggable components (raise :class:`ConfigError`)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from recoursesim.errors import ConfigError
+
+
+def check_int(name: str, value: object, *, minimum: int | None = None) -> int:
+    """Return ``value`` as an int, or raise naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise ConfigError(name, f"must be an integer, got {value!r}", f"set {name} to a whole number")
+    if minimum is not None and value < minimum:
+        raise ConfigError(name, f"must be >= {minimum}, got {value}", f"set {name} to {minimum} or more")
+    return int(value)
+
+
+def check_float(
+    name: str,
+    value: object,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    strict_minimum: bool = False,
+) -> float:
+    """Return ``value`` as a finite float within bounds, or raise naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise ConfigError(name, f"must be a number, got {value!r}", f"set {name} to a number")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ConfigError(name, f"must be finite, got {value}", f"set {name} to a finite number")
+    if minimum is not None and (value <= minimum if strict_minimum else value < minimum):
+        relation = ">" if strict_minimum else ">="
+        raise ConfigError(name, f"must be {relation} {minimum}, got {value}", f"use a value {relation} {minimum}")
+    if maximum is not None and value > maximum:
+        raise ConfigError(name, f"must be <= {maximum}, got {value}", f"use a value <= {maximum}")
+    return value
+
+
+def check_vector(name: str, value: object, *, length: int | None = None) -> np.ndarray:
+    """Return ``value`` as a finite 1-D float array (optionally of a given length)."""
+    if isinstance(value, str) or not isinstance(value, Sequence | np.ndarray):
+        raise ConfigError(name, f"must be a list of numbers, got {value!r}", f"write {name} = [ ... ]")
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ConfigError(name, f"must be a list of numbers, got {value!r}", f"write {name} = [ ... ]") from None
+    if array.ndim != 1:
+        raise ConfigError(name, "must be a flat list of numbers", f"write {name} = [a, b, ...]")
+    if not np.all(np.isfinite(array)):
+        raise ConfigError(name, "contains NaN or infinite values", f"give {name} finite numbers only")
+    if length is not None and array.size != length:
+        raise ConfigError(
+            name, f"must have {length} entries (one per feature), got {array.size}", f"give {length} values"
+        )
+    return array
+
+
+def check_choice(name: str, value: object, choices: Sequence[str]) -> str:
+    """Return ``value`` if it is one of ``choices``, or raise listing them."""
+    if value not in choices:
+        listed = ", ".join(repr(c) for c in choices)
+        raise ConfigError(name, f"unknown value {value!r}", f"use one of {listed}")
+    return str(value)

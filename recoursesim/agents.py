@@ -1,0 +1,67 @@
+"""Mesa agents as thin views over rows of the model's columnar state."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import mesa
+import numpy as np
+
+from recoursesim.agent_table import Status
+
+if TYPE_CHECKING:
+    from recoursesim.model import RecourseModel
+
+
+class RecourseAgent(mesa.Agent):
+    """One applicant, as a view over its row of :attr:`RecourseModel.table`.
+
+    The agent holds no state of its own: every attribute reads the model's arrays, so the
+    vectorised step and Mesa's tools (``model.agents``, ``AgentSet.select``, ``DataCollector``)
+    see the same numbers. ``unique_id`` equals the ledger's ``agent_id``.
+    """
+
+    def __init__(self, model: RecourseModel, agent_id: int) -> None:
+        super().__init__(model)
+        self.unique_id = int(agent_id)
+        self.row = int(agent_id)
+
+    @property
+    def features(self) -> np.ndarray:
+        """Current features (a read-only view)."""
+        view = self.model.table.features[self.row]
+        view.flags.writeable = False
+        return view
+
+    @property
+    def score(self) -> float:
+        """Score at the latest step the agent was scored."""
+        return float(self.model.table.score[self.row])
+
+    @property
+    def group(self) -> str:
+        """Group name."""
+        return self.model.group_names[int(self.model.table.group[self.row])]
+
+    @property
+    def effort(self) -> float:
+        """Effort capacity drawn on entry."""
+        return float(self.model.table.effort[self.row])
+
+    @property
+    def entry_step(self) -> int:
+        """Step at which the agent was first scored."""
+        return int(self.model.table.entry_step[self.row])
+
+    @property
+    def status(self) -> Status:
+        """Waiting, selected or gave up."""
+        return Status(int(self.model.table.status[self.row]))
+
+    @property
+    def waiting(self) -> bool:
+        """Whether the agent is still in the system."""
+        return self.status is Status.WAITING
+
+    def step(self) -> None:
+        """Agents do not step one by one: the model moves all of them in one vectorised pass."""

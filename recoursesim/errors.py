@@ -1,0 +1,35 @@
+"""User-facing errors: each names what is wrong and how to fix it, in one line."""
+
+from __future__ import annotations
+
+
+class RecourseSimError(Exception):
+    """Base class of every error recoursesim raises on purpose.
+
+    The command line prints ``str(error)`` on one line and exits with status 2.
+    """
+
+
+class ConfigError(RecourseSimError, ValueError):
+    """A parameter, scenario field or input that cannot be used as given.
+
+    Args:
+        field: Dotted name of the offending field (``"selection.k"``), or a short label.
+        problem: What is wrong with the value.
+        fix: What the user should do instead.
+    """
+
+    def __init__(self, field: str, problem: str, fix: str) -> None:
+        self.field = field
+        self.problem = problem
+        self.fix = fix
+        super().__init__(f"{field}: {problem}; fix: {fix}")
+
+    def under(self, prefix: str) -> ConfigError:
+        """Return the same error with ``prefix`` prepended to the field name."""
+        field = f"{prefix}.{self.field}" if self.field else prefix
+        return ConfigError(field, self.problem, self.fix)
+
+
+class DataError(ConfigError):
+    """Input data that cannot be used: a missing column, NaN features, a single class."""

@@ -1,0 +1,142 @@
+"""The ledger: one record per (agent, step), kept as columns, the source of every metric."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+
+class Ledger:
+    """Columnar record of every agent at every step it was in the system.
+
+    A step's record holds, for each agent scored at step ``t``: its features and score at
+    scoring time, the threshold, the outcome (``selected``), the recommendation it received
+    (NaN for selected agents) and the effort it spent acting on it during step ``t``
+    (feature-space cost of the move ``x_t → x_{t+1}``; 0 for selected agents).
+
+    Args:
+        feature_names: Feature column names.
+        group_names: Group labels, indexed by group code.
+        record_recommendations: Keep the recommendation columns (they are half the ledger's size).
+    """
+
+    def __init__(
+        self, feature_names: Sequence[str], group_names: Sequence[str], record_recommendations: bool = True
+    ) -> None:
+        self.feature_names = tuple(feature_names)
+        self.group_names = tuple(group_names)
+        self.record_recommendations = record_recommendations
+        self._steps: list[dict[str, np.ndarray | float | int]] = []
+
+    def __len__(self) -> int:
+        return int(sum(chunk["agent_id"].shape[0] for chunk in self._steps))
+
+    @property
+    def n_steps(self) -> int:
+        """Number of steps recorded."""
+        return len(self._steps)
+
+    def record(
+        self,
+        step: int,
+        agent_id: np.ndarray,
+        features: np.ndarray,
+        scores: np.ndarray,
+        threshold: float | np.ndarray,
+        selected: np.ndarray,
+    ) -> None:
+        """Record the state of the scored agents at ``step`` (before anyone acts)."""
+        self._steps.append(
+            {
+                "step": step,
+                "agent_id": agent_id.copy(),
+                "features": features.copy(),
+                "score": scores.copy(),
+                "threshold": threshold if np.isscalar(threshold) else np.asarray(threshold).copy(),
+                "selected": selected.copy(),
+                "recommendation": None,
+                "effort": np.zeros(agent_id.shape[0]),
+            }
+        )
+
+    def record_actions(self, waiting: np.ndarray, recommendation: np.ndarray, effort: np.ndarray) -> None:
+        """Add the latest step's recommendations and effort spent for the rows in ``waiting`` (a mask)."""
+        chunk = self._steps[-1]
+        if self.record_recommendations:
+            full = np.full(chunk["features"].shape, np.nan)
+            full[waiting] = recommendation
+            chunk["recommendation"] = full
+        chunk["effort"][waiting] = effort
+
+    def column(self, name: str) -> np.ndarray:
+        """Concatenate one stored column over all steps (``step`` and ``threshold`` broadcast)."""
+        parts = []
+        for chunk in self._steps:
+            n = chunk["agent_id"].shape[0]
+            value = chunk[name]
+            parts.append(np.full(n, value) if np.isscalar(value) else value)
+        if not parts:
+            return np.empty(0)
+        return np.concatenate(parts)
+
+    def to_frame(self, group: np.ndarray, entry_step: np.ndarray) -> pd.DataFrame:
+        """Return the ledger as a tidy DataFrame.
+
+        Args:
+            group: Group code of every agent id (from the agent table).
+            entry_step: Entry step of every agent id.
+
+        Returns:
+            One row per (agent, step) with columns ``step, agent_id, group, entry_step``, the
+            features, ``score, threshold, selected``, ``rec_<feature>`` (if recorded) and ``effort``.
+        """
+        agent_id = self.column("agent_id").astype(np.int64)
+        features = (
+            np.concatenate([c["features"] for c in self._steps])
+            if self._steps
+            else np.empty((0, len(self.feature_names)))
+        )
+        columns: dict[str, object] = {
+            "step": self.column("step").astype(np.int32),
+            "agent_id": agent_id,
+            "group": pd.Categorical.from_codes(group[agent_id].astype(np.int64), categories=list(self.group_names)),
+            "entry_step": entry_step[agent_id].astype(np.int32),
+        }
+        for j, name in enumerate(self.feature_names):
+            columns[name] = features[:, j]
+        columns["score"] = self.column("score").astype(float)
+        columns["threshold"] = self.column("threshold").astype(float)
+        columns["selected"] = self.column("selected").astype(bool)
+        if self.record_recommendations:
+            recommendation = (
+                np.concatenate([_recommendation(c) for c in self._steps])
+                if self._steps
+                else np.empty((0, len(self.feature_names)))
+            )
+            for j, name in enumerate(self.feature_names):
+                columns[f"rec_{name}"] = recommendation[:, j]
+        columns["effort"] = self.column("effort").astype(float)
+        return pd.DataFrame(columns)
+
+
+def _recommendation(chunk: dict) -> np.ndarray:
+    rec = chunk["recommendation"]
+    return np.full(chunk["features"].shape, np.nan) if rec is None else rec
+
+
+def write_parquet(frame: pd.DataFrame, path: str | Path) -> None:
+    """Write ``frame`` to Parquet deterministically (same frame, same bytes).
+
+    The file is written under a temporary name and renamed into place, so a reader never sees
+    a half-written file.
+    """
+    path = Path(path)
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    tmp = path.with_name(f".{path.name}.tmp")
+    pq.write_table(table, tmp, compression="zstd", write_statistics=True)
+    tmp.replace(path)

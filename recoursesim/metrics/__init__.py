@@ -1,0 +1,16 @@
+"""Metrics computed from the ledger: ETR/TTR over time and pooled, disparities, exclusions."""
+
+from recoursesim.metrics.disparity import EIGHTY_PERCENT_BAND, add_disparities, within_eighty_percent_rule
+from recoursesim.metrics.outcomes import OUTCOMES, agent_outcomes
+from recoursesim.metrics.recourse import recourse_over_time, recourse_summary
+
+
+__all__ = [
+    "EIGHTY_PERCENT_BAND",
+    "OUTCOMES",
+    "add_disparities",
+    "agent_outcomes",
+    "recourse_over_time",
+    "recourse_summary",
+    "within_eighty_percent_rule",
+]

@@ -1,0 +1,76 @@
+"""Per-step observers: auditors that look at the simulated population while it runs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import pandas as pd
+
+from recoursesim.scoring.base import Scorer
+
+
+@dataclass(frozen=True)
+class PopulationSnapshot:
+    """The agents waiting at the end of a step, and the decision model that will score them next.
+
+    Attributes:
+        step: The step just completed.
+        agent_id: Ids of the waiting agents.
+        features: ``(n, d)`` their features after acting.
+        group: Their group codes.
+        feature_names: Feature names.
+        group_names: Group names, indexed by code.
+        scorer: The decision model for the next step.
+        threshold: The latest threshold (scalar or per-agent for the agents scored this step).
+        rng: A random stream reserved for observers.
+    """
+
+    step: int
+    agent_id: np.ndarray
+    features: np.ndarray
+    group: np.ndarray
+    feature_names: tuple[str, ...]
+    group_names: tuple[str, ...]
+    scorer: Scorer
+    threshold: float | np.ndarray
+    rng: np.random.Generator
+
+    def frame(self) -> pd.DataFrame:
+        """Return features and group as a DataFrame (group as a categorical of names)."""
+        frame = pd.DataFrame(self.features, columns=list(self.feature_names))
+        frame["group"] = pd.Categorical.from_codes(self.group.astype(np.int64), categories=list(self.group_names))
+        return frame
+
+
+@runtime_checkable
+class Observer(Protocol):
+    """Audits the population every ``every`` steps.
+
+    ``observe`` returns ``{metric: value}`` or a DataFrame with columns ``metric`` and ``value``
+    (and optionally ``group``); the model stores the rows, tagged with the step and the
+    observer's ``name``, in :attr:`RecourseModel.observations`.
+    """
+
+    name: str
+    every: int
+
+    def observe(self, snapshot: PopulationSnapshot) -> Mapping[str, float] | pd.DataFrame:
+        """Audit one snapshot."""
+        ...
+
+
+def observation_rows(name: str, step: int, result: Mapping[str, float] | pd.DataFrame) -> pd.DataFrame:
+    """Normalise an observer's result to rows ``step, observer, group, metric, value``."""
+    if isinstance(result, pd.DataFrame):
+        frame = result.copy()
+        if "group" not in frame:
+            frame["group"] = pd.NA
+    else:
+        frame = pd.DataFrame({"metric": list(result), "value": [float(v) for v in result.values()]})
+        frame["group"] = pd.NA
+    frame["step"] = step
+    frame["observer"] = name
+    return frame[["step", "observer", "group", "metric", "value"]]

@@ -1,0 +1,97 @@
+"""What a population generator is: groups, features and effort capacities of new agents."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, Self, runtime_checkable
+
+import numpy as np
+
+from recoursesim._validate import check_float
+
+
+@dataclass(frozen=True)
+class Cohort:
+    """A batch of new agents, one row each.
+
+    Attributes:
+        features: ``(n, d)`` float array of qualifications.
+        group: ``(n,)`` integer group codes (indices into the generator's ``group_names``).
+        effort: ``(n,)`` non-negative effort capacity of each agent (the behaviour decides its units).
+    """
+
+    features: np.ndarray
+    group: np.ndarray
+    effort: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.group.shape[0])
+
+
+@runtime_checkable
+class PopulationGenerator(Protocol):
+    """Draws agents. ``fit`` once per run (it may learn a scaler), then ``sample`` any number of times."""
+
+    feature_names: tuple[str, ...]
+    group_names: tuple[str, ...]
+
+    def fit(self, rng: np.random.Generator) -> Self:
+        """Prepare for sampling (for example fit a feature scaler); return ``self``."""
+        ...
+
+    def sample(self, n: int, rng: np.random.Generator) -> Cohort:
+        """Draw ``n`` new agents."""
+        ...
+
+
+def allocate(n: int, shares: np.ndarray) -> np.ndarray:
+    """Split ``n`` agents across groups by largest-remainder rounding of ``n * shares``.
+
+    Ties in the remainders go to the earlier group, so the split is deterministic.
+
+    Args:
+        n: Number of agents.
+        shares: Non-negative shares summing to 1.
+
+    Returns:
+        Integer counts per group summing to ``n``.
+    """
+    exact = n * np.asarray(shares, dtype=float)
+    counts = np.floor(exact + 1e-9).astype(np.int64)
+    short = n - int(counts.sum())
+    if short > 0:
+        order = np.lexsort((np.arange(exact.size), -(exact - counts)))
+        counts[order[:short]] += 1
+    return counts
+
+
+@dataclass(frozen=True)
+class FoldedNormal:
+    """Folded normal ``scale * |N(mean, sd)|``: the paper's per-group effort distribution.
+
+    Args:
+        mean: Mean of the normal before folding.
+        sd: Standard deviation of the normal before folding.
+        scale: Multiplier applied after folding (converts to the behaviour's effort units).
+    """
+
+    mean: float = 0.0
+    sd: float = 1.0
+    scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        check_float("mean", self.mean)
+        check_float("sd", self.sd, minimum=0.0)
+        check_float("scale", self.scale, minimum=0.0)
+
+    def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """Draw ``n`` values."""
+        return self.scale * np.abs(rng.normal(self.mean, self.sd, size=n))
+
+    def expected(self) -> float:
+        """Return the mean of the folded distribution (closed form)."""
+        from scipy.stats import foldnorm
+
+        if self.sd == 0:
+            return self.scale * abs(self.mean)
+        return float(self.scale * foldnorm.mean(abs(self.mean) / self.sd, scale=self.sd))

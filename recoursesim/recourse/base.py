@@ -1,0 +1,38 @@
+"""What a recourse generator is: it recommends a point each rejected agent should reach."""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from recoursesim.scoring.base import LinearForm, Scorer, linear_form_of
+from recoursesim.errors import ConfigError
+
+
+@runtime_checkable
+class RecourseGenerator(Protocol):
+    """Recommends ``x'`` for each agent and prices moves in feature space."""
+
+    def recommend(
+        self, features: np.ndarray, scores: np.ndarray, threshold: float | np.ndarray, scorer: Scorer
+    ) -> np.ndarray:
+        """Return one recommended point per row of ``features`` (rows already at the threshold stay put)."""
+        ...
+
+    def cost(self, moves: np.ndarray) -> np.ndarray:
+        """Return the feature-space cost of each row of ``moves`` (``x_new - x``)."""
+        ...
+
+
+def require_linear_form(scorer: Scorer, who: str) -> LinearForm:
+    """Return the scorer's linear form or raise a clear error naming the recourse generator."""
+    form = linear_form_of(scorer)
+    if form is None:
+        raise ConfigError(
+            "recourse.name",
+            f"{who} needs a linear scorer (a linear ranker or a linear scikit-learn model), "
+            f"got {type(scorer).__name__}",
+            "use a linear scorer or a model-agnostic recourse generator",
+        )
+    return form

@@ -1,0 +1,156 @@
+"""Name → class registries for the pluggable parts, so scenarios can name them.
+
+A plug-in is registered with a decorator::
+
+    from recoursesim.registry import register
+
+    @register("selector", "lottery")
+    class LotterySelector:
+        ...
+
+and a scenario then says ``[selection] name = "lottery"``. The table's other keys are passed
+to the class's ``__init__`` as keyword arguments.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from recoursesim.errors import ConfigError
+
+#: The kinds of pluggable part, with the scenario section that configures each.
+KINDS: dict[str, str] = {
+    "population": "population",
+    "scorer": "scorer",
+    "selector": "selection",
+    "recourse": "recourse",
+    "behaviour": "behaviour",
+    "trainer": "training",
+    "observer": "observers",
+}
+
+_REGISTRY: dict[str, dict[str, type]] = {kind: {} for kind in KINDS}
+
+
+def register[T: type](kind: str, name: str, *aliases: str) -> Callable[[T], T]:
+    """Class decorator registering a component under ``name`` (and ``aliases``).
+
+    Args:
+        kind: One of :data:`KINDS`.
+        name: The name scenarios use.
+        *aliases: Other accepted names (for example the paper's abbreviation).
+
+    Returns:
+        The decorator, which returns the class unchanged.
+    """
+    if kind not in _REGISTRY:
+        raise ValueError(f"unknown component kind {kind!r}; expected one of {sorted(_REGISTRY)}")
+
+    def decorate(cls: T) -> T:
+        for key in (name, *aliases):
+            existing = _REGISTRY[kind].get(key)
+            if existing is not None and existing is not cls:
+                raise ValueError(f"{kind} name {key!r} is already registered to {existing.__name__}")
+            _REGISTRY[kind][key] = cls
+        cls.registered_name = name  # type: ignore[attr-defined]
+        return cls
+
+    return decorate
+
+
+def names(kind: str) -> list[str]:
+    """Return the sorted registered names of one kind."""
+    _load_builtins()
+    return sorted(_REGISTRY[kind])
+
+
+def lookup(kind: str, name: object, *, field: str | None = None) -> type:
+    """Return the class registered as ``name``, or raise a :class:`ConfigError` with suggestions."""
+    _load_builtins()
+    field = field or f"{KINDS[kind]}.name"
+    table = _REGISTRY[kind]
+    if not isinstance(name, str) or name not in table:
+        close = difflib.get_close_matches(str(name), table, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise ConfigError(field, f"unknown {kind} {name!r}", f"{hint}use one of {', '.join(sorted(table))}")
+    return table[name]
+
+
+def build(kind: str, spec: Mapping[str, Any], *, section: str | None = None, **extra: Any) -> Any:
+    """Instantiate a component from a scenario table ``{"name": ..., **params}``.
+
+    Args:
+        kind: One of :data:`KINDS`.
+        spec: The table; ``name`` picks the class, the other keys are its parameters.
+        section: Dotted scenario path used in error messages (defaults to the kind's section).
+        **extra: Objects the builder supplies that are not scenario keys.
+
+    Returns:
+        The constructed component.
+
+    Raises:
+        ConfigError: unknown name, unknown or missing parameter, or a value the class rejects.
+    """
+    section = section or KINDS[kind]
+    if "name" not in spec:
+        raise ConfigError(f"{section}.name", "is missing", f"name the {kind}: one of {', '.join(names(kind))}")
+    cls = lookup(kind, spec["name"], field=f"{section}.name")
+    params = {key: value for key, value in spec.items() if key != "name"}
+    accepted = accepted_parameters(cls)
+    for key in params:
+        if key not in accepted:
+            close = difflib.get_close_matches(key, accepted, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            listed = ", ".join(accepted) or "none"
+            raise ConfigError(
+                f"{section}.{key}",
+                f"unknown parameter for {kind} {spec['name']!r}",
+                f"{hint}accepted parameters: {listed}",
+            )
+    missing = [
+        p.name
+        for p in inspect.signature(cls).parameters.values()
+        if p.default is inspect.Parameter.empty
+        and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        and p.name not in params
+        and p.name not in extra
+    ]
+    if missing:
+        raise ConfigError(f"{section}.{missing[0]}", "is required", f"add {missing[0]} = ... to [{section}]")
+    kwargs = {**params, **{k: v for k, v in extra.items() if k in inspect.signature(cls).parameters}}
+    try:
+        return cls(**kwargs)
+    except ConfigError as error:
+        raise error.under(section) from None
+
+
+def accepted_parameters(cls: type) -> list[str]:
+    """Return the keyword parameters of ``cls.__init__`` a scenario may set."""
+    return [
+        p.name
+        for p in inspect.signature(cls).parameters.values()
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in _SUPPLIED
+    ]
+
+
+#: Constructor arguments supplied by the builder, never by a scenario.
+_SUPPLIED = frozenset({"estimator_factory"})
+
+
+_loaded = False
+
+
+def _load_builtins() -> None:
+    """Import the built-in component modules so their decorators run."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    import recoursesim.behaviour
+    import recoursesim.populations
+    import recoursesim.recourse
+    import recoursesim.scoring
+    import recoursesim.selection  # noqa: F401

@@ -1,0 +1,6 @@
+"""Scenarios: TOML files describing a run, validated on load."""
+
+from recoursesim.scenario.presets import PRESETS
+from recoursesim.scenario.scenario import Scenario, ScenarioError, bundled_names, load_scenario
+
+__all__ = ["PRESETS", "Scenario", "ScenarioError", "bundled_names", "load_scenario"]

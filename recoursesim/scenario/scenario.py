@@ -1,0 +1,295 @@
+"""Scenarios: validated, self-describing run configurations loaded from TOML."""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import json
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from recoursesim._validate import check_choice, check_int
+from recoursesim.errors import ConfigError
+from recoursesim.registry import build, names
+from recoursesim.scenario.presets import PRESETS, apply_preset
+
+#: Top-level scenario keys and what they hold.
+SECTIONS: dict[str, str] = {
+    "preset": "name of a preset whose values this file overrides",
+    "name": "short name of the scenario",
+    "description": "what the scenario is about",
+    "run": "steps (T) and seed",
+    "population": "generator name, initial size, entrants per step, generator parameters",
+    "scorer": "the decision model",
+    "selection": "the selector",
+    "recourse": "the recommendation generator",
+    "behaviour": "how agents act",
+    "training": "optional retraining of the decision model each step",
+    "observers": "optional per-step auditors (a list of tables)",
+    "model": "patience, record_recommendations",
+    "metrics": "effort measure and reference group",
+}
+_RUN_KEYS = ("steps", "seed")
+_MODEL_KEYS = ("patience", "record_recommendations")
+_METRIC_KEYS = ("effort", "reference_group")
+
+
+class ScenarioError(ConfigError):
+    """A problem in a scenario, reported with the file it came from."""
+
+    def __init__(self, source: str, error: ConfigError) -> None:
+        self.source = source
+        super().__init__(error.field, error.problem, error.fix)
+        self.args = (f"{source}: {error.field}: {error.problem}; fix: {error.fix}",)
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario: the resolved configuration of a run, minus the seed.
+
+    Build with :meth:`from_file`, :meth:`from_dict` or :meth:`bundled`; every problem raises a
+    :class:`ScenarioError` naming the field and the fix. ``spec`` is the full resolved table
+    (preset applied), so a saved scenario reproduces the run without the preset.
+
+    Attributes:
+        spec: The resolved configuration.
+        source: Where it came from (a path or ``"<dict>"``).
+    """
+
+    spec: dict[str, Any]
+    source: str = "<dict>"
+    _checked: bool = field(default=False, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> Scenario:
+        """Validate a configuration table (as parsed from TOML)."""
+        try:
+            spec = _resolve(dict(data))
+            scenario = cls(spec, source)
+            scenario.build_model(seed=0, dry_run=True)
+        except ScenarioError:
+            raise
+        except ConfigError as error:
+            raise ScenarioError(source, error) from None
+        return scenario
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> Scenario:
+        """Load and validate a TOML scenario file."""
+        path = Path(path)
+        if not path.is_file():
+            bundled = ", ".join(bundled_names())
+            raise ConfigError("scenario", f"file {path} not found", f"check the path (bundled scenarios: {bundled})")
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as error:
+            raise ScenarioError(str(path), ConfigError("toml", str(error), "fix the TOML syntax")) from None
+        except UnicodeDecodeError:
+            raise ConfigError("scenario", f"{path} is not a UTF-8 text file", "give a TOML scenario file") from None
+        return cls.from_dict(data, source=str(path))
+
+    @classmethod
+    def bundled(cls, name: str = "default") -> Scenario:
+        """Load a scenario shipped with the package (``default``, ``bell2024-baseline``, ...)."""
+        if name not in bundled_names():
+            raise ConfigError("scenario", f"no bundled scenario {name!r}", f"use one of {', '.join(bundled_names())}")
+        text = resources.files("recoursesim.scenarios").joinpath(f"{name}.toml").read_text(encoding="utf-8")
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as error:  # pragma: no cover - bundled files are tested
+            raise ScenarioError(name, ConfigError("toml", str(error), "fix the TOML syntax")) from None
+        return cls.from_dict(data, source=f"{name}.toml")
+
+    @property
+    def name(self) -> str:
+        """The scenario's name (its ``name`` key, else the file stem)."""
+        if "name" in self.spec:
+            return str(self.spec["name"])
+        return Path(self.source).stem if self.source != "<dict>" else "scenario"
+
+    @property
+    def steps(self) -> int:
+        """``T``: the run covers steps ``0 … T``."""
+        return int(self.spec["run"]["steps"])
+
+    @property
+    def seed(self) -> int:
+        """The scenario's default seed."""
+        return int(self.spec["run"].get("seed", 0))
+
+    @property
+    def reference_group(self) -> str | None:
+        """Group the disparities compare against (``None``: the first group)."""
+        return self.spec.get("metrics", {}).get("reference_group")
+
+    @property
+    def effort_measure(self) -> str:
+        """``"cost"`` or ``"score_gain"``."""
+        return self.spec.get("metrics", {}).get("effort", "cost")
+
+    def with_overrides(self, overrides: Mapping[str, Any]) -> Scenario:
+        """Return a new validated scenario with dotted keys replaced (``{"selection.k": 50}``)."""
+        spec = copy.deepcopy(self.spec)
+        for dotted, value in overrides.items():
+            parts = dotted.split(".")
+            table = spec
+            for part in parts[:-1]:
+                if part not in table or not isinstance(table[part], dict):
+                    raise ScenarioError(self.source, ConfigError(dotted, "is not a scenario key", _key_fix(part, table)))
+                table = table[part]
+            table[parts[-1]] = value
+        spec.pop("preset", None)
+        return Scenario.from_dict(spec, source=self.source)
+
+    def to_json(self) -> str:
+        """The resolved configuration as canonical JSON (sorted keys), for saving with results."""
+        return json.dumps(self.spec, sort_keys=True, indent=2, default=_json_default)
+
+    def build_model(self, seed: int | np.random.SeedSequence | None = None, *, dry_run: bool = False) -> Any:
+        """Construct a fresh :class:`~recoursesim.model.RecourseModel` for ``seed``.
+
+        Args:
+            seed: The run seed (default: the scenario's ``run.seed``).
+            dry_run: Only build and check the components (no population is drawn).
+
+        Returns:
+            The model, or ``None`` with ``dry_run``.
+        """
+        from recoursesim.model import RecourseModel
+
+        spec = self.spec
+        population_spec = dict(spec["population"])
+        n_initial = check_int("population.initial", population_spec.pop("initial", None), minimum=1)
+        entrants = population_spec.pop("entrants", 0)
+        if population_spec.get("name") == "bell2024" and "high_fraction" not in population_spec:
+            k = spec["selection"].get("k")
+            if isinstance(k, int) and not isinstance(k, bool) and k > 0:
+                population_spec["high_fraction"] = k / (2 * n_initial)
+        population = build("population", population_spec)
+        feature_names = tuple(population.feature_names)
+        scorer = build("scorer", spec["scorer"])
+        n_features = getattr(scorer, "n_features_in_", len(feature_names))
+        if n_features != len(feature_names):
+            raise ConfigError(
+                "scorer.weights", f"has {n_features} entries but the population has {len(feature_names)} features",
+                f"give one weight per feature ({', '.join(feature_names)})",
+            )  # fmt: skip
+        selector = build("selector", spec["selection"])
+        recourse = build("recourse", spec["recourse"], feature_names=feature_names)
+        behaviour = build("behaviour", spec["behaviour"])
+        trainer = build("trainer", spec["training"]) if "training" in spec else None
+        observers = [
+            build("observer", table, section=f"observers[{i}]") for i, table in enumerate(spec.get("observers", []))
+        ]
+        reference = self.reference_group
+        if reference is not None and reference not in population.group_names:
+            raise ConfigError(
+                "metrics.reference_group", f"{reference!r} is not a group", f"use one of {', '.join(population.group_names)}"
+            )
+        model_spec = spec.get("model", {})
+        kwargs = dict(
+            n_initial=n_initial,
+            entrants=entrants,
+            n_steps=self.steps,
+            trainer=trainer,
+            observers=observers,
+            patience=model_spec.get("patience"),
+            record_recommendations=model_spec.get("record_recommendations", True),
+        )
+        if dry_run:
+            from recoursesim.model import _entrants_schedule
+
+            _entrants_schedule(entrants, self.steps)
+            if kwargs["patience"] is not None:
+                check_int("model.patience", kwargs["patience"], minimum=1)
+            return None
+        return RecourseModel(
+            population, scorer, selector, recourse, behaviour, seed=self.seed if seed is None else seed, **kwargs
+        )
+
+
+def bundled_names() -> list[str]:
+    """Names of the scenarios shipped with the package."""
+    folder = resources.files("recoursesim.scenarios")
+    return sorted(item.name.removesuffix(".toml") for item in folder.iterdir() if item.name.endswith(".toml"))
+
+
+def load_scenario(path_or_name: str | Path | None = None) -> Scenario:
+    """Load a scenario file, or a bundled scenario by name (default: ``default``)."""
+    if path_or_name is None:
+        return Scenario.bundled("default")
+    text = str(path_or_name)
+    if not text.endswith(".toml") and text in bundled_names() and not Path(text).exists():
+        return Scenario.bundled(text)
+    return Scenario.from_file(path_or_name)
+
+
+def _resolve(data: dict[str, Any]) -> dict[str, Any]:
+    unknown = [key for key in data if key not in SECTIONS]
+    if unknown:
+        raise ConfigError(unknown[0], "unknown top-level key", _key_fix(unknown[0], SECTIONS))
+    if "preset" in data:
+        preset = data["preset"]
+        if preset not in PRESETS:
+            raise ConfigError("preset", f"unknown preset {preset!r}", f"use one of {', '.join(PRESETS)}")
+        data = apply_preset(PRESETS[preset], {k: v for k, v in data.items() if k != "preset"})
+    for key in ("name", "description"):
+        if key in data and not isinstance(data[key], str):
+            raise ConfigError(key, "must be a string", f'write {key} = "..."')
+    for section in ("run", "population", "scorer", "selection", "recourse", "behaviour"):
+        if section not in data:
+            raise ConfigError(section, "section is missing", f"add a [{section}] table (or preset = \"bell2024\")")
+    for section in ("run", "population", "scorer", "selection", "recourse", "behaviour", "training", "model", "metrics"):
+        if section in data and not isinstance(data[section], dict):
+            raise ConfigError(section, "must be a table", f"write it as [{section}]")
+    for section in ("population", "scorer", "selection", "recourse", "behaviour", "training"):
+        if section in data and "name" not in data[section]:
+            kind = {"selection": "selector", "training": "trainer"}.get(section, section)
+            raise ConfigError(f"{section}.name", "is missing", f"name one of: {', '.join(names(kind))}")
+    _check_keys("run", data["run"], _RUN_KEYS)
+    check_int("run.steps", data["run"].get("steps"), minimum=0)
+    check_int("run.seed", data["run"].get("seed", 0), minimum=0)
+    if "observers" in data and (not isinstance(data["observers"], list) or not all(isinstance(o, dict) for o in data["observers"])):
+        raise ConfigError("observers", "must be a list of tables", "write [[observers]] tables")
+    if "model" in data:
+        _check_keys("model", data["model"], _MODEL_KEYS)
+        record = data["model"].get("record_recommendations", True)
+        if not isinstance(record, bool):
+            raise ConfigError("model.record_recommendations", "must be true or false", "write true or false")
+    if "metrics" in data:
+        _check_keys("metrics", data["metrics"], _METRIC_KEYS)
+        check_choice("metrics.effort", data["metrics"].get("effort", "cost"), ["cost", "score_gain"])
+        reference = data["metrics"].get("reference_group")
+        if reference is not None and not isinstance(reference, str):
+            raise ConfigError("metrics.reference_group", "must be a group name", 'write reference_group = "..."')
+    for key in ("initial", "entrants"):
+        if key not in data["population"]:
+            raise ConfigError(f"population.{key}", "is required", f"add {key} = ... to [population]")
+    return data
+
+
+def _check_keys(section: str, table: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
+    for key in table:
+        if key not in allowed:
+            raise ConfigError(f"{section}.{key}", "unknown key", _key_fix(key, allowed))
+
+
+def _key_fix(key: str, allowed: Any) -> str:
+    close = difflib.get_close_matches(key, list(allowed), n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return f"{hint}allowed keys: {', '.join(allowed)}"
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"cannot serialise {type(value).__name__}")

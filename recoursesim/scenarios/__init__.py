@@ -1,0 +1,1 @@
+"""Scenario files shipped with recoursesim (also reachable as the top-level ``scenarios/`` folder)."""
