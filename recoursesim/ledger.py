@@ -50,15 +50,19 @@ class Ledger:
         threshold: float | np.ndarray,
         selected: np.ndarray,
     ) -> None:
-        """Record the state of the scored agents at ``step`` (before anyone acts)."""
+        """Record the state of the scored agents at ``step`` (before anyone acts).
+
+        The ledger keeps the arrays it is given (callers pass fresh arrays and do not modify them).
+        """
+        id_dtype = np.int32 if agent_id.size == 0 or agent_id.max() < np.iinfo(np.int32).max else np.int64
         self._steps.append(
             {
                 "step": step,
-                "agent_id": agent_id.copy(),
-                "features": features.copy(),
-                "score": scores.copy(),
-                "threshold": threshold if np.isscalar(threshold) else np.asarray(threshold).copy(),
-                "selected": selected.copy(),
+                "agent_id": agent_id.astype(id_dtype, copy=False),
+                "features": features,
+                "score": scores,
+                "threshold": threshold if np.isscalar(threshold) else np.asarray(threshold),
+                "selected": selected,
                 "recommendation": None,
                 "effort": np.zeros(agent_id.shape[0]),
             }
@@ -68,9 +72,7 @@ class Ledger:
         """Add the latest step's recommendations and effort spent for the rows in ``waiting`` (a mask)."""
         chunk = self._steps[-1]
         if self.record_recommendations:
-            full = np.full(chunk["features"].shape, np.nan)
-            full[waiting] = recommendation
-            chunk["recommendation"] = full
+            chunk["recommendation"] = recommendation  # rows of ``waiting`` only; expanded in to_frame
         chunk["effort"][waiting] = effort
 
     def column(self, name: str) -> np.ndarray:
@@ -125,8 +127,10 @@ class Ledger:
 
 
 def _recommendation(chunk: dict) -> np.ndarray:
-    rec = chunk["recommendation"]
-    return np.full(chunk["features"].shape, np.nan) if rec is None else rec
+    full = np.full(chunk["features"].shape, np.nan)
+    if chunk["recommendation"] is not None:
+        full[~chunk["selected"]] = chunk["recommendation"]
+    return full
 
 
 def write_parquet(frame: pd.DataFrame, path: str | Path) -> None:

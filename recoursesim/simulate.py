@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from recoursesim.ledger import write_parquet
@@ -57,7 +56,8 @@ class RunResult:
         return recourse_summary(self.ledger, effort=self.scenario.effort_measure, reference_group=self.reference_group)
 
     @property
-    def _reference_group(self) -> str:
+    def reference_group(self) -> str:
+        """The group disparities are measured against (the scenario's, else the first group)."""
         return self.scenario.reference_group or self.model.group_names[0]
 
     def write(self, directory: str | Path) -> list[Path]:
@@ -79,10 +79,8 @@ class RunResult:
             write_parquet(frame, directory / name)
             written.append(directory / name)
         meta = directory / "scenario.json"
-        meta.write_text(
-            '{\n  "seed": %d,\n  "scenario": %s\n}\n' % (self.seed, self.scenario.to_json().replace("\n", "\n  ")),
-            encoding="utf-8",
-        )
+        scenario = self.scenario.to_json().replace("\n", "\n  ")
+        meta.write_text(f'{{\n  "seed": {self.seed},\n  "scenario": {scenario}\n}}\n', encoding="utf-8")
         written.append(meta)
         return written
 

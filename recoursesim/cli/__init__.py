@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 
 from recoursesim._version import __version__
@@ -38,7 +37,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(str(error))
     except KeyboardInterrupt:
         return fail("interrupted")
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

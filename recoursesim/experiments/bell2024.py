@@ -1,0 +1,167 @@
+"""Bell et al. (2024) Table 1: paper values and the reproduction of its cells."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+from joblib import Parallel, delayed
+
+from recoursesim.errors import ConfigError
+from recoursesim.scenario import Scenario
+from recoursesim.simulate import simulate
+
+EFFORTS = ("equal", "adv_more", "dis_more")
+QS = (0, 1, 2, 3)
+
+#: Paper Table 1 (mean over 100 seeds ± SEM), keyed by (effort, q, strategy, metric).
+_RETR = {
+    "baseline": [1.001, 1.213, 1.429, 1.640, 0.942, 1.109, 1.275, 1.429, 1.064, 1.252, 1.433, 1.605],
+    "cns": [1.006, 1.066, 1.133, 1.207, 0.737, 0.805, 0.886, 0.975, 1.366, 1.477, 1.576, 1.672],
+    "cda": [1.001, 1.079, 1.158, 1.237, 0.994, 1.049, 1.108, 1.170, 1.007, 1.064, 1.123, 1.190],
+    "cns+cda": [0.999, 1.044, 1.020, 1.063, 0.940, 0.916, 0.901, 0.951, 1.064, 1.090, 1.127, 1.175],
+}
+_RETR_SEM = {
+    "baseline": [0.003, 0.003, 0.004, 0.006, 0.002, 0.003, 0.003, 0.004, 0.002, 0.003, 0.004, 0.005],
+    "cns": [0.004, 0.004, 0.004, 0.005, 0.002, 0.002, 0.002, 0.003, 0.004, 0.005, 0.006, 0.006],
+    "cda": [0.001, 0.001, 0.002, 0.002, 0.001, 0.001, 0.001, 0.002, 0.001, 0.001, 0.002, 0.003],
+    "cns+cda": [0.001, 0.002, 0.005, 0.004, 0.001, 0.004, 0.005, 0.003, 0.002, 0.001, 0.002, 0.003],
+}
+_DTTR = {
+    "baseline": [-0.043, 0.646, 1.177, 1.573, 1.315, 1.835, 2.257, 2.532, -1.338, -0.845, -0.446, -0.168],
+    "cns": [0.006, 0.021, 0.022, 0.038, 0.100, 0.084, 0.050, -0.029, -0.101, -0.085, -0.065, -0.047],
+    "cda": [-0.026, 1.012, 1.877, 2.477, 1.290, 2.172, 2.851, 3.295, -1.292, -0.426, 0.335, 0.925],
+}
+_DTTR_SEM = {
+    "baseline": [0.022, 0.023, 0.024, 0.024, 0.021, 0.023, 0.023, 0.023, 0.021, 0.021, 0.024, 0.024],
+    "cns": [0.014, 0.013, 0.013, 0.013, 0.012, 0.012, 0.015, 0.015, 0.014, 0.014, 0.014, 0.015],
+    "cda": [0.021, 0.021, 0.022, 0.022, 0.021, 0.021, 0.022, 0.025, 0.018, 0.019, 0.019, 0.022],
+}
+
+
+def _table() -> dict[tuple[str, int, str, str], tuple[float, float]]:
+    table = {}
+    for metric, means, sems in (("rETR", _RETR, _RETR_SEM), ("dTTR", _DTTR, _DTTR_SEM)):
+        for strategy, values in means.items():
+            for i, (mean, sem) in enumerate(zip(values, sems[strategy], strict=True)):
+                table[(EFFORTS[i // 4], QS[i % 4], strategy, metric)] = (mean, sem)
+    return table
+
+
+#: ``(effort, q, strategy, metric) -> (paper mean, paper SEM)``.
+PAPER_TABLE1 = _table()
+
+#: Strategy name -> scenario overrides on top of the ``bell2024`` preset. Later mitigations add entries.
+STRATEGIES: dict[str, dict[str, Any]] = {"baseline": {}}
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One reproduced Table-1 cell."""
+
+    effort: str
+    q: int
+    strategy: str
+    metric: str
+    ours_mean: float
+    ours_sem: float
+    paper_mean: float | None
+    paper_sem: float | None
+    reproduced: bool | None
+    n_seeds: int
+
+    def as_dict(self) -> dict[str, Any]:
+        """The cell as a JSON-ready dict."""
+        return asdict(self)
+
+
+def setting_scenario(effort: str, q: int, strategy: str = "baseline") -> Scenario:
+    """The ``bell2024`` scenario of one Table-1 setting."""
+    if strategy not in STRATEGIES:
+        raise ConfigError("--strategy", f"unknown strategy {strategy!r}", f"use one of {', '.join(STRATEGIES)}")
+    spec = {
+        "preset": "bell2024",
+        "name": f"bell2024-{strategy}-{effort}-q{q}",
+        "population": {"q": float(q), "effort": effort},
+    }
+    scenario = Scenario.from_dict(spec, source=f"bell2024 {strategy} {effort} q={q}")
+    return scenario.with_overrides(STRATEGIES[strategy]) if STRATEGIES[strategy] else scenario
+
+
+def run_disparities(scenario: Scenario, seed: int) -> tuple[float, float]:
+    """One run's (rETR, dTTR) of the disadvantaged group against the advantaged group."""
+    summary = simulate(scenario, seed).summary.set_index("group")
+    row = summary.loc["disadvantaged"]
+    return float(row["retr"]), float(row["dttr"])
+
+
+def reproduce(
+    strategies: Sequence[str],
+    seeds: int,
+    *,
+    workers: int = 1,
+    settings: Iterable[tuple[str, int]] | None = None,
+    sigmas: float = 4.0,
+    progress: Callable[[str], None] | None = None,
+) -> list[Cell]:
+    """Run every (effort, q) setting for each strategy over ``seeds`` seeds and compare with the paper.
+
+    A cell is reproduced when ``|ours − paper| <= sigmas · sqrt(SEM_ours² + SEM_paper²)``.
+
+    Args:
+        strategies: Names from :data:`STRATEGIES`.
+        seeds: Seeds ``0 … seeds-1`` per setting.
+        workers: Parallel processes (joblib).
+        settings: ``(effort, q)`` pairs (default: all 12).
+        sigmas: Tolerance in combined standard errors.
+        progress: Called with a line of text after each setting.
+
+    Returns:
+        Two cells (rETR, dTTR) per setting and strategy.
+    """
+    settings = list(settings or [(e, q) for e in EFFORTS for q in QS])
+    cells: list[Cell] = []
+    with Parallel(n_jobs=workers) as parallel:
+        for strategy in strategies:
+            for effort, q in settings:
+                scenario = setting_scenario(effort, q, strategy)
+                values = np.array(parallel(delayed(run_disparities)(scenario, seed) for seed in range(seeds)))
+                for column, metric in enumerate(("rETR", "dTTR")):
+                    cells.append(_cell(effort, q, strategy, metric, values[:, column], sigmas))
+                if progress:
+                    progress(format_cells(cells[-2:], header=False))
+    return cells
+
+
+def _cell(effort: str, q: int, strategy: str, metric: str, values: np.ndarray, sigmas: float) -> Cell:
+    finite = values[np.isfinite(values)]
+    mean = float(finite.mean()) if finite.size else math.nan
+    sem = float(finite.std(ddof=1) / math.sqrt(finite.size)) if finite.size > 1 else math.nan
+    paper = PAPER_TABLE1.get((effort, q, strategy, metric))
+    reproduced = None
+    if paper is not None:
+        reproduced = bool(abs(mean - paper[0]) <= sigmas * math.hypot(sem, paper[1]))
+    return Cell(
+        effort, q, strategy, metric, mean, sem, paper and paper[0], paper and paper[1], reproduced, int(finite.size)
+    )
+
+
+def format_cells(cells: Sequence[Cell], header: bool = True) -> str:
+    """Plain-text table of cells: paper vs ours, and the distance in combined standard errors."""
+    lines = []
+    if header:
+        lines.append(
+            f"{'strategy':9s} {'effort':9s} {'q':>2s} {'metric':6s} {'paper':>15s} {'ours':>15s} {'z':>6s}  ok"
+        )
+    for c in cells:
+        paper = "—" if c.paper_mean is None else f"{c.paper_mean:.3f}±{c.paper_sem:.3f}"
+        z = "" if c.paper_mean is None else f"{(c.ours_mean - c.paper_mean) / math.hypot(c.ours_sem, c.paper_sem):+.2f}"
+        ok = {True: "yes", False: "NO", None: "n/a"}[c.reproduced]
+        lines.append(
+            f"{c.strategy:9s} {c.effort:9s} {c.q:2d} {c.metric:6s} {paper:>15s} "
+            f"{c.ours_mean:>8.3f}±{c.ours_sem:.3f} {z:>6s}  {ok}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,43 @@
+import mesa
+import numpy as np
+
+from recoursesim.agents import RecourseAgent
+from recoursesim.scenario import Scenario
+
+
+def test_agents_are_views_kept_in_sync():
+    model = Scenario.bundled("default").build_model(3)
+    assert len(model.agents) == 200  # views created on first access
+    model.step()
+    assert len(model.agents) == 200  # 20 left, 20 joined
+    ids = sorted(a.unique_id for a in model.agents)
+    assert ids == sorted(model.waiting_ids.tolist())
+    agent = model.agents.select(lambda a: a.unique_id == ids[0]).to_list()[0]
+    assert isinstance(agent, RecourseAgent)
+    np.testing.assert_array_equal(agent.features, model.table.features[ids[0]])
+    assert agent.group in ("advantaged", "disadvantaged")
+    assert agent.waiting
+
+
+def test_agentset_select_and_datacollector():
+    model = Scenario.bundled("default").build_model(4)
+    collector = mesa.DataCollector(
+        model_reporters={"waiting": lambda m: len(m.agents), "threshold": lambda m: m.threshold},
+        agent_reporters={"score": "score", "group": "group"},
+    )
+    for _ in range(3):
+        model.step()
+        collector.collect(model)
+    frame = collector.get_model_vars_dataframe()
+    assert frame["waiting"].tolist() == [200, 200, 200]
+    agents = collector.get_agent_vars_dataframe()
+    assert len(agents) == 600
+    # after each step, the 20 entrants that just joined have not been scored yet
+    assert agents["score"].isna().groupby(level="Step").sum().tolist() == [20, 20, 20]
+    disadvantaged = model.agents.select(lambda a: a.group == "disadvantaged")
+    assert 0 < len(disadvantaged) < 200
+
+
+def test_views_cost_nothing_when_unused():
+    model = Scenario.bundled("default").build_model(5).run()
+    assert model._views is None
