@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from recoursesim.ledger import write_parquet
@@ -30,12 +32,12 @@ class RunResult:
 
     Attributes:
         scenario: The scenario that was run.
-        seed: The run seed.
+        seed: The run seed: an integer, or the ``SeedSequence`` a sweep spawned for the run.
         model: The finished model (its ledger is the source of every metric).
     """
 
     scenario: Scenario
-    seed: int
+    seed: int | np.random.SeedSequence
     model: RecourseModel = field(repr=False)
 
     @cached_property
@@ -79,18 +81,24 @@ class RunResult:
             write_parquet(frame, directory / name)
             written.append(directory / name)
         meta = directory / "scenario.json"
-        scenario = self.scenario.to_json().replace("\n", "\n  ")
-        meta.write_text(f'{{\n  "seed": {self.seed},\n  "scenario": {scenario}\n}}\n', encoding="utf-8")
+        meta.write_text(
+            json.dumps({"seed": _seed_record(self.seed), "scenario": self.scenario.spec}, indent=2, sort_keys=True)
+            + "\n",
+            encoding="utf-8",
+        )
         written.append(meta)
         return written
 
 
-def simulate(scenario: Scenario, seed: int | None = None, *, steps: int | None = None) -> RunResult:
+def simulate(
+    scenario: Scenario, seed: int | np.random.SeedSequence | None = None, *, steps: int | None = None
+) -> RunResult:
     """Run ``scenario`` once.
 
     Args:
         scenario: A validated scenario.
-        seed: The run seed (default: the scenario's ``run.seed``).
+        seed: The run seed (default: the scenario's ``run.seed``), or a ``SeedSequence`` spawned
+            by a sweep.
         steps: Override ``T``.
 
     Returns:
@@ -98,7 +106,16 @@ def simulate(scenario: Scenario, seed: int | None = None, *, steps: int | None =
     """
     if steps is not None:
         scenario = scenario.with_overrides({"run.steps": steps})
-    seed = scenario.seed if seed is None else int(seed)
+    if seed is None:
+        seed = scenario.seed
+    elif not isinstance(seed, np.random.SeedSequence):
+        seed = int(seed)
     model = scenario.build_model(seed)
     model.run()
     return RunResult(scenario, seed, model)
+
+
+def _seed_record(seed: int | np.random.SeedSequence) -> int | dict[str, object]:
+    if isinstance(seed, np.random.SeedSequence):
+        return {"entropy": int(seed.entropy), "spawn_key": [int(k) for k in seed.spawn_key]}
+    return int(seed)
