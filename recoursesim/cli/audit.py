@@ -8,7 +8,7 @@ import importlib
 from recoursesim.cli._common import Parser
 
 #: Auditor commands: each is the module ``recoursesim.cli.audit_<name>`` with ``add_parser(subparsers)``.
-AUDITS: tuple[str, ...] = ()
+AUDITS: tuple[str, ...] = ("ccm", "effort", "facts")
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:

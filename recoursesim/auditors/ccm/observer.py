@@ -1,0 +1,88 @@
+"""Per-step CCM observer: how often the current decision rule switches when an agent changes group."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from recoursesim.auditors.ccm.mapping import ordinal_map, quantile_map
+from recoursesim.auditors.ccm.matrix import ccm
+from recoursesim.auditors.ccm.metrics import ccm_metrics
+from recoursesim.errors import ConfigError
+from recoursesim.observers import PopulationSnapshot
+
+
+class CounterfactualSwitchObserver:
+    """Counterfactual Confusion Matrix observer (CCM switch rates per group and step).
+
+    Each waiting agent of group A gets, for every other group B present, a counterfactual whose
+    features are quantile-mapped from A's current feature distribution to B's (ordinal features
+    by nearest CDF). The current decision rule (``score < threshold`` is negative) classifies both;
+    the result is the CCM of each direction A→B with its switch rates.
+
+    Args:
+        every: Observe every ``every`` steps.
+        ordinal: Feature names mapped by nearest CDF instead of interpolation.
+        name: Observer name in the model's observations.
+
+    Attributes:
+        name: Observer name.
+        every: Observation period in steps.
+    """
+
+    def __init__(self, every: int = 1, ordinal: Sequence[str] = (), name: str = "ccm") -> None:
+        if isinstance(every, bool) or not isinstance(every, int | np.integer) or every < 1:
+            raise ConfigError("every", f"must be a positive integer, got {every!r}", "use 1 to observe every step")
+        self.every = int(every)
+        self.ordinal = tuple(ordinal)
+        self.name = name
+
+    def observe(self, snapshot: PopulationSnapshot) -> pd.DataFrame:
+        """Return rows ``group, metric, value`` with ``n, CP, SN, SP, CN, SR, PSR, NSR, CMCC``.
+
+        ``group`` is the source group's name with two groups, ``"A→B"`` with more.
+        """
+        features = np.asarray(snapshot.features, dtype=float)
+        codes = np.asarray(snapshot.group).astype(np.int64)
+        unknown = set(self.ordinal) - set(snapshot.feature_names)
+        if unknown:
+            raise ConfigError("ordinal", f"unknown feature(s) {sorted(unknown)}", "name features of the population")
+        is_ordinal = np.array([f in self.ordinal for f in snapshot.feature_names], dtype=bool)
+        present = [int(c) for c in np.unique(codes)]
+        threshold = _per_agent_threshold(snapshot.threshold, codes.size)
+        rows: list[dict[str, object]] = []
+        if len(present) < 2 or features.shape[0] == 0:
+            return pd.DataFrame(rows, columns=["group", "metric", "value"])
+        pred = snapshot.scorer.score(features) >= threshold
+        many = len(present) > 2
+        for a in present:
+            in_a = codes == a
+            for b in (c for c in present if c != a):
+                in_b = codes == b
+                cf = features[in_a].copy()
+                for j in range(features.shape[1]):
+                    mapper = ordinal_map if is_ordinal[j] else quantile_map
+                    cf[:, j] = mapper(features[in_a, j], features[in_a, j], features[in_b, j])
+                pred_cf = snapshot.scorer.score(cf) >= threshold[in_a]
+                counts = ccm(pred[in_a].astype(int), pred_cf.astype(int))
+                rates = ccm_metrics(counts)
+                label = snapshot.group_names[a] if not many else f"{snapshot.group_names[a]}→{snapshot.group_names[b]}"
+                values = {"n": float(in_a.sum()), **counts, **{k: rates[k] for k in ("SR", "PSR", "NSR", "CMCC")}}
+                rows.extend({"group": label, "metric": k, "value": float(v)} for k, v in values.items())
+        return pd.DataFrame(rows, columns=["group", "metric", "value"])
+
+
+def _per_agent_threshold(threshold: float | np.ndarray, n: int) -> np.ndarray:
+    """Broadcast the snapshot's threshold to one value per waiting agent.
+
+    A per-agent threshold that does not match the waiting agents (it covers the agents scored
+    this step) is summarised by its median.
+    """
+    values = np.asarray(threshold, dtype=float).ravel()
+    if values.size == n:
+        return values
+    if values.size == 0 or np.isnan(values).all():
+        raise ConfigError("threshold", "the snapshot has no threshold", "observe after the first selection")
+    return np.full(n, float(np.nanmedian(values)) if values.size > 1 else float(values[0]))

@@ -1,0 +1,175 @@
+"""Turn a typed table (numerical, ordinal, binary, categorical columns) into generator inputs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from sklearn.compose import ColumnTransformer
+from sklearn.impute import SimpleImputer
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+from recoursesim.errors import ConfigError, DataError
+
+#: Feature types understood by :func:`encode_table`.
+KNOWN_TYPES = ("numerical", "ordinal", "binary", "categorical")
+#: Category used for missing values of a categorical feature.
+MISSING = "missing"
+
+
+@dataclass(frozen=True)
+class EncodedTable:
+    """A table encoded for :func:`~recoursesim.auditors.ccm.generate_counterfactuals`.
+
+    Attributes:
+        frame: The sensitive column (raw group values), the label and the encoded features.
+        sensitive: The sensitive column.
+        label: The label column.
+        continuous: Numerical feature columns.
+        ordinal: Integer-coded ordinal columns.
+        binary: 0/1 columns.
+        onehot_groups: One block of indicator columns per categorical feature.
+        binary_values: The original value coded 0 and the one coded 1, per binary column.
+    """
+
+    frame: pd.DataFrame
+    sensitive: str
+    label: str
+    continuous: list[str] = field(default_factory=list)
+    ordinal: list[str] = field(default_factory=list)
+    binary: list[str] = field(default_factory=list)
+    onehot_groups: list[list[str]] = field(default_factory=list)
+    binary_values: dict[str, tuple] = field(default_factory=dict)
+
+    @property
+    def features(self) -> list[str]:
+        """Encoded feature columns (the sensitive attribute excluded)."""
+        return [*self.continuous, *self.ordinal, *self.binary, *(c for b in self.onehot_groups for c in b)]
+
+    def generator_kwargs(self) -> dict[str, object]:
+        """Keyword arguments describing the features to the generator."""
+        return {
+            "continuous": self.continuous,
+            "ordinal": self.ordinal,
+            "binary": self.binary,
+            "onehot_groups": self.onehot_groups,
+        }
+
+
+def encode_table(
+    frame: pd.DataFrame,
+    feature_types: Mapping[str, str],
+    sensitive: str,
+    label: str,
+    ordinal_orders: Mapping[str, Sequence] | None = None,
+    features: Sequence[str] | None = None,
+) -> EncodedTable:
+    """Encode a typed table for counterfactual generation.
+
+    Numerical columns stay numeric (NaN kept), ordinal columns become codes of their order,
+    binary columns become 0/1 (sorted values), categorical columns become one-hot blocks (NaN is
+    its own category ``"missing"``; single-category columns are dropped as constant).
+
+    Args:
+        frame: The data, with the sensitive attribute and a binary 0/1 label.
+        feature_types: Type of each feature column.
+        sensitive: The sensitive attribute (kept raw as the group).
+        label: The label column.
+        ordinal_orders: Category order of ordinal columns (lowest first); numeric ordinals may omit it.
+        features: Features to keep (default: every typed column but the sensitive one and the label).
+
+    Returns:
+        The encoded table.
+
+    Raises:
+        ConfigError: An unknown feature type or an untyped feature.
+        DataError: Missing columns, a non-binary label, or values outside an ordinal order.
+    """
+    orders = dict(ordinal_orders or {})
+    for column in (sensitive, label):
+        if column not in frame.columns:
+            raise DataError("frame", f"has no column {column!r}", "check the column names")
+    chosen = [c for c in feature_types if c not in (sensitive, label)] if features is None else list(features)
+    y = frame[label]
+    if y.isna().any() or not y.isin([0, 1]).all():
+        raise DataError(label, "must be a binary 0/1 label without missing values", "binarise it (1 = favourable)")
+    if frame[sensitive].isna().any():
+        raise DataError(sensitive, "has missing values", "drop those rows or give them a group")
+    if frame[sensitive].nunique() < 2:
+        raise DataError(sensitive, "has a single value", "audit an attribute with two or more groups")
+    out = {sensitive: frame[sensitive].to_numpy(), label: y.to_numpy(dtype=np.int64)}
+    enc = EncodedTable(pd.DataFrame(), sensitive, label)
+    for column in chosen:
+        if column not in frame.columns:
+            raise DataError("frame", f"has no column {column!r}", "check the feature names")
+        kind = feature_types.get(column)
+        if kind not in KNOWN_TYPES:
+            raise ConfigError(
+                f"feature_types.{column}", f"unknown feature type {kind!r}", f"use one of {', '.join(KNOWN_TYPES)}"
+            )
+        values = frame[column]
+        if kind == "numerical":
+            out[column] = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+            enc.continuous.append(column)
+        elif kind == "ordinal":
+            out[column] = _ordinal_codes(column, values, orders.get(column))
+            enc.ordinal.append(column)
+        elif kind == "binary":
+            distinct = sorted(values.dropna().unique().tolist(), key=str)
+            if values.isna().any() or len(distinct) > 2:
+                raise DataError(column, "a binary feature must have at most two values and no NaN", "recode it")
+            if len(distinct) < 2:
+                continue
+            out[column] = (values == distinct[1]).to_numpy(dtype=np.int64)
+            enc.binary.append(column)
+            enc.binary_values[column] = (distinct[0], distinct[1])
+        else:
+            filled = values.astype(object).where(values.notna(), MISSING).astype(str)
+            categories = sorted(filled.unique())
+            if len(categories) < 2:
+                continue
+            block = [f"{column}={c}" for c in categories]
+            for name, category in zip(block, categories, strict=True):
+                out[name] = (filled == category).to_numpy(dtype=np.int64)
+            enc.onehot_groups.append(block)
+    encoded = pd.DataFrame(out, index=frame.index)
+    return EncodedTable(
+        encoded, sensitive, label, enc.continuous, enc.ordinal, enc.binary, enc.onehot_groups, enc.binary_values
+    )
+
+
+def _ordinal_codes(column: str, values: pd.Series, order: Sequence | None) -> np.ndarray:
+    if order is None:
+        codes = pd.to_numeric(values, errors="coerce")
+        if codes[values.notna()].isna().any():
+            raise DataError(column, "an ordinal feature without an order must be numeric", "pass ordinal_orders")
+        return codes.to_numpy(dtype=float)
+    lookup = {v: k for k, v in enumerate(order)}
+    unknown = sorted({str(v) for v in values.dropna() if v not in lookup})
+    if unknown:
+        raise DataError(column, f"has values outside its order: {unknown[:5]}", "extend ordinal_orders")
+    return values.map(lookup).to_numpy(dtype=float)
+
+
+def logistic_model(table: EncodedTable, *, include_sensitive: bool = True, max_iter: int = 1000) -> Pipeline:
+    """An unfitted logistic regression reading the encoded features (and the one-hot group).
+
+    Missing values are imputed with the median; features are standardised.
+
+    Args:
+        table: The encoded table.
+        include_sensitive: Let the model read the sensitive attribute.
+        max_iter: Solver iterations.
+
+    Returns:
+        A scikit-learn pipeline accepting ``table.frame`` columns.
+    """
+    numeric = make_pipeline(SimpleImputer(strategy="median"), StandardScaler())
+    parts = [("features", numeric, table.features)]
+    if include_sensitive:
+        parts.insert(0, ("sensitive", OneHotEncoder(handle_unknown="ignore"), [table.sensitive]))
+    return make_pipeline(ColumnTransformer(parts), LogisticRegression(max_iter=max_iter))

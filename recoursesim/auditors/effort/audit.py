@@ -1,0 +1,288 @@
+"""Equality of effort via algorithmic recourse: system-level, per-centre and ACR(q) curves (Alg. 1)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from recoursesim.auditors.effort.distance import feature_ranges, mixed_distance, neighbourhood_radii
+from recoursesim.auditors.effort.ratio import cost_ratio, effort_decision
+from recoursesim.auditors.effort.recourse import MinimalInterventionRecourse
+from recoursesim.errors import ConfigError, DataError
+
+#: Default quantile levels of the neighbourhood radius.
+DEFAULT_QS = tuple(round(0.1 * k, 1) for k in range(1, 11))
+
+
+class EqualityOfEffortAuditor:
+    """Prices every individual's minimal recourse once, then compares groups within neighbourhoods.
+
+    Args:
+        recourse: The minimal-intervention recourse problem (model, SCM, actionability).
+        sensitive: The sensitive attribute's column (never part of the distance).
+        protected_value: The protected group's value of ``sensitive``.
+        distance_features: Covariates of the situation-testing distance (default: the SCM
+            variables other than ``sensitive``).
+        categorical: Those of ``distance_features`` compared by overlap.
+
+    Attributes:
+        cost_: Minimal cost of each row (0 favourable, inf without recourse).
+        unfavourable_: True where the model's decision is unfavourable.
+        protected_: True for rows of the protected group.
+        group_: Each row's value of ``sensitive``.
+    """
+
+    def __init__(
+        self,
+        recourse: MinimalInterventionRecourse,
+        sensitive: str,
+        protected_value: Any,
+        *,
+        distance_features: Sequence[str] | None = None,
+        categorical: Sequence[str] = (),
+    ) -> None:
+        self.recourse = recourse
+        self.sensitive = sensitive
+        self.protected_value = protected_value
+        self.distance_features = distance_features
+        self.categorical = tuple(categorical)
+
+    def fit(self, frame: pd.DataFrame) -> EqualityOfEffortAuditor:
+        """Compute costs, predictions and the pairwise distances of ``frame``'s rows."""
+        variables = list(self.recourse.scm.variables)
+        if self.sensitive in self.recourse.actionable:
+            raise ConfigError("actionable", "includes the sensitive attribute", "make it immutable")
+        missing = [c for c in [*variables, self.sensitive] if c not in frame.columns]
+        if missing:
+            raise DataError(
+                "frame", f"has no column(s) {missing}", "pass every SCM variable and the sensitive attribute"
+            )
+        if len(frame) < 2:
+            raise DataError("frame", "needs at least two rows", "audit a larger data set")
+        self.group_ = frame[self.sensitive].to_numpy()
+        if pd.isna(self.group_).any():
+            raise DataError(self.sensitive, "has missing values", "drop or impute them")
+        values = pd.unique(self.group_)
+        if len(values) < 2:
+            raise DataError(self.sensitive, f"has a single value {values[0]!r}", "audit an attribute with two groups")
+        self.protected_ = self.group_ == self.protected_value
+        if not self.protected_.any():
+            raise DataError(
+                "protected_value",
+                f"{self.protected_value!r} does not occur in {self.sensitive}",
+                "pick a value that occurs",
+            )
+        features = (
+            [v for v in variables if v != self.sensitive]
+            if self.distance_features is None
+            else list(self.distance_features)
+        )
+        if self.sensitive in features:
+            raise ConfigError("distance_features", "includes the sensitive attribute", "leave it out")
+        unknown = [c for c in [*features, *self.categorical] if c not in frame.columns]
+        if unknown or not set(self.categorical) <= set(features):
+            raise ConfigError("distance_features", f"unknown or unlisted column(s) {unknown}", "name frame columns")
+        numeric = [c for c in features if c not in self.categorical]
+        result = self.recourse.solve(frame[variables].to_numpy(dtype=float))
+        self.cost_ = result.cost
+        self.unfavourable_ = result.unfavourable
+        num = frame[numeric].to_numpy(dtype=float)
+        cat = frame[list(self.categorical)].to_numpy() if self.categorical else None
+        self._numeric, self._categorical, self._ranges = num, cat, feature_ranges(num)
+        return self
+
+    def system(self, group: Literal["protected", "unprotected"] = "protected") -> dict[str, float]:
+        """System-level comparison: the whole group against everyone else (``I = D``)."""
+        own = self.protected_ if group == "protected" else ~self.protected_
+        return cost_ratio(self.cost_[own & self.unfavourable_], self.cost_[~own & self.unfavourable_])
+
+    def centre(self, index: int, q: float) -> dict[str, float]:
+        """Compare a centre's own group with the other group inside its q-neighbourhood."""
+        table = self._centre_table(np.array([int(index)]), [q])
+        row = table.iloc[0]
+        return {
+            k: float(row[k])
+            for k in ("ACR", "RD", "Phi_own", "Phi_other", "rho_own", "rho_other", "n_own", "n_other", "size")
+        }
+
+    def centre_indices(self, centres: Literal["protected", "unprotected"] | Sequence[int] = "protected") -> np.ndarray:
+        """Return the centres: the unfavourable members of a group, or the given positions."""
+        if isinstance(centres, str):
+            if centres not in ("protected", "unprotected"):
+                raise ConfigError("centres", f"unknown value {centres!r}", "use protected, unprotected or positions")
+            group = self.protected_ if centres == "protected" else ~self.protected_
+            return np.flatnonzero(group & self.unfavourable_)
+        return np.asarray(centres, dtype=np.int64)
+
+    def _centre_table(self, centres: np.ndarray, qs: Sequence[float]) -> pd.DataFrame:
+        """Per (q, centre) ACR, RD and their parts."""
+        n = self.cost_.size
+        if centres.size and (centres.min() < 0 or centres.max() >= n):
+            raise ConfigError("centre", "position out of range", f"use 0 .. {n - 1}")
+        dist = mixed_distance(
+            self._numeric[centres],
+            None if self._categorical is None else self._categorical[centres],
+            self._ranges,
+            self._numeric,
+            self._categorical,
+        )
+        dist[np.arange(centres.size), centres] = -1.0  # the centre sorts first and is dropped
+        radii = neighbourhood_radii(dist, qs)
+        dist[np.arange(centres.size), centres] = 0.0
+        feasible = np.isfinite(self.cost_)
+        cost0 = np.where(feasible, self.cost_, 0.0)
+        same = self.group_[np.newaxis, :] == self.group_[centres][:, np.newaxis]
+        unfav = self.unfavourable_[np.newaxis, :]
+        frames = []
+        for level, radius in zip(qs, radii, strict=True):
+            member = dist <= radius[:, np.newaxis]
+            parts = {}
+            for side, mask in (("own", member & same & unfav), ("other", member & ~same & unfav)):
+                count = mask.sum(axis=1).astype(float)
+                n_feasible = (mask & feasible).sum(axis=1).astype(float)
+                total = (mask * cost0).sum(axis=1)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    parts[f"Phi_{side}"] = np.where(
+                        n_feasible > 0, total / np.where(n_feasible > 0, n_feasible, 1), np.nan
+                    )
+                    parts[f"rho_{side}"] = np.where(count > 0, n_feasible / np.where(count > 0, count, 1), np.nan)
+                parts[f"n_{side}"] = count
+            with np.errstate(invalid="ignore", divide="ignore"):
+                acr = np.where(parts["Phi_other"] > 0, parts["Phi_own"] / parts["Phi_other"], np.nan)
+            size = member.sum(axis=1)
+            protected_share = (member & self.protected_[np.newaxis, :]).sum(axis=1) / size
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "q": float(level),
+                        "centre": centres,
+                        "ACR": acr,
+                        "RD": parts["rho_other"] - parts["rho_own"],
+                        **parts,
+                        "size": size,
+                        "protected_share": protected_share,
+                    }
+                )
+            )
+        return pd.concat(frames, ignore_index=True)
+
+    def curve(
+        self,
+        qs: Sequence[float] = DEFAULT_QS,
+        centres: Literal["protected", "unprotected"] | Sequence[int] = "protected",
+        confidence: float = 0.95,
+    ) -> pd.DataFrame:
+        """ACR(q): mean and confidence interval of ACR over the centres where it is defined.
+
+        Args:
+            qs: Quantile levels of the neighbourhood radius.
+            centres: ``"protected"``/``"unprotected"`` (that group's unfavourable members) or positions.
+            confidence: Confidence level of the t-interval of the mean.
+
+        Returns:
+            One row per q: ``q, mean, ci_low, ci_high, sd, n_defined, n_centres`` and the means of
+            ``RD, Phi_own, Phi_other, size, protected_share``.
+        """
+        index = self.centre_indices(centres)
+        if index.size == 0:
+            raise DataError(
+                "centres", "there are no centres (no unfavourable members of the group)", "audit another group"
+            )
+        table = self._centre_table(index, qs)
+        rows = []
+        for level, part in table.groupby("q", sort=True):
+            acr = part["ACR"].to_numpy()
+            acr = acr[np.isfinite(acr)]
+            mean, low, high, sd = _mean_interval(acr, confidence)
+            rows.append(
+                {
+                    "q": level,
+                    "mean": mean,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "sd": sd,
+                    "n_defined": int(acr.size),
+                    "n_centres": int(index.size),
+                    **{
+                        f"mean_{k}": float(part[k].mean())
+                        for k in ("RD", "Phi_own", "Phi_other", "size", "protected_share")
+                    },
+                }
+            )
+        return pd.DataFrame(rows)
+
+
+def _mean_interval(values: np.ndarray, confidence: float) -> tuple[float, float, float, float]:
+    if values.size == 0:
+        return math.nan, math.nan, math.nan, math.nan
+    mean = float(values.mean())
+    if values.size < 2:
+        return mean, math.nan, math.nan, math.nan
+    sd = float(values.std(ddof=1))
+    half = float(stats.t.ppf(0.5 + confidence / 2, values.size - 1)) * sd / math.sqrt(values.size)
+    return mean, mean - half, mean + half, sd
+
+
+def equality_of_effort(
+    frame: pd.DataFrame,
+    recourse: MinimalInterventionRecourse,
+    sensitive: str,
+    protected_value: Any,
+    *,
+    distance_features: Sequence[str] | None = None,
+    categorical: Sequence[str] = (),
+    q: float = 1.0,
+    centre: int | None = None,
+    tau: float = 1.2,
+    eps: float = 0.1,
+    rule: Literal["one_sided", "band"] = "one_sided",
+    band: tuple[float, float] = (0.8, 1.2),
+) -> dict[str, Any]:
+    """Equality-of-effort test (Algorithm 1) at system level or around one centre.
+
+    Args:
+        frame: The audited data: SCM variables and the sensitive attribute.
+        recourse: The minimal-intervention recourse problem.
+        sensitive: The sensitive attribute's column.
+        protected_value: The protected group's value.
+        distance_features: Covariates of the distance (default: SCM variables but ``sensitive``).
+        categorical: Distance features compared by overlap.
+        q: Neighbourhood quantile (with ``centre``).
+        centre: Row position of the centre; ``None`` compares the protected group with the rest.
+        tau: ACR limit.
+        eps: RD tolerance.
+        rule: ``"one_sided"`` or ``"band"``.
+        band: Bounds of the band rule.
+
+    Returns:
+        ``ACR, RD, Phi_own, Phi_other, rho_own, rho_other, n_own, n_other`` and ``decision``.
+    """
+    auditor = EqualityOfEffortAuditor(
+        recourse, sensitive, protected_value, distance_features=distance_features, categorical=categorical
+    ).fit(frame)
+    result: dict[str, Any] = auditor.system() if centre is None else auditor.centre(centre, q)
+    result["decision"] = effort_decision(result["ACR"], result["RD"], tau, eps, rule, band)
+    return result
+
+
+def acr_curve(
+    frame: pd.DataFrame,
+    recourse: MinimalInterventionRecourse,
+    sensitive: str,
+    protected_value: Any,
+    *,
+    qs: Sequence[float] = DEFAULT_QS,
+    centres: Literal["protected", "unprotected"] | Sequence[int] = "protected",
+    distance_features: Sequence[str] | None = None,
+    categorical: Sequence[str] = (),
+) -> pd.DataFrame:
+    """ACR(q) curve with 95% confidence intervals over centres (see :meth:`EqualityOfEffortAuditor.curve`)."""
+    auditor = EqualityOfEffortAuditor(
+        recourse, sensitive, protected_value, distance_features=distance_features, categorical=categorical
+    ).fit(frame)
+    return auditor.curve(qs, centres)

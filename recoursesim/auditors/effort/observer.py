@@ -1,0 +1,124 @@
+"""Per-step equality-of-effort observer: ACR and RD of the current decision model."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from recoursesim.auditors.effort.audit import EqualityOfEffortAuditor
+from recoursesim.auditors.effort.recourse import MinimalInterventionRecourse
+from recoursesim.auditors.effort.scm import LinearAdditiveSCM
+from recoursesim.errors import ConfigError
+from recoursesim.observers import PopulationSnapshot
+from recoursesim.scoring.base import linear_form_of
+
+#: Group column name used internally for the snapshot's group codes.
+_GROUP = "__group__"
+
+
+class EqualityOfEffortObserver:
+    """Equality of effort (ACR, RD) of the current decision model over the waiting population.
+
+    Every step, the scorer's linear form and threshold define the decision; the SCM (no edges
+    unless ``dag`` is given, then refitted on the current population) and the current feature
+    ranges define the cost of minimal recourse. For each group g the observer reports the
+    system-level ACR and RD of g against every other agent and, when ``q < 1``, the mean ACR(q)
+    over g's unfavourable agents as centres.
+
+    Args:
+        every: Observe every ``every`` steps.
+        actionable: Actionable features (default: all).
+        dag: ``{child: [parents]}`` over feature names (default: independent features).
+        direction: Monotonicity constraints by feature.
+        q: Neighbourhood quantile for the individual-level mean ACR (1 = system level only).
+        intervention: ``"antichain"`` or ``"subsets"`` (see :class:`MinimalInterventionRecourse`).
+        name: Observer name.
+
+    Attributes:
+        name: Observer name.
+        every: Observation period in steps.
+    """
+
+    def __init__(
+        self,
+        every: int = 1,
+        actionable: Sequence[str] | None = None,
+        dag: Mapping[str, Sequence[str]] | None = None,
+        direction: Mapping[str, str] | None = None,
+        q: float = 1.0,
+        intervention: Literal["antichain", "subsets"] = "antichain",
+        name: str = "effort",
+    ) -> None:
+        if isinstance(every, bool) or not isinstance(every, int | np.integer) or every < 1:
+            raise ConfigError("every", f"must be a positive integer, got {every!r}", "use 1 to observe every step")
+        if not 0 < float(q) <= 1:
+            raise ConfigError("q", f"must lie in (0, 1], got {q}", "use 1 for the system level")
+        self.every = int(every)
+        self.actionable = None if actionable is None else tuple(actionable)
+        self.dag = dict(dag or {})
+        self.direction = dict(direction or {})
+        self.q = float(q)
+        self.intervention = intervention
+        self.name = name
+
+    def observe(self, snapshot: PopulationSnapshot) -> pd.DataFrame:
+        """Audit one snapshot: one block of rows per group.
+
+        Returns:
+            Rows ``group, metric, value`` with metrics ``ACR, RD, Phi_own, Phi_other, rho_own,
+            rho_other, n_unfavourable`` (and ``ACR_q_mean``, ``ACR_q_defined`` when ``q < 1``).
+        """
+        form = linear_form_of(snapshot.scorer)
+        if form is None:
+            raise ConfigError(
+                "observers.effort",
+                f"needs a linear scorer, got {type(snapshot.scorer).__name__}",
+                "use a linear ranker or a linear scikit-learn model",
+            )
+        names = list(snapshot.feature_names)
+        features = np.asarray(snapshot.features, dtype=float)
+        codes = np.asarray(snapshot.group).astype(np.int64)
+        present = np.unique(codes)
+        rows: list[dict[str, object]] = []
+        if present.size < 2 or features.shape[0] < 2:
+            return pd.DataFrame(rows, columns=["group", "metric", "value"])
+        threshold = np.asarray(snapshot.threshold, dtype=float).ravel()
+        margin_threshold = float(form.to_margin(float(np.nanmedian(threshold))))
+        frame = pd.DataFrame(features, columns=names)
+        frame[_GROUP] = codes
+        scm = (
+            LinearAdditiveSCM.fit(frame, self.dag, variables=names)
+            if self.dag
+            else LinearAdditiveSCM(names, np.zeros((len(names), len(names))))
+        )
+        ranges = features.max(axis=0) - features.min(axis=0)
+        actionable = [
+            n for k, n in enumerate(names) if ranges[k] > 0 and (self.actionable is None or n in self.actionable)
+        ]
+        if not actionable:
+            return pd.DataFrame(rows, columns=["group", "metric", "value"])
+        recourse = MinimalInterventionRecourse(
+            scm,
+            np.asarray(form.coef, dtype=float),
+            float(form.intercept),
+            threshold=margin_threshold,
+            actionable=actionable,
+            ranges=ranges,
+            direction=self.direction,
+            intervention=self.intervention,
+        )
+        for code in present:
+            auditor = EqualityOfEffortAuditor(recourse, _GROUP, int(code), distance_features=names).fit(frame)
+            result = auditor.system("protected")
+            values = {k: result[k] for k in ("ACR", "RD", "Phi_own", "Phi_other", "rho_own", "rho_other")}
+            values["n_unfavourable"] = result["n_own"]
+            if self.q < 1 and (auditor.protected_ & auditor.unfavourable_).any():
+                curve = auditor.curve([self.q], "protected")
+                values["ACR_q_mean"] = float(curve["mean"].iloc[0])
+                values["ACR_q_defined"] = float(curve["n_defined"].iloc[0])
+            group = snapshot.group_names[int(code)]
+            rows.extend({"group": group, "metric": k, "value": float(v)} for k, v in values.items())
+        return pd.DataFrame(rows, columns=["group", "metric", "value"])

@@ -1,0 +1,396 @@
+"""The FACTS auditor: mine subgroups and actions, score every Section 2.3 definition, rank."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from recoursesim._validate import check_float
+from recoursesim.auditors.facts import metrics as fm
+from recoursesim.auditors.facts.config import FactsConfig
+from recoursesim.auditors.facts.effects import Evaluation, evaluate
+from recoursesim.auditors.facts.encoding import ItemSpace, build_item_space
+from recoursesim.auditors.facts.mining import Itemsets, frequent_itemsets, intersect
+from recoursesim.errors import ConfigError, DataError
+
+#: Metric names (the ``metric`` column) in report order.
+METRICS: tuple[str, ...] = (
+    "equal_effectiveness",
+    "equal_choice_for_recourse",
+    "equal_effectiveness_within_budget",
+    "equal_cost_of_effectiveness",
+    "fair_effectiveness_cost_tradeoff",
+    "equal_conditional_mean_recourse",
+)
+
+#: Human-readable titles.
+TITLES: dict[str, str] = {
+    "equal_effectiveness": "Equal Effectiveness",
+    "equal_choice_for_recourse": "Equal Choice for Recourse",
+    "equal_effectiveness_within_budget": "Equal Effectiveness within Budget",
+    "equal_cost_of_effectiveness": "Equal Cost of Effectiveness",
+    "fair_effectiveness_cost_tradeoff": "Fair Effectiveness-Cost Trade-Off",
+    "equal_conditional_mean_recourse": "Equal (Conditional) Mean Recourse",
+}
+
+
+@dataclass(frozen=True)
+class MetricVariant:
+    """One ranked column of the audit: a definition, a viewpoint and its parameter."""
+
+    metric: str
+    viewpoint: str
+    parameter: float = math.nan
+
+    @property
+    def key(self) -> str:
+        """Return a unique label such as ``equal_cost_of_effectiveness[macro, phi=0.7]``."""
+        if math.isnan(self.parameter):
+            return f"{self.metric}[{self.viewpoint}]"
+        name = "c" if self.metric == "equal_effectiveness_within_budget" else "phi"
+        return f"{self.metric}[{self.viewpoint}, {name}={self.parameter:g}]"
+
+    @property
+    def title(self) -> str:
+        """Return the paper's name with viewpoint and parameter."""
+        extra = [self.viewpoint]
+        if not math.isnan(self.parameter):
+            extra.append(
+                ("c" if self.metric == "equal_effectiveness_within_budget" else "ϕ") + f" = {self.parameter:g}"
+            )
+        return f"{TITLES[self.metric]} ({', '.join(extra)})"
+
+
+class FactsAuditor:
+    """Fairness-aware Counterfactuals for Subgroups (Kavouras et al., 2023).
+
+    Args:
+        min_support: fp-growth support for subgroups, in (0, 1] (the paper uses 0.01).
+        action_support: fp-growth support for actions on the unaffected (default ``min_support``).
+        phis: Effectiveness levels ϕ for Equal Choice for Recourse and Equal Cost of Effectiveness.
+        budgets: Cost budgets c for Equal Effectiveness within Budget; ``None`` chooses them as the
+            paper's Appendix A does (percentiles of the micro Equal Cost of Effectiveness costs).
+        budget_percentiles: Percentiles used when ``budgets`` is ``None``.
+        budget_phi: Effectiveness level of those costs (the paper: 0.5).
+        alpha: Confidence level of the KS α-rule.
+        config: Cost and feasibility configuration (default: every feature categorical, weight 1).
+    """
+
+    def __init__(
+        self,
+        min_support: float = 0.01,
+        action_support: float | None = None,
+        phis: tuple[float, ...] = (0.3, 0.7),
+        budgets: tuple[float, ...] | None = None,
+        budget_percentiles: tuple[float, ...] = (30.0, 60.0, 90.0),
+        budget_phi: float = 0.5,
+        alpha: float = 0.05,
+        config: FactsConfig | None = None,
+    ) -> None:
+        self.min_support = min_support
+        self.action_support = action_support
+        self.phis = phis
+        self.budgets = budgets
+        self.budget_percentiles = budget_percentiles
+        self.budget_phi = budget_phi
+        self.alpha = alpha
+        self.config = config
+
+    def _check_params(self) -> None:
+        for name in ("min_support", "action_support"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+                raise ConfigError(name, f"must be in (0, 1], got {value!r}", "use a fraction such as 0.01")
+        for phi in self.phis:
+            check_float("phis", phi, minimum=0.0, maximum=1.0)
+        check_float("budget_phi", self.budget_phi, minimum=0.0, maximum=1.0)
+        check_float("alpha", self.alpha, minimum=0.0, maximum=1.0, strict_minimum=True)
+        for budget in self.budgets or ():
+            check_float("budgets", budget, minimum=0.0)
+
+    def fit(
+        self,
+        X: pd.DataFrame,
+        model: Any,
+        protected: str,
+        *,
+        positive_label: object = 1,
+        reference_value: object = None,
+        y_pred: np.ndarray | None = None,
+    ) -> FactsAuditor:
+        """Audit ``model`` on ``X``.
+
+        Args:
+            X: Discrete features (continuous ones binned), including the protected column.
+            model: Anything with ``predict(DataFrame)`` returning binary labels.
+            protected: The protected column.
+            positive_label: The favourable label of ``model.predict``.
+            reference_value: The protected value forming group 1; the other values form group 0.
+                Default: the most frequent value (with two values, the other is group 0).
+            y_pred: Predictions of ``X`` to use instead of ``model.predict(X)`` for who is
+                affected (counterfactuals are always scored with ``model.predict``).
+
+        Returns:
+            ``self``, with ``ranking_``, ``summary_`` and the fitted state set.
+
+        Raises:
+            ConfigError: For bad parameters.
+            DataError: For a missing or single-valued protected column, non-binary predictions,
+                or a protected group without affected individuals.
+        """
+        self._check_params()
+        started = time.perf_counter()
+        timings: dict[str, float] = {}
+        config = self.config or FactsConfig()
+        if protected not in X.columns:
+            raise DataError("protected", f"column {protected!r} is not in the data", f"use one of {list(X.columns)}")
+        config.check_columns(X)
+        X = X[X[protected].notna()].reset_index(drop=True)
+        values = X[protected].value_counts()
+        if len(values) < 2:
+            raise DataError(
+                "protected",
+                f"column {protected!r} has {len(values)} distinct value(s)",
+                "choose an attribute with at least two values",
+            )
+        reference = values.index[0] if reference_value is None else reference_value
+        if reference not in values.index:
+            raise DataError("reference_value", f"{reference!r} does not occur in {protected!r}", "use a value present")
+        others = [v for v in values.index if v != reference]
+        group_names = (str(others[0]) if len(others) == 1 else f"non-{reference}", str(reference))
+        group = (X[protected] == reference).to_numpy().astype(np.int8)
+
+        self.predict_ = _BinaryPredictor(model, positive_label)
+        positive = self.predict_(X) if y_pred is None else self.predict_.check(np.asarray(y_pred)[X.index])
+        affected = np.flatnonzero(~positive)
+        for g in (0, 1):
+            if not (group[affected] == g).any():
+                raise DataError(
+                    "protected",
+                    f"group {group_names[g]!r} has no negatively predicted (affected) individual",
+                    "audit a model or data where both groups have affected individuals",
+                )
+        immutable = set(config.immutable) | {protected}
+        space = build_item_space(X, config, immutable)
+        timings["encode"] = time.perf_counter() - started
+
+        pj = space.features.index(protected)
+        subgroup_features = [j for j in range(len(space.features)) if j != pj]
+        action_features = [j for j in subgroup_features if space.features[j] not in immutable]
+        t = time.perf_counter()
+        per_group = [
+            frequent_itemsets(space, affected[group[affected] == g], subgroup_features, self.min_support)
+            for g in (0, 1)
+        ]
+        subgroups = intersect(*per_group)
+        support = self.min_support if self.action_support is None else self.action_support
+        actions = frequent_itemsets(space, np.flatnonzero(positive), action_features, support)
+        timings["mine"] = time.perf_counter() - t
+
+        t = time.perf_counter()
+        codes_predict = _CodePredictor(space, self.predict_)
+        ev = evaluate(space, affected, group[affected].astype(np.int64), subgroups, actions, codes_predict)
+        timings["effectiveness"] = time.perf_counter() - t
+
+        t = time.perf_counter()
+        budgets = self._budgets(ev)
+        n_group = np.array([(group[affected] == g).sum() for g in (0, 1)])
+        self.space_ = space
+        self.protected_ = protected
+        self.group_names_ = group_names
+        self.subgroups_ = subgroups
+        self.actions_ = actions
+        self.evaluation_ = ev
+        self.budgets_ = budgets
+        self.n_affected_ = n_group
+        self.subgroup_labels_ = [self._label(subgroups.values[i]) for i in range(len(subgroups))]
+        self.ranking_ = self._rank(ev, budgets, n_group)
+        timings["rank"] = time.perf_counter() - t
+        timings["total"] = time.perf_counter() - started
+        self.timings_ = timings
+        self.summary_ = {
+            "rows": len(X),
+            "affected": len(affected),
+            "affected_per_group": dict(zip(group_names, n_group.tolist(), strict=True)),
+            "subgroups_per_group": dict(zip(group_names, [len(s) for s in per_group], strict=True)),
+            "common_subgroups": len(subgroups),
+            "actions": len(actions),
+            "valid_pairs": len(ev.pair_subgroup),
+            "applications": ev.n_applications,
+            "counterfactual_rows": ev.n_counterfactuals,
+            "model_calls": ev.n_model_calls + 1,
+            "budgets": list(budgets),
+        }
+        return self
+
+    def _budgets(self, ev: Evaluation) -> tuple[float, ...]:
+        if self.budgets is not None:
+            return tuple(float(b) for b in self.budgets)
+        both = np.maximum(
+            fm.micro_cost_of_effectiveness(ev, 0, self.budget_phi),
+            fm.micro_cost_of_effectiveness(ev, 1, self.budget_phi),
+        )
+        finite = both[np.isfinite(both)]
+        if len(finite) == 0:
+            return ()
+        return tuple(float(v) for v in np.percentile(finite, list(self.budget_percentiles)))
+
+    def variants(self) -> list[MetricVariant]:
+        """Return every ranked metric variant of the fitted audit."""
+        out = [MetricVariant("equal_effectiveness", "micro"), MetricVariant("equal_effectiveness", "macro")]
+        out += [MetricVariant("equal_choice_for_recourse", "macro", phi) for phi in self.phis]
+        for view in ("micro", "macro"):
+            out += [MetricVariant("equal_effectiveness_within_budget", view, c) for c in self.budgets_]
+        for view in ("micro", "macro"):
+            out += [MetricVariant("equal_cost_of_effectiveness", view, phi) for phi in self.phis]
+        out += [MetricVariant("fair_effectiveness_cost_tradeoff", v) for v in ("micro", "macro")]
+        out.append(MetricVariant("equal_conditional_mean_recourse", "micro"))
+        return out
+
+    def values(self, variant: MetricVariant) -> tuple[np.ndarray, np.ndarray]:
+        """Return both groups' values of one metric variant for every subgroup."""
+        ev, name, view, p = self.evaluation_, variant.metric, variant.viewpoint, variant.parameter
+        if name == "equal_effectiveness":
+            fn = fm.micro_effectiveness if view == "micro" else fm.macro_effectiveness
+            return fn(ev, 0), fn(ev, 1)
+        if name == "equal_choice_for_recourse":
+            return fm.choice_count(ev, 0, p), fm.choice_count(ev, 1, p)
+        if name == "equal_effectiveness_within_budget":
+            fn = fm.micro_within_budget if view == "micro" else fm.macro_within_budget
+            return fn(ev, 0, p), fn(ev, 1, p)
+        if name == "equal_cost_of_effectiveness":
+            fn = fm.micro_cost_of_effectiveness if view == "micro" else fm.macro_cost_of_effectiveness
+            return fn(ev, 0, p), fn(ev, 1, p)
+        if name == "equal_conditional_mean_recourse":
+            return fm.conditional_mean_recourse(ev, 0), fm.conditional_mean_recourse(ev, 1)
+        raise ConfigError("metric", f"no group values for {name!r}", "use the KS statistic columns instead")
+
+    def _rank(self, ev: Evaluation, budgets: tuple[float, ...], n_group: np.ndarray) -> pd.DataFrame:
+        m = len(ev.sizes)
+        names = np.array(self.group_names_, dtype=object)
+        n_actions = np.bincount(ev.pair_subgroup, minlength=m)
+        labels = pd.Categorical(self.subgroup_labels_) if m else pd.Categorical([])
+        frames = []
+        for variant in self.variants():
+            critical = np.full(m, np.nan)
+            ks_fair = pd.array([pd.NA] * m, dtype="boolean")
+            if variant.metric == "fair_effectiveness_cost_tradeoff":
+                stat, against = (fm.micro_ks if variant.viewpoint == "micro" else fm.macro_ks)(ev)
+                value0 = value1 = np.full(m, np.nan)
+                score = np.where(stat < fm.TOLERANCE, 0.0, stat)
+                against = np.where(score > 0, against, -1)
+                critical = fm.ks_critical(ev.sizes[:, 0], ev.sizes[:, 1], self.alpha)
+                ks_fair = pd.array(score < critical, dtype="boolean")
+            else:
+                value0, value1 = self.values(variant)
+                higher = variant.metric not in ("equal_cost_of_effectiveness", "equal_conditional_mean_recourse")
+                score, against = fm.compare(value0, value1, higher)
+            rank = fm.dense_rank(score)
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "subgroup_id": np.arange(m),
+                        "subgroup": labels,
+                        "metric": variant.metric,
+                        "viewpoint": variant.viewpoint,
+                        "parameter": variant.parameter,
+                        "key": variant.key,
+                        "group_0": names[0],
+                        "value_0": value0,
+                        "group_1": names[1],
+                        "value_1": value1,
+                        "score": score,
+                        "fair": score == 0,
+                        "rank": pd.array(np.where(rank > 0, rank, None), dtype="Int64"),
+                        "bias_against": pd.array(np.where(against >= 0, names[np.maximum(against, 0)], None)),
+                        "size_0": ev.sizes[:, 0],
+                        "size_1": ev.sizes[:, 1],
+                        "coverage_0": ev.sizes[:, 0] / n_group[0],
+                        "coverage_1": ev.sizes[:, 1] / n_group[1],
+                        "n_actions": n_actions,
+                        "ks_critical": critical,
+                        "ks_fair": ks_fair,
+                    }
+                )
+            )
+        table = pd.concat(frames, ignore_index=True)
+        for column in ("metric", "viewpoint", "key", "group_0", "group_1", "bias_against"):
+            table[column] = table[column].astype("category")
+        return table
+
+    def _label(self, values: np.ndarray) -> str:
+        return ", ".join(self.space_.label(j, int(c)) for j, c in enumerate(values) if c >= 0)
+
+    def action_label(self, action: int) -> str:
+        """Return ``"feature = value, ..."`` for an action index."""
+        return self._label(self.actions_.values[action])
+
+    def ranking(self, metric: str | None = None, top: int | None = None) -> pd.DataFrame:
+        """Return the ranked table, optionally one metric (name or key) and its ``top`` ranks.
+
+        Rows are sorted by metric variant, then rank (most unfair first, fair last), then
+        subgroup id. ``top`` keeps the rows with rank <= ``top`` (ties included).
+
+        Raises:
+            ConfigError: If ``metric`` names no metric of this audit.
+        """
+        table = self.ranking_
+        if metric is not None:
+            keep = (table["metric"] == metric) | (table["key"] == metric)
+            if not keep.any():
+                choices = sorted(set(METRICS) | set(table["key"].astype(str)))
+                raise ConfigError("--metric", f"unknown metric {metric!r}", f"use one of {choices}")
+            table = table[keep]
+        if top is not None:
+            table = table[table["rank"].fillna(np.iinfo(np.int64).max) <= top]
+        order = table.assign(_r=table["rank"].fillna(np.iinfo(np.int64).max).astype(np.int64))
+        keys = [v.key for v in self.variants()]
+        order["_k"] = order["key"].astype(str).map({k: i for i, k in enumerate(keys)})
+        return table.loc[order.sort_values(["_k", "_r", "subgroup_id"], kind="stable").index].reset_index(drop=True)
+
+
+class _BinaryPredictor:
+    """Call ``model.predict`` and return a boolean favourable-outcome array, checking binarity."""
+
+    def __init__(self, model: Any, positive_label: object) -> None:
+        if not hasattr(model, "predict"):
+            raise ConfigError("model", f"{type(model).__name__} has no predict method", "pass a fitted classifier")
+        self.model = model
+        self.positive_label = positive_label
+        self.seen: set = set()
+
+    def __call__(self, frame: pd.DataFrame) -> np.ndarray:
+        return self.check(np.asarray(self.model.predict(frame)))
+
+    def check(self, predictions: np.ndarray) -> np.ndarray:
+        distinct = set(pd.unique(predictions.ravel()).tolist()) | self.seen
+        if len(distinct) > 2 or (len(distinct) == 2 and self.positive_label not in distinct):
+            raise DataError(
+                "predictions",
+                f"the model's predictions are not binary with favourable label {self.positive_label!r} "
+                f"(saw {sorted(distinct, key=str)[:5]})",
+                "audit a binary classifier, or set positive_label to its favourable class",
+            )
+        self.seen = distinct
+        return predictions == self.positive_label
+
+
+class _CodePredictor:
+    """Predict from an :class:`ItemSpace` code matrix."""
+
+    def __init__(self, space: ItemSpace, predict: _BinaryPredictor) -> None:
+        self.space = space
+        self.predict = predict
+
+    def __call__(self, codes: np.ndarray) -> np.ndarray:
+        return self.predict(self.space.frame(codes))
+
+
+__all__ = ["METRICS", "TITLES", "FactsAuditor", "Itemsets", "MetricVariant"]

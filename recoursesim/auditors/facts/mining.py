@@ -1,0 +1,96 @@
+"""Frequent itemsets (mlxtend fp-growth) as subgroups and actions, in a compact array form."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from mlxtend.frequent_patterns import fpgrowth
+
+from recoursesim.auditors.facts.encoding import ItemSpace
+
+
+@dataclass(frozen=True)
+class Itemsets:
+    """A list of itemsets, each a conjunction ``feature = value`` over distinct features.
+
+    Attributes:
+        values: ``(m, d)`` int32: the value code each itemset fixes per feature, -1 where free.
+        masks: ``(m,)`` int64 bit masks of the features each itemset fixes.
+    """
+
+    values: np.ndarray
+    masks: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.masks)
+
+    def sizes(self) -> np.ndarray:
+        """Return the number of features each itemset fixes."""
+        return (self.values >= 0).sum(axis=1)
+
+
+def frequent_itemsets(space: ItemSpace, rows: np.ndarray, features: list[int], min_support: float) -> Itemsets:
+    """Mine the itemsets with support at least ``min_support`` among ``rows``.
+
+    Args:
+        space: The encoded data.
+        rows: Indices of the rows to mine.
+        features: Feature indices whose values may appear in itemsets.
+        min_support: Minimum fraction of ``rows`` an itemset must cover, in (0, 1].
+
+    Returns:
+        The frequent itemsets (the empty itemset excluded).
+    """
+    d = len(space.features)
+    if len(rows) == 0 or not features:
+        return Itemsets(np.zeros((0, d), dtype=np.int32), np.zeros(0, dtype=np.int64))
+    codes = space.codes[rows][:, features]
+    item_ids, columns = [], []
+    for position, j in enumerate(features):
+        column = codes[:, position]
+        present = column >= 0
+        counts = np.bincount(column[present], minlength=len(space.values[j]))
+        for code in np.flatnonzero(counts >= min_support * len(rows) - 1e-9):
+            item_ids.append(int(space.offsets[j] + code))
+            columns.append(column == code)
+    if not columns:
+        return Itemsets(np.zeros((0, d), dtype=np.int32), np.zeros(0, dtype=np.int64))
+    onehot = pd.DataFrame(np.column_stack(columns), columns=item_ids)
+    found = fpgrowth(onehot, min_support=min_support, use_colnames=True)
+    item_feature = space.item_feature()
+    item_code = space.item_code()
+    values = np.full((len(found), d), -1, dtype=np.int32)
+    for row, itemset in enumerate(found["itemsets"]):
+        ids = np.fromiter(itemset, dtype=np.int64, count=len(itemset))
+        values[row, item_feature[ids]] = item_code[ids]
+    return _from_values(values)
+
+
+def _from_values(values: np.ndarray) -> Itemsets:
+    d = values.shape[1]
+    weights = np.left_shift(np.int64(1), np.arange(d, dtype=np.int64))
+    masks = ((values >= 0) * weights).sum(axis=1).astype(np.int64)
+    order = np.lexsort((*(values[:, j] for j in range(d - 1, -1, -1)), (values >= 0).sum(axis=1)))
+    return Itemsets(np.ascontiguousarray(values[order]), masks[order])
+
+
+def intersect(first: Itemsets, second: Itemsets) -> Itemsets:
+    """Return the itemsets present in both (as a deterministic, size-then-value sorted list)."""
+    if len(first) == 0 or len(second) == 0:
+        return Itemsets(first.values[:0], first.masks[:0])
+    a = {row.tobytes() for row in first.values}
+    keep = np.fromiter((row.tobytes() in a for row in second.values), dtype=bool, count=len(second))
+    return _from_values(second.values[keep])
+
+
+def members(itemsets: Itemsets, codes: np.ndarray) -> np.ndarray:
+    """Return the ``(m, n)`` boolean membership of ``n`` coded rows in ``m`` itemsets."""
+    out = np.ones((len(itemsets), len(codes)), dtype=bool)
+    for j in range(itemsets.values.shape[1]):
+        fixed = itemsets.values[:, j]
+        constrained = np.flatnonzero(fixed >= 0)
+        if len(constrained):
+            out[constrained] &= fixed[constrained, None] == codes[None, :, j]
+    return out

@@ -1,0 +1,26 @@
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "experiments" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow
+def test_eoe_synthetic_experiment_meets_acceptance(tmp_path):
+    assert _load("eoe_synthetic").main(["--seeds", "20", "--out", str(tmp_path / "syn")]) == 0
+    assert (tmp_path / "syn" / "figure2_alpha2.png").exists()
+    assert (tmp_path / "syn" / "figure3_alphas.png").exists()
+
+
+@pytest.mark.slow
+def test_eoe_german_experiment_runs(tmp_path):
+    assert _load("eoe_german").main(["--out", str(tmp_path / "ger")]) == 0
+    assert (tmp_path / "ger" / "german_acr_vs_paper.csv").exists()

@@ -1,0 +1,74 @@
+import numpy as np
+import pandas as pd
+import pytest
+from _facts_tiny import FIXED, tiny_frame
+
+from recoursesim.cli import main
+
+
+@pytest.fixture
+def csv(tmp_path):
+    frame = tiny_frame(np.random.default_rng(5), n=400)
+    frame["y"] = FIXED.predict(frame)
+    path = tmp_path / "tiny.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_cli_csv_writes_ranking(csv, tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(
+        [
+            "audit",
+            "facts",
+            "--csv",
+            str(csv),
+            "--target",
+            "y",
+            "--protected",
+            "s",
+            "--support",
+            "0.1",
+            "--top",
+            "2",
+            "--model",
+            "random_forest",
+            "--out",
+            str(out),
+        ]
+    )
+    assert code == 0
+    table = pd.read_parquet(out / "ranking.parquet")
+    assert {"subgroup", "metric", "score", "rank", "bias_against"} <= set(table.columns)
+    assert (out / "summary.json").exists() and (out / "report.md").exists()
+    assert "common_subgroups" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--protected", "nope"], "--protected"),
+        (["--protected", "s", "--support", "0"], "--support"),
+        (["--protected", "s", "--support", "1.5"], "--support"),
+        (["--protected", "s", "--model", "svm"], "--model"),
+        (["--protected", "s", "--metric", "nonsense"], "--metric"),
+    ],
+)
+def test_cli_errors_are_one_line_and_write_nothing(csv, tmp_path, capsys, argv, message):
+    out = tmp_path / "never"
+    code = main(["audit", "facts", "--csv", str(csv), "--target", "y", "--support", "0.1", *argv, "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_cli_unknown_dataset_and_single_valued_protected(tmp_path, capsys):
+    assert main(["audit", "facts", "--dataset", "iris", "--protected", "sex"]) == 2
+    assert "--dataset" in capsys.readouterr().err
+    frame = tiny_frame(np.random.default_rng(6), n=200).assign(s="F")
+    frame["y"] = FIXED.predict(frame)
+    frame.to_csv(tmp_path / "one.csv", index=False)
+    code = main(["audit", "facts", "--csv", str(tmp_path / "one.csv"), "--target", "y", "--protected", "s"])
+    assert code == 2
+    assert "1 distinct value" in capsys.readouterr().err
