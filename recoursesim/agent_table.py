@@ -40,6 +40,7 @@ class AgentTable:
         self._status = np.empty(capacity, dtype=np.int8)
         self._score = np.empty(capacity)
         self._initial_score = np.empty(capacity)
+        self._effort_spent = np.empty(capacity)
 
     def append(self, cohort: Cohort, entry_step: int) -> np.ndarray:
         """Add a cohort entering at ``entry_step``; return the new agents' ids."""
@@ -55,12 +56,23 @@ class AgentTable:
         self._status[rows] = Status.WAITING
         self._score[rows] = np.nan
         self._initial_score[rows] = np.nan
+        self._effort_spent[rows] = 0.0
         self.n += m
         return rows
 
     def _grow(self, needed: int) -> None:
         capacity = max(needed, 2 * self._group.shape[0])
-        for name in ("_features", "_group", "_effort", "_entry_step", "_exit_step", "_status", "_score", "_initial_score"):
+        for name in (
+            "_features",
+            "_group",
+            "_effort",
+            "_entry_step",
+            "_exit_step",
+            "_status",
+            "_score",
+            "_initial_score",
+            "_effort_spent",
+        ):
             old = getattr(self, name)
             new = np.empty((capacity, *old.shape[1:]), dtype=old.dtype)
             new[: self.n] = old[: self.n]
@@ -100,6 +112,11 @@ class AgentTable:
     def score(self) -> np.ndarray:
         """Score at the agent's latest scoring (NaN before its first)."""
         return self._score[: self.n]
+
+    @property
+    def effort_spent(self) -> np.ndarray:
+        """Feature-space cost each agent has spent so far."""
+        return self._effort_spent[: self.n]
 
     @property
     def initial_score(self) -> np.ndarray:

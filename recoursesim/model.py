@@ -105,6 +105,10 @@ class RecourseModel(mesa.Model):
         population.fit(streams["population"])
         cohort = population.sample(self.n_initial, streams["population"])
         self._active = self._admit(cohort, entry_step=0)
+        if trainer is not None and hasattr(trainer, "start"):
+            self.scorer = trainer.start(
+                self.table.features[self._active], self.table.group[self._active], scorer, streams["training"]
+            )
 
     # ------------------------------------------------------------------ the loop
 
@@ -133,16 +137,30 @@ class RecourseModel(mesa.Model):
         table.exit_step[winners] = t
         waiting = ~selected
         stay = rows[waiting]
-        threshold_w = selection.threshold if np.isscalar(selection.threshold) else selection.threshold[waiting]
-        recommendation = np.asarray(self.recourse.recommend(features[waiting], scores[waiting], threshold_w, self.scorer))
+        threshold = selection.threshold
+        recommendation = self._recommend(features[waiting], scores[waiting], _rows_of(threshold, waiting), self.scorer)
+        acting_scorer, acting_scores = self.scorer, scores
+        order = getattr(self.trainer, "order", "spec") if self.trainer is not None else None
+        if order in ("reference", "refit_before_acting"):
+            # Refit first; agents then act under the refitted model. With "reference" (recgame's
+            # FairCDA/ModelRetrain order) they also get the refitted model's recommendations, aimed
+            # at its own cut-off on this step's population (same selector, same k).
+            self.scorer = self._retrain(t, rows, features, scores, selected, threshold, recommendation, waiting)
+            acting_scorer, acting_scores = self.scorer, np.asarray(self.scorer.score(features), dtype=float)
+            if order == "reference":
+                context = self._selection_context(t, rows, features)
+                threshold = self.selector.select(acting_scores, context).threshold
+                recommendation = self._recommend(
+                    features[waiting], acting_scores[waiting], _rows_of(threshold, waiting), acting_scorer
+                )
         new_features = self.behaviour.act(
             ActionContext(
                 features=features[waiting],
                 recommendation=recommendation,
                 effort=table.effort[stay],
-                scores=scores[waiting],
-                threshold=threshold_w,
-                scorer=self.scorer,
+                scores=acting_scores[waiting],
+                threshold=_rows_of(threshold, waiting),
+                scorer=acting_scorer,
                 cost=self.recourse.cost,
                 rng=self._streams["behaviour"],
                 step=t,
@@ -151,23 +169,10 @@ class RecourseModel(mesa.Model):
         spent = self.recourse.cost(new_features - features[waiting])
         self.ledger_store.record_actions(waiting, recommendation, spent)
         table.features[stay] = new_features
+        table.effort_spent[stay] += spent
 
-        if self.trainer is not None:
-            full_rec = np.full(features.shape, np.nan)
-            full_rec[waiting] = recommendation
-            self.scorer = self.trainer.update(
-                TrainingContext(
-                    step=t,
-                    features=features,
-                    group=table.group[rows],
-                    scores=scores,
-                    selected=selected,
-                    threshold=selection.threshold,
-                    recommendation=full_rec,
-                    scorer=self.scorer,
-                    rng=self._streams["training"],
-                )
-            )
+        if order == "spec":
+            self.scorer = self._retrain(t, rows, features, scores, selected, threshold, recommendation, waiting)
 
         gave_up = stay[:0]
         if self.patience is not None:
@@ -198,6 +203,38 @@ class RecourseModel(mesa.Model):
             self.step()
         return self
 
+    def _recommend(
+        self, features: np.ndarray, scores: np.ndarray, threshold: float | np.ndarray, scorer: Scorer
+    ) -> np.ndarray:
+        return np.asarray(self.recourse.recommend(features, scores, threshold, scorer))
+
+    def _retrain(
+        self,
+        t: int,
+        rows: np.ndarray,
+        features: np.ndarray,
+        scores: np.ndarray,
+        selected: np.ndarray,
+        threshold: float | np.ndarray,
+        recommendation: np.ndarray,
+        waiting: np.ndarray,
+    ) -> Scorer:
+        full = np.full(features.shape, np.nan)
+        full[waiting] = recommendation
+        return self.trainer.update(
+            TrainingContext(
+                step=t,
+                features=features,
+                group=self.table.group[rows],
+                scores=scores,
+                selected=selected,
+                threshold=threshold,
+                recommendation=full,
+                scorer=self.scorer,
+                rng=self._streams["training"],
+            )
+        )
+
     # ------------------------------------------------------------------ state
 
     def _admit(self, cohort: Cohort, entry_step: int) -> np.ndarray:
@@ -223,6 +260,7 @@ class RecourseModel(mesa.Model):
             n_groups=len(self.group_names),
             features=features,
             initial_score=table.initial_score[rows],
+            effort_spent=table.effort_spent[rows],
         )
 
     @property
@@ -296,7 +334,14 @@ def _entrants_schedule(entrants: Any, n_steps: int) -> np.ndarray:
                 f"give exactly {n_steps} numbers, or one number for every step",
             )
         return np.asarray(values, dtype=np.int64)
-    raise ConfigError("population.entrants", f"must be a whole number or a list, got {entrants!r}", "write entrants = 100")
+    raise ConfigError(
+        "population.entrants", f"must be a whole number or a list, got {entrants!r}", "write entrants = 100"
+    )
+
+
+def _rows_of(threshold: float | np.ndarray, rows: np.ndarray) -> float | np.ndarray:
+    """A scalar threshold as is; a per-agent threshold restricted to ``rows``."""
+    return threshold if np.isscalar(threshold) else np.asarray(threshold)[rows]
 
 
 def _checked_mask(selection: Selection, n: int) -> np.ndarray:

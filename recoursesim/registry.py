@@ -153,4 +153,5 @@ def _load_builtins() -> None:
     import recoursesim.populations
     import recoursesim.recourse
     import recoursesim.scoring
-    import recoursesim.selection  # noqa: F401
+    import recoursesim.selection
+    import recoursesim.training  # noqa: F401

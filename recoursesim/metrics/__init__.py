@@ -2,8 +2,7 @@
 
 from recoursesim.metrics.disparity import EIGHTY_PERCENT_BAND, add_disparities, within_eighty_percent_rule
 from recoursesim.metrics.outcomes import OUTCOMES, agent_outcomes
-from recoursesim.metrics.recourse import recourse_over_time, recourse_summary
-
+from recoursesim.metrics.recourse import recourse_over_time, recourse_summary, utility_over_time
 
 __all__ = [
     "EIGHTY_PERCENT_BAND",
@@ -12,5 +11,6 @@ __all__ = [
     "agent_outcomes",
     "recourse_over_time",
     "recourse_summary",
+    "utility_over_time",
     "within_eighty_percent_rule",
 ]

@@ -36,9 +36,13 @@ def add_disparities(
     keys = by or []
     reference = out.loc[out["group"].astype(str) == reference_group, [*keys, etr, ttr]]
     reference = reference.rename(columns={etr: "_etr_ref", ttr: "_ttr_ref"})
-    merged = out.merge(reference, on=keys, how="left") if keys else out.assign(
-        _etr_ref=reference["_etr_ref"].iloc[0] if len(reference) else np.nan,
-        _ttr_ref=reference["_ttr_ref"].iloc[0] if len(reference) else np.nan,
+    merged = (
+        out.merge(reference, on=keys, how="left")
+        if keys
+        else out.assign(
+            _etr_ref=reference["_etr_ref"].iloc[0] if len(reference) else np.nan,
+            _ttr_ref=reference["_ttr_ref"].iloc[0] if len(reference) else np.nan,
+        )
     )
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = merged[etr].to_numpy(dtype=float) / merged["_etr_ref"].to_numpy(dtype=float)

@@ -24,16 +24,20 @@ def recourse_over_time(
         reference_group: If given, add ``retr`` and ``dttr`` against this group.
 
     Returns:
-        One row per (step, group): ``n_scored``, ``n_selected``, ``selection_rate``,
-        ``n_recourse`` (``|D_t ∩ g|``), ``etr``, ``ttr`` (NaN when ``D_t ∩ g`` is empty) and, with
-        a reference group, ``retr`` and ``dttr``.
+        One row per (step, group): ``n_scored``, ``n_selected``, ``selection_rate``, the utility
+        of the selection (``mean_selected_score`` and ``mean_selected_initial_score``: the mean
+        score now and on entry of the agents selected), ``n_recourse`` (``|D_t ∩ g|``), ``etr``,
+        ``ttr`` (NaN when ``D_t ∩ g`` is empty) and, with a reference group, ``retr`` and ``dttr``.
     """
     groups = _categories(ledger)
     steps = np.sort(ledger["step"].unique()) if len(ledger) else np.empty(0, dtype=np.int64)
     grid = pd.MultiIndex.from_product([steps, groups], names=["step", "group"])
-    keyed = ledger.assign(group=ledger["group"].astype(str))
+    keyed = ledger.assign(group=ledger["group"].astype(str), initial_score=_initial_scores(ledger))
     counts = keyed.groupby(["step", "group"], observed=True)["selected"].agg(n_scored="size", n_selected="sum")
     counts = counts.reindex(grid, fill_value=0)
+    chosen = keyed.loc[keyed["selected"]].groupby(["step", "group"], observed=True)
+    utility = chosen.agg(mean_selected_score=("score", "mean"), mean_selected_initial_score=("initial_score", "mean"))
+    counts = counts.join(utility.reindex(grid))
     outcomes = agent_outcomes(ledger, effort)
     won = outcomes.loc[outcomes["outcome"] == "recourse"].assign(group=lambda f: f["group"].astype(str))
     stats = won.groupby(["success_step", "group"], observed=True).agg(
@@ -47,11 +51,49 @@ def recourse_over_time(
     frame["n_selected"] = frame["n_selected"].astype(np.int64)
     with np.errstate(divide="ignore", invalid="ignore"):
         frame["selection_rate"] = frame["n_selected"] / frame["n_scored"].where(frame["n_scored"] > 0)
-    frame = frame[["step", "group", "n_scored", "n_selected", "selection_rate", "n_recourse", "etr", "ttr"]]
+    frame = frame[
+        [
+            "step", "group", "n_scored", "n_selected", "selection_rate",
+            "mean_selected_score", "mean_selected_initial_score", "n_recourse", "etr", "ttr",
+        ]
+    ]  # fmt: skip
     if reference_group is not None:
         frame = add_disparities(frame, reference_group, by=["step"])
     frame["group"] = pd.Categorical(frame["group"], categories=groups)
     return frame.sort_values(["step", "group"], ignore_index=True)
+
+
+def utility_over_time(ledger: pd.DataFrame) -> pd.DataFrame:
+    """Utility of each step's selection, all groups together.
+
+    Args:
+        ledger: A ledger frame.
+
+    Returns:
+        One row per step: ``n_selected``, ``mean_selected_score`` (mean score of the selected
+        agents) and ``mean_selected_initial_score`` (their mean score when they entered), so the
+        fairness–utility trade-off of a strategy is visible step by step.
+    """
+    keyed = ledger.assign(initial_score=_initial_scores(ledger))
+    chosen = keyed.loc[keyed["selected"]].groupby("step")
+    frame = chosen.agg(
+        n_selected=("agent_id", "size"),
+        mean_selected_score=("score", "mean"),
+        mean_selected_initial_score=("initial_score", "mean"),
+    )
+    steps = np.sort(ledger["step"].unique()) if len(ledger) else np.empty(0, dtype=np.int64)
+    frame = frame.reindex(steps)
+    frame["n_selected"] = frame["n_selected"].fillna(0).astype(np.int64)
+    return frame.rename_axis("step").reset_index()
+
+
+def _initial_scores(ledger: pd.DataFrame) -> np.ndarray:
+    """Each ledger row's agent's score at its entry step."""
+    if ledger.empty:
+        return np.empty(0)
+    entry = ledger.loc[ledger["step"] == ledger["entry_step"], ["agent_id", "score"]]
+    lookup = pd.Series(entry["score"].to_numpy(), index=entry["agent_id"].to_numpy())
+    return lookup.reindex(ledger["agent_id"].to_numpy()).to_numpy()
 
 
 def recourse_summary(

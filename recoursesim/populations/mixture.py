@@ -128,14 +128,20 @@ def _parse_groups(groups: object) -> tuple[GroupSpec, ...]:
                 raise ConfigError(f"{field}.{key}", "is required", f"add {key} to the group")
         share = check_float(f"{field}.share", spec["share"], minimum=0.0, maximum=1.0)
         if share == 0:
-            raise ConfigError(f"{field}.share", "is 0, so the group would be empty", "give it a positive share or remove it")
+            raise ConfigError(
+                f"{field}.share", "is 0, so the group would be empty", "give it a positive share or remove it"
+            )
         qualification = spec["qualification"]
         if not isinstance(qualification, Sequence) or isinstance(qualification, str) or not qualification:
-            raise ConfigError(f"{field}.qualification", "must list one distribution per feature", "add one table per feature")
+            raise ConfigError(
+                f"{field}.qualification", "must list one distribution per feature", "add one table per feature"
+            )
         mixtures = []
         for j, feature in enumerate(qualification):
             if not isinstance(feature, Mapping):
-                raise ConfigError(f"{field}.qualification[{j}]", "must be a table", "write { means = [...], sds = [...] }")
+                raise ConfigError(
+                    f"{field}.qualification[{j}]", "must be a table", "write { means = [...], sds = [...] }"
+                )
             try:
                 mixtures.append(NormalMixture.from_spec(feature))
             except ConfigError as error:
@@ -144,11 +150,17 @@ def _parse_groups(groups: object) -> tuple[GroupSpec, ...]:
             n_features = len(mixtures)
         elif len(mixtures) != n_features:
             raise ConfigError(
-                f"{field}.qualification", f"has {len(mixtures)} features, group 0 has {n_features}", "give every group the same features"
+                f"{field}.qualification",
+                f"has {len(mixtures)} features, group 0 has {n_features}",
+                "give every group the same features",
             )
         effort_spec = spec.get("effort", {})
         if not isinstance(effort_spec, Mapping) or set(effort_spec) - {"mean", "sd", "scale"}:
-            raise ConfigError(f"{field}.effort", "must be a table with mean, sd, scale", "write effort = { mean = 1.0, sd = 1.0, scale = 0.05 }")
+            raise ConfigError(
+                f"{field}.effort",
+                "must be a table with mean, sd, scale",
+                "write effort = { mean = 1.0, sd = 1.0, scale = 0.05 }",
+            )
         try:
             effort = FoldedNormal(**effort_spec)
         except ConfigError as error:

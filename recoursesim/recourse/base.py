@@ -6,8 +6,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from recoursesim.scoring.base import LinearForm, Scorer, linear_form_of
 from recoursesim.errors import ConfigError
+from recoursesim.scoring.base import LinearForm, Scorer, linear_form_of
 
 
 @runtime_checkable

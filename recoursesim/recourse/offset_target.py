@@ -56,13 +56,13 @@ class OffsetTargetRecourse:
     ) -> np.ndarray:
         """Return the pinned point at score ``threshold - offset`` for each agent below the threshold."""
         form = require_linear_form(scorer, "recourse 'offset_target'")
-        if form.link != "identity":
-            raise ConfigError("recourse.name", "'offset_target' is defined for a linear ranker", "use 'linear'")
         recommendation = features.copy()
         below = scores < threshold
         if not below.any():
             return recommendation
         x = features[below]
+        # The target is on the margin scale: for a ranker that is the score itself; for a logistic
+        # model the reference code subtracts the probability threshold from the log-odds (see below).
         target = np.broadcast_to(np.asarray(threshold, dtype=float) - self.offset, scores.shape)[below]
         w = form.coef
         point = x.copy()

@@ -30,7 +30,11 @@ def apply_preset(preset: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]
     merged = copy.deepcopy(preset)
     for key, value in spec.items():
         base = merged.get(key)
-        if isinstance(value, dict) and isinstance(base, dict) and value.get("name", base.get("name")) == base.get("name"):
+        if (
+            isinstance(value, dict)
+            and isinstance(base, dict)
+            and value.get("name", base.get("name")) == base.get("name")
+        ):
             merged[key] = {**base, **copy.deepcopy(value)}
         else:
             merged[key] = copy.deepcopy(value)

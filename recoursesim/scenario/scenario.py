@@ -144,7 +144,9 @@ class Scenario:
             table = spec
             for part in parts[:-1]:
                 if part not in table or not isinstance(table[part], dict):
-                    raise ScenarioError(self.source, ConfigError(dotted, "is not a scenario key", _key_fix(part, table)))
+                    raise ScenarioError(
+                        self.source, ConfigError(dotted, "is not a scenario key", _key_fix(part, table))
+                    )
                 table = table[part]
             table[parts[-1]] = value
         spec.pop("preset", None)
@@ -193,7 +195,9 @@ class Scenario:
         reference = self.reference_group
         if reference is not None and reference not in population.group_names:
             raise ConfigError(
-                "metrics.reference_group", f"{reference!r} is not a group", f"use one of {', '.join(population.group_names)}"
+                "metrics.reference_group",
+                f"{reference!r} is not a group",
+                f"use one of {', '.join(population.group_names)}",
             )
         model_spec = spec.get("model", {})
         kwargs = dict(
@@ -247,8 +251,18 @@ def _resolve(data: dict[str, Any]) -> dict[str, Any]:
             raise ConfigError(key, "must be a string", f'write {key} = "..."')
     for section in ("run", "population", "scorer", "selection", "recourse", "behaviour"):
         if section not in data:
-            raise ConfigError(section, "section is missing", f"add a [{section}] table (or preset = \"bell2024\")")
-    for section in ("run", "population", "scorer", "selection", "recourse", "behaviour", "training", "model", "metrics"):
+            raise ConfigError(section, "section is missing", f'add a [{section}] table (or preset = "bell2024")')
+    for section in (
+        "run",
+        "population",
+        "scorer",
+        "selection",
+        "recourse",
+        "behaviour",
+        "training",
+        "model",
+        "metrics",
+    ):
         if section in data and not isinstance(data[section], dict):
             raise ConfigError(section, "must be a table", f"write it as [{section}]")
     for section in ("population", "scorer", "selection", "recourse", "behaviour", "training"):
@@ -258,7 +272,9 @@ def _resolve(data: dict[str, Any]) -> dict[str, Any]:
     _check_keys("run", data["run"], _RUN_KEYS)
     check_int("run.steps", data["run"].get("steps"), minimum=0)
     check_int("run.seed", data["run"].get("seed", 0), minimum=0)
-    if "observers" in data and (not isinstance(data["observers"], list) or not all(isinstance(o, dict) for o in data["observers"])):
+    if "observers" in data and (
+        not isinstance(data["observers"], list) or not all(isinstance(o, dict) for o in data["observers"])
+    ):
         raise ConfigError("observers", "must be a list of tables", "write [[observers]] tables")
     if "model" in data:
         _check_keys("model", data["model"], _MODEL_KEYS)

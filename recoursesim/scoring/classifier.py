@@ -51,6 +51,9 @@ class ClassifierScorer:
         if coef is None or intercept is None or np.ndim(coef) != 2 or np.shape(coef)[0] != 1:
             return None
         link = "logistic" if self.output_ == "proba" else "identity"
-        if link == "logistic" and not isinstance(self.estimator, LogisticRegression):
-            return None  # only logistic regression's probability is exactly expit(margin)
+        logistic = isinstance(self.estimator, LogisticRegression) or (
+            getattr(self.estimator, "probability_link_", None) == "logistic"
+        )
+        if link == "logistic" and not logistic:
+            return None  # only a logistic model's probability is exactly expit(margin)
         return LinearForm(np.asarray(coef[0], dtype=float), float(np.ravel(intercept)[0]), link)

@@ -7,6 +7,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from recoursesim.errors import DataError
+
 
 @dataclass(frozen=True)
 class SelectionContext:
@@ -20,6 +22,7 @@ class SelectionContext:
         n_groups: Number of groups in the population.
         features: Current features, ``(n, d)``.
         initial_score: Each agent's score on entry (selectors that reward improvement use it).
+        effort_spent: Feature-space cost each agent has spent acting on recommendations so far.
     """
 
     step: int
@@ -29,6 +32,20 @@ class SelectionContext:
     n_groups: int
     features: np.ndarray
     initial_score: np.ndarray
+    effort_spent: np.ndarray
+
+    def subset(self, rows: np.ndarray) -> SelectionContext:
+        """The context restricted to ``rows`` (indices into the aligned arrays)."""
+        return SelectionContext(
+            step=self.step,
+            agent_id=self.agent_id[rows],
+            entry_step=self.entry_step[rows],
+            group=self.group[rows],
+            n_groups=self.n_groups,
+            features=self.features[rows],
+            initial_score=self.initial_score[rows],
+            effort_spent=self.effort_spent[rows],
+        )
 
 
 @dataclass(frozen=True)
@@ -51,6 +68,16 @@ class Selector(Protocol):
     def select(self, scores: np.ndarray, context: SelectionContext) -> Selection:
         """Return the selection for this step (must not modify its inputs)."""
         ...
+
+
+def check_scores(scores: np.ndarray, context: SelectionContext) -> np.ndarray:
+    """Return ``scores`` as a float array after checking it is finite and aligned with ``context``."""
+    scores = np.asarray(scores, dtype=float)
+    if scores.ndim != 1 or scores.shape[0] != context.agent_id.shape[0]:
+        raise DataError("scores", f"expected one score per agent ({context.agent_id.shape[0]})", "pass a 1-D array")
+    if not np.all(np.isfinite(scores)):
+        raise DataError("scores", "contain NaN or infinite values", "check the scorer and the features")
+    return scores
 
 
 def order_for_ties(candidates: np.ndarray, context: SelectionContext) -> np.ndarray:

@@ -6,7 +6,7 @@ import numpy as np
 
 from recoursesim._validate import check_float
 from recoursesim.registry import register
-from recoursesim.selection.base import Selection, SelectionContext
+from recoursesim.selection.base import Selection, SelectionContext, check_scores
 
 
 @register("selector", "threshold")
@@ -22,4 +22,4 @@ class ThresholdSelector:
 
     def select(self, scores: np.ndarray, context: SelectionContext) -> Selection:
         """Select scores ``>= threshold``."""
-        return Selection(scores >= self.threshold, self.threshold)
+        return Selection(check_scores(scores, context) >= self.threshold, self.threshold)

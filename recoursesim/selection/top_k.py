@@ -6,7 +6,7 @@ import numpy as np
 
 from recoursesim._validate import check_int
 from recoursesim.registry import register
-from recoursesim.selection.base import Selection, SelectionContext, top_k_mask
+from recoursesim.selection.base import Selection, SelectionContext, check_scores, top_k_mask
 
 
 @register("selector", "top_k", "topk")
@@ -27,5 +27,5 @@ class TopKSelector:
 
     def select(self, scores: np.ndarray, context: SelectionContext) -> Selection:
         """Select the top ``k`` scores."""
-        mask, cutoff = top_k_mask(scores, self.k, context)
+        mask, cutoff = top_k_mask(check_scores(scores, context), self.k, context)
         return Selection(mask, cutoff)

@@ -1,5 +1,24 @@
 """Trainers: refit the decision model as the population changes."""
 
 from recoursesim.training.base import Trainer, TrainingContext
+from recoursesim.training.estimators import ESTIMATORS, make_estimator
+from recoursesim.training.group_recourse import (
+    GroupRecourseLogisticRegression,
+    GroupRecourseSVM,
+    GroupRecourseTrainer,
+    recourse_difference,
+)
+from recoursesim.training.refit import CounterfactualAugmentationTrainer, RefitTrainer
 
-__all__ = ["Trainer", "TrainingContext"]
+__all__ = [
+    "ESTIMATORS",
+    "CounterfactualAugmentationTrainer",
+    "GroupRecourseLogisticRegression",
+    "GroupRecourseSVM",
+    "GroupRecourseTrainer",
+    "RefitTrainer",
+    "Trainer",
+    "TrainingContext",
+    "make_estimator",
+    "recourse_difference",
+]

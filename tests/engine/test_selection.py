@@ -16,6 +16,7 @@ def context(n, entry_step=None, agent_id=None):
         n_groups=1,
         features=np.zeros((n, 1)),
         initial_score=np.zeros(n),
+        effort_spent=np.zeros(n),
     )
 
 

@@ -1,0 +1,194 @@
+"""Retraining the decision model every step, plainly or with counterfactual data augmentation (CDA)."""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from sklearn.base import clone
+
+from recoursesim._validate import check_choice, check_float, check_int
+from recoursesim.errors import ConfigError
+from recoursesim.registry import register
+from recoursesim.rng import integer_seed
+from recoursesim.scoring.base import Scorer
+from recoursesim.scoring.classifier import ClassifierScorer
+from recoursesim.training.base import TrainingContext
+from recoursesim.training.estimators import make_estimator
+
+log = logging.getLogger("recoursesim.training")
+
+
+@register("trainer", "refit", "retrain")
+class RefitTrainer:
+    """Refit the decision model from scratch each step on the current population and its outcomes.
+
+    The training data at step ``t`` is ``X_t`` (every agent scored at ``t``) with labels ``y_t``,
+    this step's outcomes (1 = selected): the model is trained on its own decisions, with no memory
+    of earlier steps. If the labels are a single class the model cannot be fitted: the current
+    model is kept and a warning is issued.
+
+    The first model can be fitted when the run starts: with ``initial_threshold`` set, the
+    scenario's scorer labels the initial population ``y = 1[f(x) > initial_threshold]`` and the
+    estimator is fitted on it (the bell2024 CDA setup fits a logistic regression on
+    ``1[f(x) > 0.5]``).
+
+    Args:
+        estimator: Name from :data:`~recoursesim.training.estimators.ESTIMATORS`.
+        estimator_params: Its constructor parameters.
+        initial_threshold: Label threshold for the first fit (``None``: use the scenario's scorer as is).
+        retrain_every: Refit every this many steps.
+        output: Score with ``"proba"`` (positive-class probability) or ``"decision"``.
+        order: ``"spec"``: agents act on recommendations from the model that selected them, and the
+            refit uses those same recommendations (auditors.md §D.3). ``"reference"``: the model
+            is refitted first and agents act toward recommendations of the refitted model, at its
+            own top-k cut-off (the recgame environments behind the paper's CNS + CDA column).
+            ``"refit_before_acting"``: agents act toward the selecting model's recommendations, but
+            their step is computed under the refitted model (recgame's earlier CDA environment).
+    """
+
+    def __init__(
+        self,
+        estimator: str = "logistic_regression",
+        estimator_params: Mapping[str, Any] | None = None,
+        initial_threshold: float | None = None,
+        retrain_every: int = 1,
+        output: str = "proba",
+        order: str = "spec",
+    ) -> None:
+        self.estimator = estimator
+        self.estimator_params = dict(estimator_params or {})
+        self.initial_threshold = (
+            None if initial_threshold is None else check_float("initial_threshold", initial_threshold)
+        )
+        self.retrain_every = check_int("retrain_every", retrain_every, minimum=1)
+        self.output = check_choice("output", output, ["proba", "decision"])
+        self.order = check_choice("order", order, ["spec", "reference", "refit_before_acting"])
+        self._prototype = make_estimator(estimator, self.estimator_params)
+        self.history_: list[dict[str, Any]] = []
+
+    def start(self, features: np.ndarray, group: np.ndarray, scorer: Scorer, rng: np.random.Generator) -> Scorer:
+        """Fit the first model on the initial population (if ``initial_threshold`` is set)."""
+        if self.initial_threshold is None:
+            return scorer
+        labels = (np.asarray(scorer.score(features)) > self.initial_threshold).astype(int)
+        if labels.min() == labels.max():
+            raise ConfigError(
+                "training.initial_threshold",
+                f"labels every initial agent {labels[0]} (one class), so no model can be fitted",
+                "choose a threshold inside the range of the initial scores",
+            )
+        return self._fit(features, labels, group, rng)
+
+    def update(self, context: TrainingContext) -> Scorer:
+        """Return the model for the next step (refitted every ``retrain_every`` steps)."""
+        if context.step % self.retrain_every:
+            return context.scorer
+        features, labels, info = self.training_data(context)
+        info["step"] = context.step
+        if labels.size == 0 or labels.min() == labels.max():
+            warnings.warn(
+                f"step {context.step}: the training labels are all {int(labels[0]) if labels.size else '-'}; "
+                "keeping the current model",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            info["refitted"] = False
+            self.history_.append(info)
+            return context.scorer
+        info["refitted"] = True
+        self.history_.append(info)
+        groups = np.concatenate([context.group, np.full(labels.size - context.group.size, -1)])
+        return self._fit(features, labels, groups, context.rng)
+
+    def training_data(self, context: TrainingContext) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+        """This step's training set: the scored population with its outcomes."""
+        labels = context.selected.astype(int)
+        return context.features, labels, {"n_rows": int(labels.size), "n_positive": int(labels.sum())}
+
+    def _fit(
+        self, features: np.ndarray, labels: np.ndarray, groups: np.ndarray, rng: np.random.Generator
+    ) -> ClassifierScorer:
+        """Fit a fresh copy of the estimator (``groups`` is unused here; group-aware trainers use it)."""
+        estimator = clone(self._prototype)
+        if "random_state" in estimator.get_params() and "random_state" not in self.estimator_params:
+            estimator.set_params(random_state=integer_seed(rng))
+        estimator.fit(features, labels)
+        output = self.output if self.output == "decision" or hasattr(estimator, "predict_proba") else "decision"
+        return ClassifierScorer(estimator, output=output)
+
+
+@register("trainer", "cda", "counterfactual_augmentation")
+class CounterfactualAugmentationTrainer(RefitTrainer):
+    """Counterfactual data augmentation (CDA, Ferrario & Loi 2022), refitting every step (auditors.md §D).
+
+    At step ``t`` the training data is the scored population ``X_t`` with its outcomes ``y_t``.
+    Each negative's recourse counterfactual ``x'`` — the recommendation it was given, under the
+    current model and cut-off — is relabelled favourable (1); the original negatives keep label 0.
+    ``int(imbalance_ratio · n_neg − n_pos)`` counterfactuals (truncated toward zero) are drawn
+    uniformly without replacement from the run's training stream (none if that is ``<= 0``, all
+    if it exceeds their number), and a fresh model is fitted on ``X_t`` plus them. Counterfactuals
+    that fall short of the cut-off under the current model by more than 1e-9 (the action set's
+    bounds stopped them) are dropped first, and counted in ``history_``; with
+    ``drop_short=False`` they are kept, as the reference code does.
+
+    Args:
+        estimator: Name from :data:`~recoursesim.training.estimators.ESTIMATORS`.
+        estimator_params: Its constructor parameters.
+        imbalance_ratio: ``ir = (n_pos + n_cf) / n_neg``; 1 balances the classes.
+        drop_short: Drop counterfactuals that do not reach the cut-off.
+        initial_threshold: Label threshold for the first fit (see :class:`RefitTrainer`).
+        retrain_every: Refit every this many steps.
+        output: ``"proba"`` or ``"decision"``.
+        order: ``"spec"`` or ``"reference"`` (see :class:`RefitTrainer`).
+    """
+
+    def __init__(
+        self,
+        estimator: str = "logistic_regression",
+        estimator_params: Mapping[str, Any] | None = None,
+        imbalance_ratio: float = 1.0,
+        drop_short: bool = True,
+        initial_threshold: float | None = None,
+        retrain_every: int = 1,
+        output: str = "proba",
+        order: str = "spec",
+    ) -> None:
+        super().__init__(estimator, estimator_params, initial_threshold, retrain_every, output, order)
+        self.imbalance_ratio = check_float("imbalance_ratio", imbalance_ratio, minimum=0.0)
+        self.drop_short = bool(drop_short)
+
+    def training_data(self, context: TrainingContext) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+        """The scored population plus sampled favourable counterfactuals of its negatives."""
+        features, labels, info = super().training_data(context)
+        negative = ~context.selected
+        counterfactuals = context.recommendation[negative]
+        usable = np.all(np.isfinite(counterfactuals), axis=1)
+        threshold = np.broadcast_to(np.asarray(context.threshold, dtype=float), labels.shape)[negative]
+        if usable.any() and self.drop_short:
+            reached = np.zeros_like(usable)
+            reached[usable] = context.scorer.score(counterfactuals[usable]) >= threshold[usable] - 1e-9
+            dropped = int(usable.sum() - reached.sum())
+            usable &= reached
+        else:
+            dropped = 0
+        counterfactuals = counterfactuals[usable]
+        n_pos, n_neg = int(labels.sum()), int(negative.sum())
+        wanted = int(self.imbalance_ratio * n_neg - n_pos)
+        if wanted <= 0 or counterfactuals.shape[0] == 0:
+            chosen = counterfactuals[:0]
+        elif wanted >= counterfactuals.shape[0]:
+            chosen = counterfactuals
+        else:
+            chosen = counterfactuals[np.sort(context.rng.choice(counterfactuals.shape[0], wanted, replace=False))]
+        if dropped:
+            log.info("step %d: dropped %d counterfactuals short of the cut-off", context.step, dropped)
+        info.update({"n_counterfactuals": int(chosen.shape[0]), "n_dropped": dropped, "n_wanted": max(wanted, 0)})
+        return (
+            np.vstack([features, chosen]),
+            np.concatenate([labels, np.ones(chosen.shape[0], dtype=int)]),
+            info,
+        )
