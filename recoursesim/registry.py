@@ -15,6 +15,7 @@ to the class's ``__init__`` as keyword arguments.
 from __future__ import annotations
 
 import difflib
+import importlib
 import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -33,6 +34,16 @@ KINDS: dict[str, str] = {
 }
 
 _REGISTRY: dict[str, dict[str, type]] = {kind: {} for kind in KINDS}
+
+#: Built-in components whose modules are imported only when a scenario names them (the auditors
+#: pull in heavier dependencies than a plain run needs): ``kind -> name -> "module:Class"``.
+_LAZY: dict[str, dict[str, str]] = {
+    "observer": {
+        "facts": "recoursesim.auditors.facts.observer:FactsObserver",
+        "ccm": "recoursesim.auditors.ccm.observer:CounterfactualSwitchObserver",
+        "equality_of_effort": "recoursesim.auditors.effort.observer:EqualityOfEffortObserver",
+    }
+}
 
 
 def register[T: type](kind: str, name: str, *aliases: str) -> Callable[[T], T]:
@@ -64,7 +75,7 @@ def register[T: type](kind: str, name: str, *aliases: str) -> Callable[[T], T]:
 def names(kind: str) -> list[str]:
     """Return the sorted registered names of one kind."""
     _load_builtins()
-    return sorted(_REGISTRY[kind])
+    return sorted(set(_REGISTRY[kind]) | set(_LAZY.get(kind, {})))
 
 
 def lookup(kind: str, name: object, *, field: str | None = None) -> type:
@@ -72,10 +83,17 @@ def lookup(kind: str, name: object, *, field: str | None = None) -> type:
     _load_builtins()
     field = field or f"{KINDS[kind]}.name"
     table = _REGISTRY[kind]
+    lazy = _LAZY.get(kind, {})
+    if isinstance(name, str) and name not in table and name in lazy:
+        module, _, attribute = lazy[name].partition(":")
+        cls = getattr(importlib.import_module(module), attribute)
+        table[name] = cls
+        cls.registered_name = name
     if not isinstance(name, str) or name not in table:
-        close = difflib.get_close_matches(str(name), table, n=1)
+        known = names(kind)
+        close = difflib.get_close_matches(str(name), known, n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
-        raise ConfigError(field, f"unknown {kind} {name!r}", f"{hint}use one of {', '.join(sorted(table))}")
+        raise ConfigError(field, f"unknown {kind} {name!r}", f"{hint}use one of {', '.join(known)}")
     return table[name]
 
 
