@@ -4,8 +4,9 @@ Usage:
     python benchmarks/engine.py [--repeats 30] [--sizes 10000,100000,1000000] [--json PATH]
 
 Prints the median in-process time of one paper-scale bell2024 baseline run (T=20, 1000 agents,
-k=100, 100 entrants), then, for each size N, the time and peak memory (RSS) of one run with N
-initial agents, k = entrants = N/10, steps 0..20, each in a fresh process so peaks do not mix.
+k=100, 100 entrants) and of the CNS and CDA strategies, then, for each size N, the time and peak
+memory (RSS) of one run with N initial agents, k = entrants = N/10, steps 0..20, each in a fresh
+process so peaks do not mix.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+from recoursesim.experiments.bell2024 import setting_scenario
 from recoursesim.scenario import Scenario
 
 
@@ -70,6 +72,11 @@ def main(argv: list[str] | None = None) -> int:
     times = time_paper_scale(args.repeats)
     median = statistics.median(times)
     print(f"paper-scale baseline run (T=20, 1000 agents, k=100): median {median * 1e3:.1f} ms over {len(times)} runs")
+    strategy_medians = {}
+    for strategy in ("cns", "cda"):
+        scenario = setting_scenario("equal", 2, strategy)
+        strategy_medians[strategy] = statistics.median(time_paper_scale(args.repeats, scenario))
+        print(f"paper-scale {strategy.upper()} run: median {strategy_medians[strategy] * 1e3:.1f} ms")
     scaling = []
     for n in [int(s) for s in args.sizes.split(",") if s]:
         row = measure(n)
@@ -82,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"time per agent, largest vs smallest N: {ratio:.2f}x (1.0 = exactly linear)")
     result = {
         "paper_scale_median_s": median,
+        "cns_paper_scale_median_s": strategy_medians["cns"],
+        "cda_paper_scale_median_s": strategy_medians["cda"],
         "scaling": scaling,
         "machine": {"python": platform.python_version(), "cpus": len(__import__("os").sched_getaffinity(0))},
     }

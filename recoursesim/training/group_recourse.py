@@ -23,7 +23,7 @@ from recoursesim._validate import check_choice, check_float, check_int
 from recoursesim.errors import DataError
 from recoursesim.registry import register
 from recoursesim.scoring.classifier import ClassifierScorer
-from recoursesim.training.refit import RefitTrainer
+from recoursesim.training.refit import RefitTrainer, fit_single_threaded
 
 
 def recourse_weights(margins: np.ndarray, sign: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -487,7 +487,7 @@ class GroupRecourseTrainer(RefitTrainer):
             )
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", RuntimeWarning)
-            estimator.fit(features, labels, groups)
+            fit_single_threaded(estimator, features, labels, groups)
         if caught and self.history_:
             self.history_[-1]["penalty_off"] = True
         if self.history_:

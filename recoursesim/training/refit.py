@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import warnings
 from collections.abc import Mapping
@@ -9,6 +10,7 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import clone
+from threadpoolctl import ThreadpoolController
 
 from recoursesim._validate import check_choice, check_float, check_int
 from recoursesim.errors import ConfigError
@@ -20,6 +22,23 @@ from recoursesim.training.base import TrainingContext
 from recoursesim.training.estimators import make_estimator
 
 log = logging.getLogger("recoursesim.training")
+
+
+@functools.cache
+def _thread_controller() -> ThreadpoolController:
+    """One controller per process (building one inspects every loaded native library)."""
+    return ThreadpoolController()
+
+
+def fit_single_threaded(estimator: Any, *args: Any) -> Any:
+    """Fit with BLAS/OpenMP limited to one thread.
+
+    The per-step fits are small; multi-threaded BLAS only adds contention (a CDA run took 4x longer
+    with default threading on a busy 2-core machine), and parallel runs get their speed from
+    running several simulations at once instead.
+    """
+    with _thread_controller().limit(limits=1):
+        return estimator.fit(*args)
 
 
 @register("trainer", "refit", "retrain")
@@ -116,7 +135,7 @@ class RefitTrainer:
         estimator = clone(self._prototype)
         if "random_state" in estimator.get_params() and "random_state" not in self.estimator_params:
             estimator.set_params(random_state=integer_seed(rng))
-        estimator.fit(features, labels)
+        fit_single_threaded(estimator, features, labels)
         output = self.output if self.output == "decision" or hasattr(estimator, "predict_proba") else "decision"
         return ClassifierScorer(estimator, output=output)
 
