@@ -27,28 +27,34 @@ def add_disparities(
         A copy of ``frame`` with ``retr`` and ``dttr`` (NaN where either side is undefined, and
         for rETR where the reference ETR is 0).
     """
-    groups = set(frame["group"].astype(str))
-    if frame.shape[0] and reference_group not in groups:
+    group = frame["group"].astype(str).to_numpy()
+    if frame.shape[0] and reference_group not in set(group):
         raise ConfigError(
-            "metrics.reference_group", f"{reference_group!r} is not a group", f"use one of {', '.join(sorted(groups))}"
+            "metrics.reference_group",
+            f"{reference_group!r} is not a group",
+            f"use one of {', '.join(sorted(set(group)))}",
         )
     out = frame.copy()
     keys = by or []
-    reference = out.loc[out["group"].astype(str) == reference_group, [*keys, etr, ttr]]
-    reference = reference.rename(columns={etr: "_etr_ref", ttr: "_ttr_ref"})
-    merged = (
-        out.merge(reference, on=keys, how="left")
-        if keys
-        else out.assign(
-            _etr_ref=reference["_etr_ref"].iloc[0] if len(reference) else np.nan,
-            _ttr_ref=reference["_ttr_ref"].iloc[0] if len(reference) else np.nan,
-        )
-    )
+    is_reference = group == reference_group
+    if keys:
+        index = pd.MultiIndex.from_frame(out[keys]) if len(keys) > 1 else pd.Index(out[keys[0]])
+        position = index[is_reference].get_indexer(index)
+        rows = np.flatnonzero(is_reference)
+        found = position >= 0
+        source = np.where(found, rows[np.maximum(position, 0)], 0)
+    else:
+        found = np.full(len(out), bool(is_reference.any()))
+        source = np.full(len(out), int(np.argmax(is_reference)) if is_reference.any() else 0)
+    etr_values = out[etr].to_numpy(dtype=float)
+    ttr_values = out[ttr].to_numpy(dtype=float)
+    etr_ref = np.where(found, etr_values[source] if len(out) else etr_values, np.nan)
+    ttr_ref = np.where(found, ttr_values[source] if len(out) else ttr_values, np.nan)
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = merged[etr].to_numpy(dtype=float) / merged["_etr_ref"].to_numpy(dtype=float)
-    merged["retr"] = np.where(np.isfinite(ratio), ratio, np.nan)
-    merged["dttr"] = merged[ttr].to_numpy(dtype=float) - merged["_ttr_ref"].to_numpy(dtype=float)
-    return merged.drop(columns=["_etr_ref", "_ttr_ref"])
+        ratio = etr_values / etr_ref
+    out["retr"] = np.where(np.isfinite(ratio), ratio, np.nan)
+    out["dttr"] = ttr_values - ttr_ref
+    return out
 
 
 def within_eighty_percent_rule(ratio: float, band: tuple[float, float] = EIGHTY_PERCENT_BAND) -> bool:

@@ -15,11 +15,27 @@ EffortMeasure = Literal["cost", "score_gain"]
 OUTCOMES = ("on_entry", "recourse", "censored", "gave_up")
 
 
+def group_categories(ledger: pd.DataFrame) -> list[str]:
+    """The ledger's group labels, in category order (sorted labels for a non-categorical column)."""
+    group = ledger["group"]
+    if isinstance(group.dtype, pd.CategoricalDtype):
+        return [str(c) for c in group.cat.categories]
+    return sorted(str(g) for g in group.unique())
+
+
+def group_codes(ledger: pd.DataFrame, categories: list[str]) -> np.ndarray:
+    """Integer group code of every ledger row (index into ``categories``)."""
+    group = ledger["group"]
+    if isinstance(group.dtype, pd.CategoricalDtype) and [str(c) for c in group.cat.categories] == categories:
+        return group.cat.codes.to_numpy().astype(np.int64)
+    return pd.Categorical(group.astype(str), categories=categories).codes.astype(np.int64)
+
+
 def agent_outcomes(ledger: pd.DataFrame, effort: EffortMeasure = "cost") -> pd.DataFrame:
     """Summarise each agent's history in the ledger.
 
     Args:
-        ledger: A ledger frame (:attr:`RecourseModel.ledger`).
+        ledger: A ledger frame (:attr:`RecourseModel.ledger`), rows in step order.
         effort: ``"cost"``: effort is the feature-space cost the agent spent (the ledger's
             ``effort``, summed over its steps; paper §3.2's ``C_t``). ``"score_gain"``: effort is
             the agent's score when it succeeded minus its score on entry (what the reference code
@@ -36,61 +52,61 @@ def agent_outcomes(ledger: pd.DataFrame, effort: EffortMeasure = "cost") -> pd.D
         ``gave_up`` (left earlier without success).
     """
     check_choice("effort", effort, ["cost", "score_gain"])
+    categories = group_categories(ledger) if "group" in ledger else []
     if ledger.empty:
-        return _empty_outcomes(ledger)
-    final_step = int(ledger["step"].max())
-    ledger = ledger[["agent_id", "step", "group", "entry_step", "score", "selected", "effort"]]
-    by_agent = ledger.groupby("agent_id", sort=True, observed=True)
-    first = by_agent.first()
-    last = by_agent.last()
-    negatives = ledger.loc[~ledger["selected"]].groupby("agent_id", sort=True)["step"]
-    first_negative = negatives.min().reindex(first.index, fill_value=-1).astype(np.int64)
-    n_negative = negatives.size().reindex(first.index, fill_value=0).astype(np.int64)
-    success = last["selected"].to_numpy()
-    success_step = np.where(success, last["step"].to_numpy(), -1)
-    recourse = success & (n_negative.to_numpy() > 0)
-    censored = ~success & (last["step"].to_numpy() == final_step)
-    outcome = np.select(
-        [success & ~recourse, recourse, censored], ["on_entry", "recourse", "censored"], default="gave_up"
-    )
-    spent = by_agent["effort"].sum().to_numpy()
-    score_entry = first["score"].to_numpy()
-    score_last = last["score"].to_numpy()
+        return _empty_outcomes(categories)
+    ids = ledger["agent_id"].to_numpy(dtype=np.int64)
+    step = ledger["step"].to_numpy(dtype=np.int64)
+    selected = ledger["selected"].to_numpy(dtype=bool)
+    score = ledger["score"].to_numpy(dtype=float)
+    spent_rows = ledger["effort"].to_numpy(dtype=float)
+    codes = group_codes(ledger, categories)
+    order = np.lexsort((step, ids))  # by agent, then step
+    sorted_ids = ids[order]
+    agents, first_pos, counts = np.unique(sorted_ids, return_index=True, return_counts=True)
+    first = order[first_pos]
+    last = order[first_pos + counts - 1]
+    index = np.searchsorted(agents, ids)
+    n_negative = np.bincount(index, weights=~selected, minlength=agents.size).astype(np.int64)
+    negative_rows = order[~selected[order]]
+    neg_agents, neg_first = np.unique(ids[negative_rows], return_index=True)
+    first_negative = np.full(agents.size, -1, dtype=np.int64)
+    first_negative[np.searchsorted(agents, neg_agents)] = step[negative_rows[neg_first]]
+    spent = np.bincount(index, weights=spent_rows, minlength=agents.size)
+    success = selected[last]
+    last_step = step[last]
+    success_step = np.where(success, last_step, -1)
+    recourse = success & (n_negative > 0)
+    censored = ~success & (last_step == step.max())
+    outcome = np.select([success & ~recourse, recourse, censored], [0, 1, 2], default=3)
+    score_entry = score[first]
+    score_last = score[last]
     measure = spent if effort == "cost" else score_last - score_entry
-    frame = pd.DataFrame(
+    return pd.DataFrame(
         {
-            "agent_id": first.index.to_numpy(dtype=np.int64),
-            "group": first["group"].to_numpy(),
-            "entry_step": first["entry_step"].to_numpy(dtype=np.int64),
-            "last_step": last["step"].to_numpy(dtype=np.int64),
-            "success_step": success_step.astype(np.int64),
-            "first_negative_step": first_negative.to_numpy(),
-            "n_negative": n_negative.to_numpy(),
+            "agent_id": agents,
+            "group": pd.Categorical.from_codes(codes[first], categories=categories),
+            "entry_step": ledger["entry_step"].to_numpy(dtype=np.int64)[first],
+            "last_step": last_step,
+            "success_step": success_step,
+            "first_negative_step": first_negative,
+            "n_negative": n_negative,
             "effort_spent": spent,
             "effort": np.where(recourse, measure, np.nan),
-            "ttr": np.where(recourse, success_step - first_negative.to_numpy(), np.nan),
+            "ttr": np.where(recourse, success_step - first_negative, np.nan).astype(float),
             "score_entry": score_entry,
             "score_last": score_last,
-            "outcome": pd.Categorical(outcome, categories=list(OUTCOMES)),
+            "outcome": pd.Categorical.from_codes(outcome, categories=list(OUTCOMES)),
         }
     )
-    frame["group"] = pd.Categorical(frame["group"], categories=_groups(ledger))
-    return frame
 
 
-def _groups(ledger: pd.DataFrame) -> list[str]:
-    group = ledger["group"]
-    if isinstance(group.dtype, pd.CategoricalDtype):
-        return list(group.cat.categories)
-    return sorted(group.unique())
-
-
-def _empty_outcomes(ledger: pd.DataFrame) -> pd.DataFrame:
-    columns = [
-        "agent_id", "group", "entry_step", "last_step", "success_step", "first_negative_step", "n_negative",
-        "effort_spent", "effort", "ttr", "score_entry", "score_last", "outcome",
-    ]  # fmt: skip
-    frame = pd.DataFrame({name: pd.Series(dtype=float) for name in columns})
-    frame["group"] = pd.Categorical([], categories=_groups(ledger) if "group" in ledger else [])
+def _empty_outcomes(categories: list[str]) -> pd.DataFrame:
+    integer = ["agent_id", "entry_step", "last_step", "success_step", "first_negative_step", "n_negative"]
+    real = ["effort_spent", "effort", "ttr", "score_entry", "score_last"]
+    frame = pd.DataFrame({name: np.empty(0, dtype=np.int64) for name in integer})
+    for name in real:
+        frame[name] = np.empty(0)
+    frame.insert(1, "group", pd.Categorical([], categories=categories))
     frame["outcome"] = pd.Categorical([], categories=list(OUTCOMES))
     return frame

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from recoursesim.metrics.disparity import add_disparities
-from recoursesim.metrics.outcomes import EffortMeasure, agent_outcomes
+from recoursesim.metrics.outcomes import EffortMeasure, agent_outcomes, group_categories, group_codes
 
 
 def recourse_over_time(
@@ -29,38 +29,46 @@ def recourse_over_time(
         score now and on entry of the agents selected), ``n_recourse`` (``|D_t ∩ g|``), ``etr``,
         ``ttr`` (NaN when ``D_t ∩ g`` is empty) and, with a reference group, ``retr`` and ``dttr``.
     """
-    groups = _categories(ledger)
-    steps = np.sort(ledger["step"].unique()) if len(ledger) else np.empty(0, dtype=np.int64)
-    grid = pd.MultiIndex.from_product([steps, groups], names=["step", "group"])
-    keyed = ledger.assign(group=ledger["group"].astype(str), initial_score=_initial_scores(ledger))
-    counts = keyed.groupby(["step", "group"], observed=True)["selected"].agg(n_scored="size", n_selected="sum")
-    counts = counts.reindex(grid, fill_value=0)
-    chosen = keyed.loc[keyed["selected"]].groupby(["step", "group"], observed=True)
-    utility = chosen.agg(mean_selected_score=("score", "mean"), mean_selected_initial_score=("initial_score", "mean"))
-    counts = counts.join(utility.reindex(grid))
+    groups = group_categories(ledger)
+    n_groups = len(groups)
+    steps = np.unique(ledger["step"].to_numpy(dtype=np.int64))
+    cells = steps.size * n_groups
+    step_index = np.searchsorted(steps, ledger["step"].to_numpy(dtype=np.int64))
+    key = step_index * n_groups + group_codes(ledger, groups)
+    selected = ledger["selected"].to_numpy(dtype=bool)
+    n_scored = np.bincount(key, minlength=cells)
+    n_selected = np.bincount(key[selected], minlength=cells)
+    score_sum = np.bincount(key[selected], weights=ledger["score"].to_numpy(dtype=float)[selected], minlength=cells)
+    initial = _initial_scores(ledger)
+    initial_sum = np.bincount(key[selected], weights=initial[selected], minlength=cells)
     outcomes = agent_outcomes(ledger, effort)
-    won = outcomes.loc[outcomes["outcome"] == "recourse"].assign(group=lambda f: f["group"].astype(str))
-    stats = won.groupby(["success_step", "group"], observed=True).agg(
-        n_recourse=("agent_id", "size"), etr=("effort", "mean"), ttr=("ttr", "mean")
+    won = outcomes["outcome"].to_numpy() == "recourse"
+    won_key = (
+        np.searchsorted(steps, outcomes["success_step"].to_numpy()[won]) * n_groups
+        + outcomes["group"].cat.codes.to_numpy().astype(np.int64)[won]
     )
-    stats.index = stats.index.set_names(["step", "group"])
-    stats = stats.reindex(grid)
-    frame = counts.join(stats).reset_index()
-    frame["n_recourse"] = frame["n_recourse"].fillna(0).astype(np.int64)
-    frame["n_scored"] = frame["n_scored"].astype(np.int64)
-    frame["n_selected"] = frame["n_selected"].astype(np.int64)
+    n_recourse = np.bincount(won_key, minlength=cells)
+    effort_sum = np.bincount(won_key, weights=outcomes["effort"].to_numpy()[won], minlength=cells)
+    ttr_sum = np.bincount(won_key, weights=outcomes["ttr"].to_numpy()[won], minlength=cells)
     with np.errstate(divide="ignore", invalid="ignore"):
-        frame["selection_rate"] = frame["n_selected"] / frame["n_scored"].where(frame["n_scored"] > 0)
-    frame = frame[
-        [
-            "step", "group", "n_scored", "n_selected", "selection_rate",
-            "mean_selected_score", "mean_selected_initial_score", "n_recourse", "etr", "ttr",
-        ]
-    ]  # fmt: skip
+        frame = pd.DataFrame(
+            {
+                "step": np.repeat(steps, n_groups),
+                "group": np.tile(np.asarray(groups, dtype=object), steps.size),
+                "n_scored": n_scored.astype(np.int64),
+                "n_selected": n_selected.astype(np.int64),
+                "selection_rate": np.where(n_scored > 0, n_selected / n_scored, np.nan),
+                "mean_selected_score": np.where(n_selected > 0, score_sum / n_selected, np.nan),
+                "mean_selected_initial_score": np.where(n_selected > 0, initial_sum / n_selected, np.nan),
+                "n_recourse": n_recourse.astype(np.int64),
+                "etr": np.where(n_recourse > 0, effort_sum / n_recourse, np.nan),
+                "ttr": np.where(n_recourse > 0, ttr_sum / n_recourse, np.nan),
+            }
+        )
     if reference_group is not None:
         frame = add_disparities(frame, reference_group, by=["step"])
     frame["group"] = pd.Categorical(frame["group"], categories=groups)
-    return frame.sort_values(["step", "group"], ignore_index=True)
+    return frame
 
 
 def utility_over_time(ledger: pd.DataFrame) -> pd.DataFrame:
@@ -91,9 +99,11 @@ def _initial_scores(ledger: pd.DataFrame) -> np.ndarray:
     """Each ledger row's agent's score at its entry step."""
     if ledger.empty:
         return np.empty(0)
-    entry = ledger.loc[ledger["step"] == ledger["entry_step"], ["agent_id", "score"]]
-    lookup = pd.Series(entry["score"].to_numpy(), index=entry["agent_id"].to_numpy())
-    return lookup.reindex(ledger["agent_id"].to_numpy()).to_numpy()
+    ids = ledger["agent_id"].to_numpy(dtype=np.int64)
+    entry = ledger["step"].to_numpy() == ledger["entry_step"].to_numpy()
+    lookup = np.full(int(ids.max()) + 1, np.nan)
+    lookup[ids[entry]] = ledger["score"].to_numpy(dtype=float)[entry]
+    return lookup[ids]
 
 
 def recourse_summary(
@@ -104,7 +114,7 @@ def recourse_summary(
     The pooled ETR and TTR are means over every recourse-successful agent of the group (agents
     selected after at least one negative outcome): with ``effort="score_gain"`` this is exactly
     the reference code's Table-1 aggregate (simulation.md §6). Agents selected on entry and
-    agents still waiting at the end (right-censored) are excluded from ETR/TTR, and reported:
+    agents still waiting at the end (right-censored) are excluded from ETR/TTR, and reported.
 
     Args:
         ledger: A ledger frame.
@@ -117,38 +127,42 @@ def recourse_summary(
         by censored and gave-up agents), ``wasted_effort_mean`` (per such agent),
         ``censored_mean_wait`` (steps the censored agents had waited), and ``retr``/``dttr``.
     """
-    groups = _categories(ledger)
-    outcomes = agent_outcomes(ledger, effort).assign(group=lambda f: f["group"].astype(str))
-    counts = pd.crosstab(outcomes["group"], outcomes["outcome"]).reindex(
-        index=groups, columns=["on_entry", "recourse", "censored", "gave_up"], fill_value=0
-    )
-    won = outcomes.loc[outcomes["outcome"] == "recourse"].groupby("group")
-    failed = outcomes.loc[outcomes["outcome"].isin(["censored", "gave_up"])].groupby("group")["effort_spent"]
-    censored = outcomes.loc[outcomes["outcome"] == "censored"]
-    wait = (censored["last_step"] - censored["entry_step"] + 1).groupby(censored["group"]).mean()
-    frame = pd.DataFrame(
-        {
-            "group": groups,
-            "entered": counts.sum(axis=1).to_numpy(dtype=np.int64),
-            "selected_on_entry": counts["on_entry"].to_numpy(dtype=np.int64),
-            "recourse": counts["recourse"].to_numpy(dtype=np.int64),
-            "censored": counts["censored"].to_numpy(dtype=np.int64),
-            "gave_up": counts["gave_up"].to_numpy(dtype=np.int64),
-            "etr": won["effort"].mean().reindex(groups).to_numpy(dtype=float),
-            "ttr": won["ttr"].mean().reindex(groups).to_numpy(dtype=float),
-            "wasted_effort": failed.sum().reindex(groups, fill_value=0.0).to_numpy(dtype=float),
-            "wasted_effort_mean": failed.mean().reindex(groups).to_numpy(dtype=float),
-            "censored_mean_wait": wait.reindex(groups).to_numpy(dtype=float),
-        }
-    )
+    groups = group_categories(ledger)
+    n_groups = len(groups)
+    outcomes = agent_outcomes(ledger, effort)
+    code = outcomes["group"].cat.codes.to_numpy().astype(np.int64)
+    kind = outcomes["outcome"].cat.codes.to_numpy().astype(np.int64)  # OUTCOMES order
+    counts = np.bincount(code * 4 + kind, minlength=4 * n_groups).reshape(n_groups, 4)
+    won = kind == 1
+    failed = kind >= 2
+    censored = kind == 2
+
+    def per_group(mask: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        total = np.bincount(code[mask], weights=values[mask], minlength=n_groups)
+        return total, np.bincount(code[mask], minlength=n_groups)
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        etr_sum, n_won = per_group(won, outcomes["effort"].to_numpy())
+        ttr_sum, _ = per_group(won, outcomes["ttr"].to_numpy())
+        wasted, n_failed = per_group(failed, outcomes["effort_spent"].to_numpy())
+        waits = (outcomes["last_step"] - outcomes["entry_step"] + 1).to_numpy(dtype=float)
+        wait_sum, n_censored = per_group(censored, waits)
+        frame = pd.DataFrame(
+            {
+                "group": groups,
+                "entered": counts.sum(axis=1).astype(np.int64),
+                "selected_on_entry": counts[:, 0].astype(np.int64),
+                "recourse": counts[:, 1].astype(np.int64),
+                "censored": counts[:, 2].astype(np.int64),
+                "gave_up": counts[:, 3].astype(np.int64),
+                "etr": np.where(n_won > 0, etr_sum / n_won, np.nan),
+                "ttr": np.where(n_won > 0, ttr_sum / n_won, np.nan),
+                "wasted_effort": wasted,
+                "wasted_effort_mean": np.where(n_failed > 0, wasted / n_failed, np.nan),
+                "censored_mean_wait": np.where(n_censored > 0, wait_sum / n_censored, np.nan),
+            }
+        )
     if reference_group is not None:
         frame = add_disparities(frame, reference_group)
     frame["group"] = pd.Categorical(frame["group"], categories=groups)
     return frame
-
-
-def _categories(ledger: pd.DataFrame) -> list[str]:
-    group = ledger["group"]
-    if isinstance(group.dtype, pd.CategoricalDtype):
-        return [str(c) for c in group.cat.categories]
-    return sorted(str(g) for g in group.unique())
