@@ -31,7 +31,11 @@ def run_streams(seed: int | np.random.SeedSequence) -> dict[str, np.random.Gener
     Returns:
         A mapping from each name in :data:`STREAMS` to an independent generator.
     """
-    root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    if isinstance(seed, np.random.SeedSequence):
+        # A fresh copy: spawning advances a SeedSequence, and the caller's must not change.
+        root = np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key, pool_size=seed.pool_size)
+    else:
+        root = np.random.SeedSequence(seed)
     children = root.spawn(len(STREAMS))
     return {name: np.random.default_rng(child) for name, child in zip(STREAMS, children, strict=True)}
 

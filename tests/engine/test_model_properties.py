@@ -118,3 +118,14 @@ def test_step_order_entrants_scored_next_step_and_run_until():
     assert (ledger.loc[ledger["step"] == 1, "entry_step"] == 1).sum() == 20
     model.run()
     assert not model.running and model.t == scenario.steps + 1
+
+
+def test_a_spawned_seed_sequence_gives_the_same_run_twice():
+    import numpy as np
+
+    scenario = Scenario.bundled("default").with_overrides({"run.steps": 3})
+    seed = np.random.SeedSequence(11).spawn(3)[2]
+    a = scenario.build_model(seed).run().ledger
+    b = scenario.build_model(seed).run().ledger
+    pd.testing.assert_frame_equal(a, b)
+    assert seed.n_children_spawned == 0  # the caller's sequence is left untouched

@@ -1,0 +1,126 @@
+"""``recoursesim sweep``: many seeded runs of a scenario over a parameter grid, streamed to disk."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from recoursesim.cli._common import non_negative_int, positive_int
+from recoursesim.errors import ConfigError
+from recoursesim.scenario import bundled_names, load_scenario
+from recoursesim.sweep import SweepPlan, SweepReport, make_executor, parse_grid, run_sweep, summarise
+from recoursesim.sweep.executors import DEFAULT_CONNECT_TIMEOUT
+from recoursesim.sweep.runner import SweepAbortedError
+
+#: How many failures the command lists before summarising the rest.
+MAX_LISTED_FAILURES = 20
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """Add the ``sweep`` command."""
+    parser = commands.add_parser(
+        "sweep",
+        help="run a scenario over seeds × a parameter grid (local processes or Dask)",
+        description=(
+            "Run SCENARIO for N seeds at every point of a parameter grid. Per-run seeds are the "
+            "children of SeedSequence(--root-seed); each run writes its own Parquet shard to "
+            "OUT/runs/ as it finishes, so an interrupted sweep continues with --resume. Failed "
+            "runs are recorded in OUT/errors/ and listed at the end (exit status 1). The summary "
+            "(mean, SEM, 95% CI per parameters, step, group and metric) is written to "
+            "OUT/summary.parquet."
+        ),
+    )
+    parser.add_argument(
+        "scenario", help=f"a scenario TOML file or a bundled scenario name ({', '.join(bundled_names())})"
+    )
+    parser.add_argument("--seeds", type=positive_int, required=True, help="runs per grid point")
+    parser.add_argument(
+        "--grid",
+        action="append",
+        default=[],
+        metavar="KEY=V1,V2",
+        help="a dotted scenario key and its values, e.g. selection.k=50,100 (repeat for a product grid)",
+    )
+    parser.add_argument("--workers", type=positive_int, default=1, help="local worker processes (default 1)")
+    parser.add_argument("--out", type=Path, default=None, help="output directory (default: results/sweep-<scenario>)")
+    parser.add_argument("--resume", action="store_true", help="continue the same sweep in --out (skip finished runs)")
+    dask = parser.add_mutually_exclusive_group()
+    dask.add_argument("--scheduler", metavar="ADDRESS", default=None, help="run on a Dask scheduler (tcp://host:8786)")
+    dask.add_argument(
+        "--dask-local", type=positive_int, metavar="W", default=None, help="start a Dask LocalCluster with W workers"
+    )
+    parser.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=DEFAULT_CONNECT_TIMEOUT,
+        metavar="S",
+        help=f"seconds to wait for the Dask scheduler (default {DEFAULT_CONNECT_TIMEOUT:g})",
+    )
+    parser.add_argument(
+        "--root-seed", type=non_negative_int, default=None, help="root entropy (default: the scenario's run.seed)"
+    )
+    parser.add_argument(
+        "--pooled-only", action="store_true", help="record only the pooled per-group metrics (faster), not per step"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar and no report, only errors")
+    parser.set_defaults(func=sweep)
+
+
+def sweep(args: argparse.Namespace) -> int:
+    """Execute ``recoursesim sweep``."""
+    if not args.connect_timeout > 0:
+        raise ConfigError("--connect-timeout", f"must be positive, got {args.connect_timeout}", "give seconds > 0")
+    scenario = load_scenario(args.scenario)
+    plan = SweepPlan.from_grid(
+        scenario,
+        parse_grid(args.grid),
+        n_seeds=args.seeds,
+        root_seed=args.root_seed,
+        per_step=not args.pooled_only,
+    )
+    out = args.out or Path("results") / f"sweep-{scenario.name}"
+    if args.out is None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    with make_executor(
+        args.workers, scheduler=args.scheduler, dask_local=args.dask_local, connect_timeout=args.connect_timeout
+    ) as executor:
+        try:
+            report = run_sweep(plan, out, executor=executor, resume=args.resume, progress=not args.quiet)
+        except SweepAbortedError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 1
+    summarise(out)
+    if not args.quiet:
+        print(format_report(report))
+    if report.failures:
+        print(format_failures(report), file=sys.stderr)
+        return 1
+    return 0
+
+
+def format_report(report: SweepReport) -> str:
+    """One paragraph on what the session did."""
+    done = report.skipped + report.succeeded
+    rate = report.succeeded / report.seconds if report.seconds > 0 else float("nan")
+    busy = report.run_seconds / report.seconds if report.seconds > 0 else float("nan")
+    lines = [
+        f"sweep {report.sweep_id}: {done}/{report.n_runs} runs finished "
+        f"({report.succeeded} now, {report.skipped} before, {len(report.failures)} failed) "
+        f"in {report.seconds:.1f} s ({rate:.1f} runs/s, {report.executor}, {busy:.1f} busy on average)",
+        f"wrote {report.directory / 'runs'}/, {report.directory / 'summary.parquet'}",
+    ]
+    return "\n".join(lines)
+
+
+def format_failures(report: SweepReport) -> str:
+    """The failed runs, one line each (the first :data:`MAX_LISTED_FAILURES`)."""
+    records = report.directory / "errors"
+    lines = [f"error: {len(report.failures)} of {report.n_runs} runs failed (records in {records}/):"]
+    for failure in report.failures[:MAX_LISTED_FAILURES]:
+        params = ", ".join(f"{k}={v}" for k, v in failure["params"].items()) or "-"
+        lines.append(f"  run {failure['run_id']} [{params}] seed {failure['seed_index']}: {failure['error']}")
+    if len(report.failures) > MAX_LISTED_FAILURES:
+        lines.append(f"  ... and {len(report.failures) - MAX_LISTED_FAILURES} more")
+    lines.append("rerun with --resume to retry the failed runs")
+    return "\n".join(lines)

@@ -1,0 +1,250 @@
+"""Where runs execute: local processes through joblib (loky), or a Dask distributed cluster.
+
+Both executors offer the same two operations, ``map_unordered`` (results as they finish) and
+``close``, so the sweep loop is one code path whatever runs the work.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
+from typing import Any, Protocol, Self, TypeVar
+
+from joblib import Parallel, delayed
+
+from recoursesim.errors import ConfigError
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: Seconds to wait for a Dask scheduler before giving up.
+DEFAULT_CONNECT_TIMEOUT = 10.0
+
+
+class Executor(Protocol):
+    """Runs a function over items on some workers and yields results as they finish."""
+
+    #: Human-readable description (``"joblib loky, 2 processes"``).
+    description: str
+
+    def map_unordered(
+        self, fn: Callable[[T], R], items: Iterable[T], key: Callable[[T], str] | None = None
+    ) -> Iterator[R]:
+        """Apply ``fn`` to every item; yield the results in completion order.
+
+        Args:
+            fn: A picklable function of one item.
+            items: The items, consumed lazily.
+            key: A unique name per item (executors that track tasks by name use it).
+        """
+
+    def close(self) -> None:
+        """Release the workers."""
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+class _Closing:
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release the workers."""
+
+
+class JoblibExecutor(_Closing):
+    """Local processes through joblib's loky backend; one worker runs in this process.
+
+    Args:
+        n_workers: Worker processes (``1``: run sequentially here, no subprocess).
+        backend: The joblib backend.
+    """
+
+    def __init__(self, n_workers: int = 1, backend: str = "loky") -> None:
+        if isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1:
+            raise ConfigError("--workers", f"must be a positive integer, got {n_workers!r}", "give --workers 1 or more")
+        self.n_workers = n_workers
+        self.backend = backend
+        kind = "process" if n_workers == 1 else "processes"
+        self.description = f"joblib {backend}, {n_workers} {kind}" if n_workers > 1 else "1 process (in this one)"
+
+    def map_unordered(
+        self, fn: Callable[[T], R], items: Iterable[T], key: Callable[[T], str] | None = None
+    ) -> Iterator[R]:
+        """Apply ``fn`` to every item in the worker processes; yield results as they finish."""
+        parallel = Parallel(n_jobs=self.n_workers, backend=self.backend, return_as="generator_unordered")
+        return parallel(delayed(fn)(item) for item in items)
+
+
+class DaskExecutor(_Closing):
+    """A Dask distributed cluster: an existing scheduler, or a ``LocalCluster`` started here.
+
+    At most ``in_flight`` tasks are submitted at a time, so a sweep of any size holds a bounded
+    number of pending results. Tasks are keyed by ``key(item)`` when given (run identities), so
+    the cluster never runs the same run twice at once.
+
+    Args:
+        address: Scheduler address (``tcp://host:8786``); ``None`` with ``local_workers``.
+        local_workers: Start a ``LocalCluster`` with this many single-threaded worker processes.
+        connect_timeout: Seconds to wait for the scheduler before raising.
+        in_flight: Maximum submitted, unfinished tasks (default: 4 per worker thread, at least 8).
+
+    Raises:
+        ConfigError: dask.distributed is not installed, no scheduler answers within
+            ``connect_timeout``, or the arguments are inconsistent.
+    """
+
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        local_workers: int | None = None,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        in_flight: int | None = None,
+    ) -> None:
+        if (address is None) == (local_workers is None):
+            raise ConfigError("--scheduler", "give either a scheduler address or --dask-local W", "choose one")
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise ConfigError(
+                "--scheduler" if address else "--dask-local",
+                "dask.distributed is not installed",
+                "pip install 'recoursesim[dask]', or drop the option to use local processes",
+            ) from None
+        self._cluster: Any = None
+        if local_workers is not None:
+            if local_workers < 1:
+                raise ConfigError("--dask-local", f"must be a positive integer, got {local_workers}", "give 1 or more")
+            self._cluster = LocalCluster(
+                n_workers=local_workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+            )
+            address = self._cluster.scheduler_address
+            self.description = f"dask LocalCluster, {local_workers} worker processes"
+        try:
+            if local_workers is None:
+                probe_scheduler(address, connect_timeout)
+            self._client = Client(address, timeout=connect_timeout, set_as_default=False)
+        except (OSError, TimeoutError, ValueError) as error:
+            self._close_cluster()
+            detail = str(error).splitlines()[0] if str(error) else type(error).__name__
+            raise ConfigError(
+                "--scheduler",
+                f"no Dask scheduler answered at {address} within {connect_timeout:g} s ({detail})",
+                "check the address and that `dask scheduler` is running there, or use --dask-local W",
+            ) from None
+        threads = sum(self._client.nthreads().values()) or 1
+        self.in_flight = in_flight or max(8, 4 * threads)
+        if local_workers is None:
+            self.description = f"dask scheduler {address}, {threads} worker threads"
+
+    def map_unordered(
+        self, fn: Callable[[T], R], items: Iterable[T], key: Callable[[T], str] | None = None
+    ) -> Iterator[R]:
+        """Submit ``fn(item)`` for every item, a bounded window at a time; yield results as they finish."""
+        from distributed import as_completed
+
+        def submit(item: T) -> Any:
+            if key is None:
+                return self._client.submit(fn, item, pure=False)
+            return self._client.submit(fn, item, key=f"recoursesim-{key(item)}", pure=False)
+
+        iterator = iter(items)
+        completed = as_completed(loop=self._client.loop)
+        for item in islice(iterator, self.in_flight):
+            completed.add(submit(item))
+        for future in completed:
+            result = future.result()
+            future.release()
+            for item in islice(iterator, 1):
+                completed.add(submit(item))
+            yield result
+
+    def close(self) -> None:
+        """Disconnect, and stop the ``LocalCluster`` if this executor started one."""
+        self._client.close()
+        self._close_cluster()
+
+    def _close_cluster(self) -> None:
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None
+
+
+def probe_scheduler(address: str, timeout: float) -> None:
+    """Check that a Dask scheduler answers at ``address``, giving up after ``timeout`` seconds in all.
+
+    ``distributed.Client`` bounds the TCP connection by its timeout but can wait forever for the
+    handshake of a peer that accepts connections and never speaks; this probe bounds the whole
+    exchange (connect, handshake, one ``identity`` request) with a single deadline.
+
+    Args:
+        address: Scheduler address.
+        timeout: Seconds for the whole probe.
+
+    Raises:
+        TimeoutError: Nothing answered in time.
+        OSError: The connection failed, or the peer does not speak Dask's protocol.
+        ValueError: The address cannot be parsed.
+    """
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def exchange() -> None:
+        comm = await connect(address, timeout=timeout)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            await comm.read()
+        finally:
+            comm.abort()
+
+    async def bounded() -> None:
+        try:
+            await asyncio.wait_for(exchange(), timeout)
+        except TimeoutError:
+            raise TimeoutError(f"no answer after {timeout:g} s") from None
+        except (OSError, ValueError):
+            raise
+        except Exception as error:  # garbage on the wire surfaces as anything from MemoryError to KeyError
+            raise OSError(f"the peer does not speak the Dask protocol ({type(error).__name__})") from None
+
+    asyncio.run(bounded())
+
+
+def make_executor(
+    workers: int = 1,
+    *,
+    scheduler: str | None = None,
+    dask_local: int | None = None,
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+) -> Executor:
+    """The executor the command-line options ask for.
+
+    Args:
+        workers: joblib worker processes (used when neither Dask option is given).
+        scheduler: A Dask scheduler address.
+        dask_local: Start a Dask ``LocalCluster`` with this many workers.
+        connect_timeout: Seconds to wait for a Dask scheduler.
+
+    Returns:
+        A :class:`DaskExecutor` if a Dask option is given, else a :class:`JoblibExecutor`.
+
+    Raises:
+        ConfigError: Both Dask options are given, or the executor cannot start.
+    """
+    if scheduler is not None and dask_local is not None:
+        raise ConfigError("--scheduler", "cannot be combined with --dask-local", "give one of them")
+    if scheduler is not None or dask_local is not None:
+        return DaskExecutor(scheduler, local_workers=dask_local, connect_timeout=connect_timeout)
+    return JoblibExecutor(workers)

@@ -1,0 +1,247 @@
+"""What a sweep runs: grid points (parameters + resolved scenario) × spawned seeds."""
+
+from __future__ import annotations
+
+import itertools
+import tomllib
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from recoursesim._validate import check_int
+from recoursesim.errors import ConfigError
+from recoursesim.scenario import Scenario
+from recoursesim.sweep.identity import canonical_json, digest, point_key, run_id
+
+
+@dataclass(frozen=True)
+class Point:
+    """One grid point: the parameters that label it and the scenario they resolve to.
+
+    Attributes:
+        params: Label of the point (``{"population.q": 2.0}``); values are JSON scalars.
+        scenario: The validated scenario run at this point.
+    """
+
+    params: dict[str, Any]
+    scenario: Scenario
+
+
+@dataclass(frozen=True)
+class RunTask:
+    """One run of a sweep: everything a worker needs, and nothing about where it runs.
+
+    Attributes:
+        run_id: The run's identity (:func:`~recoursesim.sweep.identity.run_id`).
+        point: Index of the grid point in the plan.
+        params: The point's parameters.
+        scenario: The point's scenario.
+        seed_index: Index of the spawned seed.
+        seed: ``SeedSequence(root).spawn(n)[seed_index]``.
+        per_step: Also record the per-step metrics (not only the pooled per-group summary).
+    """
+
+    run_id: str
+    point: int
+    params: dict[str, Any]
+    scenario: Scenario
+    seed_index: int
+    seed: np.random.SeedSequence = field(repr=False)
+    per_step: bool = True
+
+
+@dataclass(frozen=True)
+class SweepPlan:
+    """Grid points × seeds: the full, ordered list of runs of a sweep.
+
+    Every point runs with the same spawned seeds (seed ``i`` of every point is the ``i``-th child
+    of ``SeedSequence(root_seed)``), so comparisons between points use common random numbers.
+
+    Attributes:
+        points: The grid points, in order.
+        n_seeds: Runs per point.
+        root_seed: Root entropy of the sweep.
+        per_step: Record per-step metrics as well as the pooled summary (``False`` is faster).
+    """
+
+    points: tuple[Point, ...]
+    n_seeds: int
+    root_seed: int = 0
+    per_step: bool = True
+
+    def __post_init__(self) -> None:
+        check_int("seeds", self.n_seeds, minimum=1)
+        check_int("root_seed", self.root_seed, minimum=0)
+        if not self.points:
+            raise ConfigError("grid", "the sweep has no grid points", "give at least one scenario")
+        labels = [canonical_json(p.params) for p in self.points]
+        if len(set(labels)) != len(labels):
+            raise ConfigError("grid", "two grid points have the same parameters", "give each point distinct params")
+        keys = {tuple(sorted(p.params)) for p in self.points}
+        if len(keys) > 1:
+            raise ConfigError("grid", "grid points name different parameters", "give every point the same keys")
+
+    @classmethod
+    def from_grid(
+        cls,
+        scenario: Scenario,
+        grid: Mapping[str, Sequence[Any]] | None = None,
+        *,
+        n_seeds: int,
+        root_seed: int | None = None,
+        per_step: bool = True,
+    ) -> SweepPlan:
+        """The Cartesian product of ``grid`` over ``scenario``, each point validated.
+
+        Args:
+            scenario: The base scenario.
+            grid: Dotted scenario key -> values (``{"selection.k": [50, 100]}``); empty: one point.
+            n_seeds: Runs per point.
+            root_seed: Root entropy (default: the scenario's ``run.seed``).
+            per_step: Record per-step metrics too.
+
+        Returns:
+            The plan.
+
+        Raises:
+            ConfigError: An unknown key, an empty value list or a value the scenario rejects.
+        """
+        grid = dict(grid or {})
+        for key, values in grid.items():
+            if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or len(values) == 0:
+                raise ConfigError(f"--grid {key}", "needs a non-empty list of values", f"write {key}=v1,v2")
+            if len({canonical_json(v) for v in values}) != len(values):
+                raise ConfigError(f"--grid {key}", "lists a value twice", "give each value once")
+        keys = sorted(grid)
+        points = []
+        for combo in itertools.product(*(grid[k] for k in keys)):
+            params = {key: _plain_value(key, value) for key, value in zip(keys, combo, strict=True)}
+            try:
+                point_scenario = scenario.with_overrides(params) if params else scenario
+            except ConfigError as error:
+                raise ConfigError(f"--grid {error.field}", error.problem, error.fix) from None
+            points.append(Point(params, point_scenario))
+        seed = scenario.seed if root_seed is None else root_seed
+        return cls(tuple(points), n_seeds=n_seeds, root_seed=seed, per_step=per_step)
+
+    @property
+    def n_runs(self) -> int:
+        """Number of runs (points × seeds)."""
+        return len(self.points) * self.n_seeds
+
+    @property
+    def param_names(self) -> list[str]:
+        """The parameter names, sorted."""
+        return sorted(self.points[0].params)
+
+    @property
+    def sweep_id(self) -> str:
+        """Identity of the sweep: a hash of its points, seeds and options."""
+        return digest(
+            "sweep",
+            [[p.params, p.scenario.spec] for p in self.points],
+            self.n_seeds,
+            self.root_seed,
+            self.per_step,
+        )
+
+    def tasks(self) -> Iterator[RunTask]:
+        """Yield every run, point by point, seed by seed (a stable order, not an execution order)."""
+        for index, point in enumerate(self.points):
+            key = point_key(point.scenario.spec, point.params)
+            # Fresh children for every point: spawning from a SeedSequence changes its state, so
+            # no SeedSequence object is shared between runs.
+            seeds = np.random.SeedSequence(self.root_seed).spawn(self.n_seeds)
+            for seed_index, seed in enumerate(seeds):
+                yield RunTask(
+                    run_id(key, self.root_seed, seed_index),
+                    index,
+                    point.params,
+                    point.scenario,
+                    seed_index,
+                    seed,
+                    self.per_step,
+                )
+
+    def describe(self) -> dict[str, Any]:
+        """The plan as plain JSON-ready data (what the manifest stores)."""
+        return {
+            "sweep_id": self.sweep_id,
+            "n_seeds": self.n_seeds,
+            "root_seed": self.root_seed,
+            "per_step": self.per_step,
+            "param_names": self.param_names,
+            "points": [{"params": p.params, "scenario": p.scenario.spec} for p in self.points],
+        }
+
+
+def parse_grid(items: Sequence[str]) -> dict[str, list[Any]]:
+    """Parse command-line ``key=v1,v2`` items into a grid.
+
+    Each value is read as a TOML value (``2``, ``0.5``, ``true``, ``"text"``, ``[1, 2]``); anything
+    else is taken as a bare string. Commas inside brackets or quotes do not split.
+
+    Args:
+        items: ``["selection.k=50,100", "population.q=0,1"]``.
+
+    Returns:
+        Key -> list of values.
+
+    Raises:
+        ConfigError: An item without ``=``, an empty key or value, or a key given twice.
+    """
+    grid: dict[str, list[Any]] = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        key = key.strip()
+        if not sep or not key or not text.strip():
+            raise ConfigError("--grid", f"cannot read {item!r}", "write key=v1,v2 (for example selection.k=50,100)")
+        if key in grid:
+            raise ConfigError(f"--grid {key}", "is given twice", "list all its values in one --grid key=v1,v2")
+        grid[key] = [_parse_value(part) for part in _split_top_level(text)]
+        if any(part == "" for part in grid[key]):
+            raise ConfigError(f"--grid {key}", "has an empty value", "remove the stray comma")
+    return grid
+
+
+def _split_top_level(text: str) -> list[str]:
+    parts, depth, quote, current = [], 0, "", []
+    for char in text:
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "\"'":
+            quote = char
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append("".join(current).strip())
+            current = []
+            continue
+        current.append(char)
+    parts.append("".join(current).strip())
+    return parts
+
+
+def _parse_value(text: str) -> Any:
+    if text == "":
+        return ""
+    try:
+        return tomllib.loads(f"value = {text}")["value"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def _plain_value(key: str, value: Any) -> Any:
+    if isinstance(value, np.generic):
+        value = value.item()
+    try:
+        canonical_json(value)
+    except (TypeError, ValueError):
+        raise ConfigError(
+            f"--grid {key}", f"value {value!r} is not a plain number, string, boolean or list", "give plain values"
+        ) from None
+    return value

@@ -1,0 +1,201 @@
+"""The on-disk layout of a sweep: manifest, one Parquet shard per finished run, one record per failure.
+
+```
+DIR/manifest.json        the plan: sweep id, root seed, points (parameters + resolved scenario), runs
+DIR/runs/<run_id>.parquet   one shard per finished run, written atomically
+DIR/errors/<run_id>.json    one record per failed run (error and traceback)
+DIR/summary.parquet      written by :func:`~recoursesim.sweep.summarise`
+```
+
+A shard exists only once complete (temporary file, then rename), so after a crash the set of
+shards is exactly the set of finished runs; that is what ``resume`` relies on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from recoursesim.errors import ConfigError
+from recoursesim.sweep.identity import canonical_json
+from recoursesim.sweep.plan import RunTask, SweepPlan
+
+MANIFEST = "manifest.json"
+RUNS = "runs"
+ERRORS = "errors"
+LOCK = ".lock"
+#: Version of the directory layout, stored in the manifest.
+LAYOUT_VERSION = 1
+
+try:  # POSIX advisory locks keep two sweeps from writing into one directory at once.
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same directory and a rename."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+class SweepStore:
+    """A sweep's output directory.
+
+    Args:
+        directory: Where the sweep writes.
+    """
+
+    def __init__(self, directory: str | Path) -> None:
+        self.directory = Path(directory)
+
+    @property
+    def runs_dir(self) -> Path:
+        """Directory of the shards."""
+        return self.directory / RUNS
+
+    @property
+    def errors_dir(self) -> Path:
+        """Directory of the failure records."""
+        return self.directory / ERRORS
+
+    def shard_path(self, run_id: str) -> Path:
+        """Path of a run's shard."""
+        return self.runs_dir / f"{run_id}.parquet"
+
+    def error_path(self, run_id: str) -> Path:
+        """Path of a run's failure record."""
+        return self.errors_dir / f"{run_id}.json"
+
+    def prepare(self, plan: SweepPlan, *, resume: bool) -> None:
+        """Create the directory for ``plan``, or check that it holds the same sweep when resuming.
+
+        Args:
+            plan: The sweep to run.
+            resume: Whether continuing an existing sweep in this directory is intended.
+
+        Raises:
+            ConfigError: The directory holds other files or another sweep, or holds this sweep
+                and ``resume`` is not set.
+        """
+        directory = self.directory
+        if directory.exists() and not directory.is_dir():
+            raise ConfigError("--out", f"{directory} exists and is not a directory", "choose a directory path")
+        manifest = directory / MANIFEST
+        if manifest.exists():
+            existing = self.read_manifest().get("sweep_id")
+            if existing != plan.sweep_id:
+                raise ConfigError(
+                    "--out",
+                    f"{directory} holds another sweep ({existing}; this one is {plan.sweep_id})",
+                    "choose another --out directory (--resume only continues the same sweep)",
+                )
+            if not resume:
+                raise ConfigError(
+                    "--out", f"{directory} already holds this sweep", "add --resume, or choose another --out"
+                )
+        elif directory.exists() and any(p.name != LOCK for p in directory.iterdir()):
+            raise ConfigError("--out", f"{directory} is not empty and holds no sweep", "choose a new or empty one")
+        parent = directory.resolve().parent
+        if not parent.is_dir():
+            raise ConfigError("--out", f"the parent directory {parent} does not exist", "create it first")
+        directory.mkdir(exist_ok=True)
+        self.runs_dir.mkdir(exist_ok=True)
+        self.errors_dir.mkdir(exist_ok=True)
+        if not manifest.exists():
+            self.write_manifest(plan)
+
+    def write_manifest(self, plan: SweepPlan) -> None:
+        """Write the plan (and the list of its runs) as the manifest, atomically."""
+        data: dict[str, Any] = {"layout": LAYOUT_VERSION, **plan.describe()}
+        data["runs"] = [[t.run_id, t.point, t.seed_index] for t in plan.tasks()]
+        write_atomic(self.directory / MANIFEST, (canonical_json(data) + "\n").encode("utf-8"))
+
+    def read_manifest(self) -> dict[str, Any]:
+        """The manifest, parsed.
+
+        Raises:
+            ConfigError: There is no readable manifest in the directory.
+        """
+        path = self.directory / MANIFEST
+        if not path.is_file():
+            raise ConfigError("DIR", f"{self.directory} holds no sweep ({MANIFEST} is missing)", "give a sweep's --out")
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            raise ConfigError("DIR", f"{path} cannot be read ({error})", "rerun the sweep elsewhere") from None
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold an exclusive lock on the directory (one sweep writes at a time).
+
+        Raises:
+            ConfigError: Another process holds the lock.
+        """
+        if fcntl is None:  # pragma: no cover - Windows
+            yield
+            return
+        with open(self.directory / LOCK, "a+b") as handle:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                raise ConfigError(
+                    "--out", f"another sweep is writing into {self.directory}", "wait for it or choose another --out"
+                ) from None
+            try:
+                yield
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+    def remove_partial_files(self) -> int:
+        """Delete temporary files left by an interrupted sweep; return how many."""
+        removed = 0
+        for folder in (self.runs_dir, self.errors_dir, self.directory):
+            if folder.is_dir():
+                for path in folder.glob(".*.tmp"):
+                    path.unlink(missing_ok=True)
+                    removed += 1
+        return removed
+
+    def finished(self) -> set[str]:
+        """Identifiers of the runs whose shard exists."""
+        if not self.runs_dir.is_dir():
+            return set()
+        return {p.stem for p in self.runs_dir.glob("*.parquet")}
+
+    def record_success(self, run_id: str, shard: bytes) -> None:
+        """Write a run's shard atomically and drop any failure record of an earlier attempt."""
+        write_atomic(self.shard_path(run_id), shard)
+        self.error_path(run_id).unlink(missing_ok=True)
+
+    def record_failure(self, task: RunTask, error: str, trace: str) -> None:
+        """Write a failed run's record (identity, parameters, seed, error, traceback) atomically."""
+        record = {
+            "run_id": task.run_id,
+            "point": task.point,
+            "params": task.params,
+            "seed_index": task.seed_index,
+            "seed_entropy": str(task.seed.entropy),
+            "error": error,
+            "traceback": trace,
+        }
+        write_atomic(self.error_path(task.run_id), (json.dumps(record, indent=1, sort_keys=True) + "\n").encode())
+
+    def failures(self) -> list[dict[str, Any]]:
+        """The failure records, ordered by (point, seed index)."""
+        if not self.errors_dir.is_dir():
+            return []
+        records = [json.loads(p.read_text(encoding="utf-8")) for p in self.errors_dir.glob("*.json")]
+        return sorted(records, key=lambda r: (r["point"], r["seed_index"]))
