@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from recoursesim._version import __version__
-from recoursesim.cli import audit, run, summarise, sweep
+from recoursesim.cli import audit, compare, dashboard, report, run, summarise, sweep
 from recoursesim.cli._common import Parser, fail
 from recoursesim.errors import RecourseSimError
 
 #: Top-level commands, each a module with ``add_parser(subparsers)``.
-COMMANDS = (run, audit, sweep, summarise)
+COMMANDS = (run, audit, sweep, summarise, compare, report, dashboard)
 
 
 def build_parser() -> Parser:

@@ -1,0 +1,40 @@
+"""``recoursesim report``: one self-contained HTML (or Markdown) report from a results directory."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from recoursesim.report import write_report
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """Add the ``report`` command."""
+    parser = commands.add_parser(
+        "report",
+        help="write a time-resolved fairness report (HTML or Markdown) from run results",
+        description=(
+            "Write one self-contained HTML report (figures embedded) from RESULTS: a directory written by "
+            "`recoursesim run --out DIR`, or a directory of such run directories of one scenario, one per seed "
+            "(results/<scenario>/seed-<N>, as `recoursesim run SCENARIO --seed N` writes them). The figures are "
+            "also saved as PNG and SVG in <report>_figures/ next to the report."
+        ),
+    )
+    parser.add_argument("results", type=Path, help="a run directory or a directory of run directories (one per seed)")
+    parser.add_argument(
+        "--html", type=Path, default=Path("report.html"), help="the report file to write (default report.html)"
+    )
+    parser.add_argument(
+        "--format", choices=["html", "md"], default="html", help="html (self-contained) or md (links the PNGs)"
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Execute ``recoursesim report``."""
+    output, figures_dir, report = write_report(args.results, args.html, args.format)
+    n_figures = len(report.figures)
+    print(f"wrote {output} ({len(report.sections)} sections, {n_figures} figures; PNG and SVG in {figures_dir})")
+    for paragraph in report.sections[0].paragraphs:
+        print(f"  {paragraph}")
+    return 0

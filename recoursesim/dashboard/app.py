@@ -1,0 +1,210 @@
+"""The Solara page of ``recoursesim dashboard`` (needs the ``dashboard`` extra).
+
+Controls on the left build a :class:`DashboardSettings`; any change resets the run. Step, Play
+and Reset drive the same :class:`~recoursesim.model.RecourseModel` as ``recoursesim run``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from threading import Event
+
+import numpy as np
+import solara
+
+from recoursesim.dashboard import figures
+from recoursesim.dashboard.session import DashboardSession
+from recoursesim.dashboard.settings import DISTRIBUTIONS, MITIGATIONS, DashboardSettings
+from recoursesim.errors import RecourseSimError
+from recoursesim.metrics import recourse_summary
+
+#: Seconds between steps while playing.
+PLAY_INTERVAL = 0.6
+
+settings = solara.reactive(DashboardSettings())
+version = solara.reactive(0)
+playing = solara.reactive(False)
+resets = solara.reactive(0)
+
+
+def _set(**changes: object) -> None:
+    playing.value = False
+    settings.value = dataclasses.replace(settings.value, **changes)
+
+
+@solara.component
+def Controls() -> None:  # noqa: N802 (Solara components are capitalised)
+    """The Game-of-Recourse knobs."""
+    s = settings.value
+    solara.SliderInt("initial agents", value=s.initial, min=20, max=1000, step=10, on_value=lambda v: _set(initial=v))
+    solara.SliderInt("new agents per step", value=s.entrants, min=0, max=200, on_value=lambda v: _set(entrants=v))
+    solara.Select(
+        "distribution",
+        values=list(DISTRIBUTIONS),
+        value=s.distribution,
+        on_value=lambda v: _set(distribution=v),
+    )
+    solara.SliderFloat("qualification gap q", value=s.q, min=0.0, max=3.0, step=0.5, on_value=lambda v: _set(q=v))
+    solara.SliderInt("favourable outcomes per step k", value=s.k, min=1, max=200, on_value=lambda v: _set(k=v))
+    solara.SliderFloat(
+        "global difficulty", value=s.difficulty, min=0.25, max=4.0, step=0.25, on_value=lambda v: _set(difficulty=v)
+    )
+    solara.Text("adaptation")
+    solara.ToggleButtonsSingle(
+        value=s.adaptation,
+        values=["continuous", "binary"],
+        on_value=lambda v: _set(adaptation=v),
+        classes=["rs-adaptation"],
+    )
+    solara.Text("effort")
+    solara.ToggleButtonsSingle(
+        value=s.effort, values=["flexible", "constant"], on_value=lambda v: _set(effort=v), classes=["rs-effort"]
+    )
+    solara.SliderInt("time steps T", value=s.steps, min=1, max=60, on_value=lambda v: _set(steps=v))
+    solara.Select("mitigation", values=list(MITIGATIONS), value=s.mitigation, on_value=lambda v: _set(mitigation=v))
+    solara.SliderFloat(
+        "ranker weight x0",
+        value=s.weights[0],
+        min=0.0,
+        max=1.0,
+        step=0.05,
+        on_value=lambda v: _set(weights=(v, s.weights[1])),
+    )
+    solara.SliderFloat(
+        "ranker weight x1",
+        value=s.weights[1],
+        min=0.0,
+        max=1.0,
+        step=0.05,
+        on_value=lambda v: _set(weights=(s.weights[0], v)),
+    )
+    solara.InputInt("seed", value=s.seed, on_value=lambda v: _set(seed=max(int(v or 0), 0)), classes=["rs-seed"])
+    solara.Text("auditor panel (equality of effort)")
+    solara.ToggleButtonsSingle(
+        value="on" if s.auditor else "off",
+        values=["on", "off"],
+        on_value=lambda v: _set(auditor=v == "on"),
+        classes=["rs-auditor-switch"],
+    )
+
+
+def _metrics_markdown(session: DashboardSession) -> str:
+    """Pooled ETR/TTR per group over the steps run so far, and the latest step's values."""
+    s = session.settings
+    lines = [
+        f"**steps run: {session.t}** of {s.steps + 1} (t = 0 … {s.steps}) · {s.distribution} population · "
+        f"q = {s.q:g} · k = {s.k} · "
+        f"adaptation {s.adaptation} · effort {s.effort} · difficulty {s.difficulty:g} · "
+        f"mitigation {MITIGATIONS[s.mitigation]} · seed {s.seed}",
+        "",
+    ]
+    if session.ledger.empty:
+        return "\n".join([*lines, "No step run yet."])
+    pooled = recourse_summary(
+        session.ledger, effort=session.scenario.effort_measure, reference_group=session.scenario.reference_group
+    )
+    latest = session.metrics()
+    latest = latest.loc[latest["step"] == latest["step"].max()].set_index("group")
+    lines += [
+        "| group | successes | waiting | ETR (pooled) | TTR (pooled) | rETR | dTTR | ETR_t | TTR_t | "
+        "selection rate_t |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in pooled.itertuples():
+        now = latest.loc[str(row.group)]
+        lines.append(
+            f"| {row.group} | {row.recourse} | {row.censored} | {_num(row.etr)} | {_num(row.ttr)} | "
+            f"{_num(row.retr)} | {_num(row.dttr)} | {_num(now['etr'])} | {_num(now['ttr'])} | "
+            f"{_num(now['selection_rate'])} |"
+        )
+    return "\n".join(lines)
+
+
+def _num(value: float) -> str:
+    return "n/a" if not np.isfinite(value) else f"{value:.3f}"
+
+
+@solara.component
+def Page() -> None:  # noqa: N802 (Solara looks for a component named Page)
+    """The dashboard page."""
+    current = settings.value
+    built = solara.use_memo(lambda: _build(current), dependencies=[current, resets.value])
+    session, error = built
+    tick = version.value
+
+    def play(cancel: Event) -> None:
+        while playing.value and session is not None and not cancel.is_set():
+            time.sleep(PLAY_INTERVAL)
+            if cancel.is_set() or not playing.value:
+                return
+            if not session.step():
+                playing.value = False
+                return
+            version.value += 1
+
+    solara.use_thread(play, dependencies=[playing.value, session])
+
+    def step() -> None:
+        if session is not None and session.step():
+            version.value += 1
+
+    def reset() -> None:
+        playing.value = False
+        resets.value += 1
+
+    solara.Title("recoursesim · Game of Recourse")
+    with solara.Columns([1, 3]):
+        with solara.Column(classes=["rs-controls"], style={"padding": "0 16px"}):
+            solara.Markdown("## Game of Recourse")
+            Controls()
+        with solara.Column():
+            with solara.Row():
+                solara.Button("Step", on_click=step, disabled=session is None or session.finished, classes=["rs-step"])
+                solara.Button(
+                    "Pause" if playing.value else "Play",
+                    on_click=lambda: setattr(playing, "value", not playing.value),
+                    disabled=session is None or session.finished,
+                    classes=["rs-play"],
+                )
+                solara.Button("Reset", on_click=reset, classes=["rs-reset"])
+            if error is not None:
+                solara.Error(error)
+            else:
+                Panels(session, tick)
+
+
+@solara.component
+def Panels(session: DashboardSession, tick: int) -> None:  # noqa: N802 (a Solara component)
+    """Metrics, the scatter, ETR/TTR over time, the story of Anne and Dawn and the auditor panel."""
+    with solara.Div(classes=["rs-metrics"]):
+        solara.Markdown(_metrics_markdown(session))
+    with solara.Row():
+        with solara.Div(classes=["rs-scatter"]):
+            solara.FigureMatplotlib(figures.scatter_figure(session), dependencies=[session, tick], format="png")
+        with solara.Div(classes=["rs-etr-ttr"]):
+            solara.FigureMatplotlib(figures.metrics_figure(session), dependencies=[session, tick], format="png")
+    with solara.Row():
+        with solara.Div(classes=["rs-story"]):
+            solara.Markdown("### Story: Anne and Dawn\n\n" + _story_markdown(session))
+            solara.FigureMatplotlib(figures.story_figure(session), dependencies=[session, tick], format="png")
+        if session.settings.auditor:
+            with solara.Div(classes=["rs-auditor"]):
+                solara.Markdown("### Auditor: equality of effort")
+                solara.FigureMatplotlib(figures.auditor_figure(session), dependencies=[session, tick], format="png")
+
+
+def _story_markdown(session: DashboardSession) -> str:
+    if not session.story:
+        return (
+            "After the first step, the story follows two rejected agents: Anne, just below the cut-off, "
+            "and Dawn, far below it (Bell et al. 2024, §1)."
+        )
+    return "\n\n".join(session.story_text())
+
+
+def _build(current: DashboardSettings) -> tuple[DashboardSession | None, str | None]:
+    try:
+        return DashboardSession(current), None
+    except RecourseSimError as error:
+        return None, str(error)

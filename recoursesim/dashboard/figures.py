@@ -1,0 +1,158 @@
+"""The dashboard's matplotlib figures, drawn from a :class:`DashboardSession` (no global pyplot state)."""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from recoursesim.dashboard.session import DashboardSession
+from recoursesim.scoring import linear_form_of
+
+#: Colours of the groups, in the order of the model's group names.
+GROUP_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
+_STORY_COLOURS = {"Anne": "#ff7f0e", "Dawn": "#8c564b"}
+
+
+def _colour(names: tuple[str, ...], group: str) -> str:
+    return GROUP_COLOURS[names.index(group) % len(GROUP_COLOURS)]
+
+
+def scatter_figure(session: DashboardSession) -> Figure:
+    """Agents' features coloured by group, the decision boundary and the latest recourse arrows.
+
+    Before the first step the initial population is shown; afterwards the agents scored at the
+    latest step, at the features they were scored with (selected agents ringed in black), with
+    an arrow from each rejected agent to its recommendation, and the boundary of the current
+    decision model at the latest cut-off (one line per group when the cut-off is per group).
+    """
+    model = session.model
+    names = model.feature_names
+    fig = Figure(figsize=(5.6, 4.6), layout="constrained")
+    ax = fig.add_subplot()
+    latest = session.latest()
+    x, y = names[0], names[1]
+    if latest.empty:
+        frame = session.waiting()
+        for group in model.group_names:
+            mine = frame.loc[frame["group"] == group]
+            ax.scatter(mine[x], mine[y], s=12, alpha=0.6, color=_colour(model.group_names, group), label=group)
+        ax.set_title("initial population (press Step)")
+    else:
+        step = int(latest["step"].iloc[0])
+        for group in model.group_names:
+            mine = latest.loc[latest["group"].astype(str) == group]
+            colour = _colour(model.group_names, group)
+            ax.scatter(mine[x], mine[y], s=12, alpha=0.6, color=colour, label=group)
+            chosen = mine.loc[mine["selected"]]
+            ax.scatter(chosen[x], chosen[y], s=30, facecolors="none", edgecolors="black", linewidths=0.8)
+            rejected = mine.loc[~mine["selected"]]
+            if f"rec_{x}" in rejected:
+                ax.quiver(
+                    rejected[x], rejected[y], rejected[f"rec_{x}"] - rejected[x], rejected[f"rec_{y}"] - rejected[y],
+                    angles="xy", scale_units="xy", scale=1.0, color=colour, alpha=0.35, width=0.003,
+                )  # fmt: skip
+        _draw_boundary(ax, session, latest)
+        ax.scatter([], [], s=30, facecolors="none", edgecolors="black", label="selected")
+        ax.set_title(f"step {step}: agents, decision boundary, recourse")
+    for agent in session.story:
+        now = latest.loc[latest["agent_id"] == agent.agent_id]
+        if not now.empty:
+            ax.scatter(now[x], now[y], marker="*", s=160, color=_STORY_COLOURS[agent.name], edgecolors="black")
+            ax.annotate(agent.name, (float(now[x].iloc[0]), float(now[y].iloc[0])), xytext=(5, 5),
+                        textcoords="offset points", fontsize=9)  # fmt: skip
+    ax.set_xlim(-0.15, 1.15)
+    ax.set_ylim(-0.15, 1.15)
+    ax.set_xlabel(x)
+    ax.set_ylabel(y)
+    ax.legend(loc="lower left", fontsize=8)
+    return fig
+
+
+def _draw_boundary(ax: Axes, session: DashboardSession, latest) -> None:
+    form = linear_form_of(session.model.scorer)
+    if form is None or form.coef.size != 2:
+        return
+    threshold = np.asarray(session.model.threshold, dtype=float)
+    if threshold.ndim == 0:
+        levels = [("cut-off", float(threshold), "black")]
+    else:
+        names = session.model.group_names
+        groups = latest["group"].astype(str).to_numpy()
+        levels = [
+            (f"cut-off ({g})", float(np.median(threshold[groups == g])), _colour(names, g))
+            for g in names
+            if np.any(groups == g) and threshold.shape == groups.shape
+        ]
+    xs = np.linspace(-0.15, 1.15, 2)
+    a, b = float(form.coef[0]), float(form.coef[1])
+    for label, level, colour in levels:
+        margin = float(form.to_margin(level))
+        if abs(b) > 1e-12:
+            ax.plot(xs, (margin - form.intercept - a * xs) / b, "--", color=colour, linewidth=1.5, label=label)
+        elif abs(a) > 1e-12:
+            ax.axvline((margin - form.intercept) / a, linestyle="--", color=colour, linewidth=1.5, label=label)
+
+
+def metrics_figure(session: DashboardSession) -> Figure:
+    """ETR_t and TTR_t per group over the steps run so far (paper Fig. 2), and rETR_t with the 80% band."""
+    fig = Figure(figsize=(5.6, 4.6), layout="constrained")
+    axes = fig.subplots(3, 1, sharex=True)
+    metrics = session.metrics()
+    names = session.model.group_names
+    for group in names:
+        mine = metrics.loc[metrics["group"].astype(str) == group]
+        colour = _colour(names, group)
+        axes[0].plot(mine["step"], mine["etr"], marker="o", markersize=3, color=colour, label=group)
+        axes[1].plot(mine["step"], mine["ttr"], marker="o", markersize=3, color=colour, label=group)
+        if "retr" in mine and group != session.scenario.reference_group:
+            axes[2].plot(mine["step"], mine["retr"], marker="o", markersize=3, color=colour, label=group)
+    axes[2].axhspan(0.8, 1.25, color="grey", alpha=0.2, label="80% rule")
+    axes[0].set_ylabel("ETR$_t$")
+    axes[1].set_ylabel("TTR$_t$")
+    axes[2].set_ylabel("rETR$_t$")
+    axes[2].set_xlabel("step")
+    axes[0].legend(fontsize=8)
+    axes[2].legend(fontsize=8)
+    axes[0].set_xlim(-0.5, max(session.scenario.steps, 1) + 0.5)
+    return fig
+
+
+def auditor_figure(session: DashboardSession) -> Figure:
+    """Equality of effort over time: each group's average cost of recourse (ACR) and the ACR ratio."""
+    fig = Figure(figsize=(5.6, 3.0), layout="constrained")
+    ax = fig.add_subplot()
+    observations = session.auditor()
+    acr = observations.loc[observations["metric"] == "ACR"]
+    names = session.model.group_names
+    for group in names:
+        mine = acr.loc[acr["group"].astype(str) == group]
+        ax.plot(mine["step"], mine["value"], marker="o", markersize=3, color=_colour(names, group), label=group)
+    ax.set_xlim(-0.5, max(session.scenario.steps, 1) + 0.5)
+    ax.set_xlabel("step")
+    ax.set_ylabel("ACR (equality of effort)")
+    ax.set_title("average cost of recourse of the waiting agents")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def story_figure(session: DashboardSession) -> Figure:
+    """Anne's and Dawn's distance below the cut-off and their effort, step by step."""
+    fig = Figure(figsize=(5.6, 3.4), layout="constrained")
+    axes = fig.subplots(1, 2)
+    story = session.story_frame()
+    for agent in session.story:
+        mine = story.loc[story["name"] == agent.name]
+        colour = _STORY_COLOURS[agent.name]
+        axes[0].plot(mine["step"], mine["gap"], marker="o", markersize=3, color=colour, label=agent.name)
+        won = mine.loc[mine["selected"]]
+        axes[0].scatter(won["step"], won["gap"], marker="*", s=120, color=colour, edgecolors="black")
+        axes[1].plot(mine["step"], mine["effort"].cumsum(), marker="o", markersize=3, color=colour, label=agent.name)
+    axes[0].axhline(0.0, color="black", linewidth=0.8)
+    axes[0].set_xlabel("step")
+    axes[0].set_ylabel("cut-off − score")
+    axes[1].set_xlabel("step")
+    axes[1].set_ylabel("total effort")
+    for ax in axes:
+        ax.legend(fontsize=8)
+    return fig

@@ -1,0 +1,183 @@
+"""One dashboard run: the model driven step by step, its live metrics, and the two agents of the story."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from recoursesim.dashboard.settings import DashboardSettings
+from recoursesim.metrics import recourse_over_time
+from recoursesim.model import RecourseModel
+from recoursesim.scenario import Scenario
+
+#: Names given to the two agents the story follows (Bell et al. 2024, §1).
+STORY_NAMES = ("Anne", "Dawn")
+
+
+@dataclass(frozen=True)
+class StoryAgent:
+    """An agent the story mode follows.
+
+    Attributes:
+        name: ``"Anne"`` (rejected at step 0 just below the cut-off) or ``"Dawn"`` (far below it).
+        agent_id: The agent's id.
+        group: The agent's group name.
+    """
+
+    name: str
+    agent_id: int
+    group: str
+
+
+class DashboardSession:
+    """A :class:`RecourseModel` built from :class:`DashboardSettings`, stepped by the dashboard.
+
+    Every number shown comes from the model's own ledger and observations, through the same
+    metric functions as ``recoursesim run``.
+
+    Args:
+        settings: The dashboard's controls.
+
+    Raises:
+        ConfigError: The settings do not make a valid scenario.
+    """
+
+    def __init__(self, settings: DashboardSettings) -> None:
+        self.settings = settings
+        self.scenario: Scenario = settings.to_scenario()
+        self.model: RecourseModel = self.scenario.build_model(settings.seed)
+        self._ledger: pd.DataFrame | None = None
+        self.story: tuple[StoryAgent, ...] = ()
+
+    @property
+    def t(self) -> int:
+        """The next step to run (the number of steps run so far)."""
+        return int(self.model.t)
+
+    @property
+    def finished(self) -> bool:
+        """Whether the run has reached its last step."""
+        return not self.model.running or self.model.t > self.model.n_steps
+
+    def step(self) -> bool:
+        """Run one step if the run has not finished; return whether a step ran."""
+        if self.finished:
+            return False
+        self.model.step()
+        self._ledger = None
+        if not self.story:
+            self.story = self._choose_story()
+        return True
+
+    @property
+    def ledger(self) -> pd.DataFrame:
+        """The model's ledger so far (cached until the next step)."""
+        if self._ledger is None:
+            self._ledger = self.model.ledger
+        return self._ledger
+
+    def metrics(self) -> pd.DataFrame:
+        """ETR_t, TTR_t, rETR_t, dTTR_t and selection rates per (step, group) so far."""
+        return recourse_over_time(
+            self.ledger, effort=self.scenario.effort_measure, reference_group=self.scenario.reference_group
+        )
+
+    def latest(self) -> pd.DataFrame:
+        """The ledger rows of the latest step run (empty before the first step)."""
+        ledger = self.ledger
+        if ledger.empty:
+            return ledger
+        return ledger.loc[ledger["step"] == ledger["step"].max()]
+
+    def waiting(self) -> pd.DataFrame:
+        """The agents waiting now: features and group (the population the next step will score)."""
+        ids = self.model.waiting_ids
+        table = self.model.table
+        frame = pd.DataFrame(table.features[ids], columns=list(self.model.feature_names))
+        frame["group"] = [self.model.group_names[g] for g in table.group[ids]]
+        frame["agent_id"] = ids
+        return frame
+
+    def auditor(self) -> pd.DataFrame:
+        """Equality-of-effort observations so far: one row per (step, group, metric)."""
+        observations = self.model.observations
+        return observations.assign(group=observations["group"].astype(object))
+
+    def story_frame(self) -> pd.DataFrame:
+        """The story agents' history: one row per (agent, step) with score, cut-off, move and effort.
+
+        Columns: ``name, agent_id, group, step, score, threshold, gap`` (cut-off − score),
+        ``selected``, ``recommended_move`` (distance to the recommendation) and ``effort``.
+        """
+        if not self.story:
+            return pd.DataFrame(
+                columns=[
+                    "name", "agent_id", "group", "step", "score", "threshold",
+                    "gap", "selected", "recommended_move", "effort",
+                ]
+            )  # fmt: skip
+        ledger = self.ledger
+        names = list(self.model.feature_names)
+        rows = []
+        for agent in self.story:
+            history = ledger.loc[ledger["agent_id"] == agent.agent_id].sort_values("step")
+            features = history[names].to_numpy()
+            recommendation = history[[f"rec_{n}" for n in names]].to_numpy()
+            move = np.linalg.norm(recommendation - features, axis=1)
+            rows.append(
+                pd.DataFrame(
+                    {
+                        "name": agent.name,
+                        "agent_id": agent.agent_id,
+                        "group": agent.group,
+                        "step": history["step"].to_numpy(),
+                        "score": history["score"].to_numpy(),
+                        "threshold": history["threshold"].to_numpy(),
+                        "gap": (history["threshold"] - history["score"]).to_numpy(),
+                        "selected": history["selected"].to_numpy(),
+                        "recommended_move": np.where(history["selected"].to_numpy(), 0.0, move),
+                        "effort": history["effort"].to_numpy(),
+                    }
+                )
+            )
+        return pd.concat(rows, ignore_index=True)
+
+    def story_text(self) -> list[str]:
+        """One plain sentence per story agent saying where they stand now."""
+        frame = self.story_frame()
+        lines = []
+        for agent in self.story:
+            mine = frame.loc[frame["name"] == agent.name]
+            first = mine.iloc[0]
+            won = mine.loc[mine["selected"]]
+            start = (
+                f"{agent.name} ({agent.group}) started {first['gap']:.3f} below the cut-off "
+                f"at step {int(first['step'])}"
+            )
+            if not won.empty:
+                step = int(won["step"].iloc[0])
+                lines.append(
+                    f"{start}; selected at step {step} after {step - int(first['step'])} steps "
+                    f"and {mine['effort'].sum():.3f} effort."
+                )
+            else:
+                lines.append(
+                    f"{start}; still waiting after {len(mine)} steps, {mine['gap'].iloc[-1]:.3f} below the "
+                    f"cut-off, {mine['effort'].sum():.3f} effort spent so far."
+                )
+        return lines
+
+    def _choose_story(self) -> tuple[StoryAgent, ...]:
+        """Anne: the rejected agent closest below the first cut-off; Dawn: a rejected agent far below it."""
+        first = self.latest()
+        rejected = first.loc[~first["selected"]].sort_values(["score", "agent_id"], ascending=[False, True])
+        if len(rejected) < 2:
+            return ()
+        anne = rejected.iloc[0]
+        dawn = rejected.iloc[int(0.95 * (len(rejected) - 1))]
+        return tuple(
+            StoryAgent(name, int(row["agent_id"]), str(row["group"]))
+            for name, row in zip(STORY_NAMES, (anne, dawn), strict=True)
+        )

@@ -1,0 +1,139 @@
+"""Across-seed means and confidence intervals of the per-step and pooled metrics of a results directory."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from recoursesim.metrics import agent_outcomes, utility_over_time
+from recoursesim.report.results import Results
+
+#: Per-step metrics averaged across seeds (columns of ``metrics.parquet`` plus demographic parity).
+STEP_METRICS = (
+    "etr",
+    "ttr",
+    "retr",
+    "dttr",
+    "selection_rate",
+    "dp_ratio",
+    "dp_difference",
+    "mean_selected_score",
+    "mean_selected_initial_score",
+)
+
+
+def mean_ci(frame: pd.DataFrame, by: Sequence[str], columns: Sequence[str], confidence: float = 0.95) -> pd.DataFrame:
+    """Mean and Student-t interval across rows (seeds) of each column, per ``by`` key.
+
+    Non-finite values are left out. With one finite value the interval is that value; with none
+    everything is NaN.
+
+    Returns:
+        One row per key with ``<column>_n``, ``<column>_mean``, ``<column>_low``, ``<column>_high``.
+    """
+    out = []
+    for key, rows in frame.groupby(list(by), sort=True, observed=True, dropna=False):
+        record = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
+        for column in columns:
+            values = rows[column].to_numpy(dtype=float) if column in rows else np.empty(0)
+            values = values[np.isfinite(values)]
+            n = values.size
+            mean = float(values.mean()) if n else np.nan
+            half = float(stats.t.ppf(0.5 + confidence / 2, n - 1) * values.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0
+            record |= {
+                f"{column}_n": n,
+                f"{column}_mean": mean,
+                f"{column}_low": mean - half,
+                f"{column}_high": mean + half,
+            }
+        out.append(record)
+    return pd.DataFrame(out)
+
+
+def reference_group(results: Results) -> str:
+    """The group disparities are measured against (the scenario's, else the first group)."""
+    groups = group_names(results)
+    return results.scenario.reference_group or groups[0]
+
+
+def group_names(results: Results) -> list[str]:
+    """Group names, in the ledger's category order."""
+    group = results.runs[0].summary["group"]
+    return (
+        [str(g) for g in group.cat.categories]
+        if isinstance(group.dtype, pd.CategoricalDtype)
+        else [str(g) for g in group]
+    )
+
+
+def step_metrics(results: Results) -> pd.DataFrame:
+    """Per (seed, step, group): the run's metrics plus demographic parity against the reference group.
+
+    ``dp_ratio`` is the group's selection rate over the reference group's, ``dp_difference`` their
+    difference (1 and 0 are parity).
+    """
+    frame = results.stacked("metrics")
+    frame["group"] = frame["group"].astype(str)
+    reference = reference_group(results)
+    ref = frame.loc[frame["group"] == reference, ["seed", "step", "selection_rate"]].rename(
+        columns={"selection_rate": "ref_rate"}
+    )
+    frame = frame.merge(ref, on=["seed", "step"], how="left")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        frame["dp_ratio"] = frame["selection_rate"] / frame["ref_rate"]
+    frame["dp_difference"] = frame["selection_rate"] - frame["ref_rate"]
+    for column in ("retr", "dttr"):
+        if column not in frame:
+            frame[column] = np.nan
+    return frame.drop(columns="ref_rate")
+
+
+def steps_over_seeds(results: Results, confidence: float = 0.95) -> pd.DataFrame:
+    """Mean and CI across seeds of :data:`STEP_METRICS` per (step, group)."""
+    return mean_ci(step_metrics(results), ["step", "group"], STEP_METRICS, confidence)
+
+
+def utility_over_seeds(results: Results, confidence: float = 0.95) -> pd.DataFrame:
+    """Mean and CI across seeds of the whole selection's mean score now and on entry, per step."""
+    frames = [utility_over_time(run.ledger).assign(seed=run.seed_label) for run in results.runs]
+    columns = ["mean_selected_score", "mean_selected_initial_score"]
+    return mean_ci(pd.concat(frames, ignore_index=True), ["step"], columns, confidence)
+
+
+def outcomes(results: Results) -> pd.DataFrame:
+    """Every agent of every run: group, outcome, effort, TTR and a qualification label.
+
+    ``qualification`` is ``"high"`` when the agent's score on entry is at or above the median
+    score on entry of its run, else ``"low"``.
+    """
+    effort = results.scenario.effort_measure
+    frames = []
+    for run in results.runs:
+        frame = agent_outcomes(run.ledger, effort).assign(seed=run.seed_label)
+        median = frame["score_entry"].median()
+        frame["qualification"] = np.where(frame["score_entry"] >= median, "high", "low")
+        frame["group"] = frame["group"].astype(str)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def outcome_counts(results: Results, confidence: float = 0.95) -> pd.DataFrame:
+    """Per group: mean and CI across seeds of the agent counts by outcome (never successful = censored + gave up)."""
+    frame = results.stacked("summary")
+    frame["group"] = frame["group"].astype(str)
+    frame["never_successful"] = frame["censored"] + frame["gave_up"]
+    columns = ["entered", "selected_on_entry", "recourse", "censored", "gave_up", "never_successful"]
+    return mean_ci(frame, ["group"], columns, confidence)
+
+
+def pooled_over_seeds(results: Results, confidence: float = 0.95) -> pd.DataFrame:
+    """Per group: mean and CI across seeds of the pooled ETR, TTR, rETR and dTTR."""
+    frame = results.stacked("summary")
+    frame["group"] = frame["group"].astype(str)
+    for column in ("retr", "dttr"):
+        if column not in frame:
+            frame[column] = np.nan
+    return mean_ci(frame, ["group"], ["etr", "ttr", "retr", "dttr"], confidence)

@@ -1,0 +1,269 @@
+"""The report's figures (matplotlib, no global pyplot state); each function returns one :class:`Figure`."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from recoursesim.errors import ConfigError
+from recoursesim.metrics import EIGHTY_PERCENT_BAND
+from recoursesim.report.results import Results
+from recoursesim.scoring import linear_form_of
+
+COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
+
+
+def _colour(groups: list[str], group: str) -> str:
+    return COLOURS[groups.index(group) % len(COLOURS)] if group in groups else "grey"
+
+
+def _band(ax: Axes, frame: pd.DataFrame, x: str, column: str, colour: str, label: str) -> None:
+    ax.plot(frame[x], frame[f"{column}_mean"], marker="o", markersize=3, color=colour, label=label)
+    ax.fill_between(frame[x], frame[f"{column}_low"], frame[f"{column}_high"], color=colour, alpha=0.2, linewidth=0)
+
+
+def _ci_note(n_seeds: int) -> str:
+    return f"mean over {n_seeds} seeds, 95% CI band" if n_seeds > 1 else "one seed (no CI band)"
+
+
+def etr_ttr_figure(steps: pd.DataFrame, groups: list[str], n_seeds: int, effort_label: str) -> Figure:
+    """ETR_t and TTR_t per group over time with CI bands across seeds (paper Fig. 2)."""
+    fig = Figure(figsize=(10, 3.8), layout="constrained")
+    axes = fig.subplots(1, 2)
+    for group in groups:
+        mine = steps.loc[steps["group"] == group]
+        _band(axes[0], mine, "step", "etr", _colour(groups, group), group)
+        _band(axes[1], mine, "step", "ttr", _colour(groups, group), group)
+    axes[0].set_ylabel(f"ETR$_t$ ({effort_label})")
+    axes[1].set_ylabel("TTR$_t$ (steps)")
+    for ax in axes:
+        ax.set_xlabel("step t")
+        ax.legend(fontsize=8)
+    fig.suptitle(f"Effort and time to recourse over time ({_ci_note(n_seeds)})")
+    return fig
+
+
+def disparity_figure(steps: pd.DataFrame, groups: list[str], reference: str, n_seeds: int) -> Figure:
+    """rETR_t and dTTR_t of every group against the reference group, with the 80%-rule band."""
+    fig = Figure(figsize=(10, 3.8), layout="constrained")
+    axes = fig.subplots(1, 2)
+    low, high = EIGHTY_PERCENT_BAND
+    axes[0].axhspan(low, high, color="grey", alpha=0.2, label=f"80% rule [{low}, {high}]")
+    axes[1].axhline(0.0, color="grey", linewidth=1, label="parity")
+    for group in groups:
+        if group == reference:
+            continue
+        mine = steps.loc[steps["group"] == group]
+        _band(axes[0], mine, "step", "retr", _colour(groups, group), group)
+        _band(axes[1], mine, "step", "dttr", _colour(groups, group), group)
+    axes[0].set_ylabel(f"rETR$_t$ = ETR$_t$(g) / ETR$_t$({reference})")
+    axes[1].set_ylabel(f"dTTR$_t$ = TTR$_t$(g) − TTR$_t$({reference})")
+    for ax in axes:
+        ax.set_xlabel("step t")
+        ax.legend(fontsize=8)
+    fig.suptitle(f"Recourse disparities over time ({_ci_note(n_seeds)})")
+    return fig
+
+
+def selection_figure(steps: pd.DataFrame, groups: list[str], reference: str, n_seeds: int) -> Figure:
+    """Selection rate per group and the demographic-parity ratio against the reference group."""
+    fig = Figure(figsize=(10, 3.8), layout="constrained")
+    axes = fig.subplots(1, 2)
+    low, high = EIGHTY_PERCENT_BAND
+    axes[1].axhspan(low, high, color="grey", alpha=0.2, label=f"80% rule [{low}, {high}]")
+    for group in groups:
+        mine = steps.loc[steps["group"] == group]
+        _band(axes[0], mine, "step", "selection_rate", _colour(groups, group), group)
+        if group != reference:
+            _band(axes[1], mine, "step", "dp_ratio", _colour(groups, group), group)
+    axes[0].set_ylabel("selection rate (selected / scored)")
+    axes[1].set_ylabel(f"demographic parity ratio vs {reference}")
+    for ax in axes:
+        ax.set_xlabel("step t")
+        ax.legend(fontsize=8)
+    fig.suptitle(f"Selection rates and demographic parity ({_ci_note(n_seeds)})")
+    return fig
+
+
+def utility_figure(utility: pd.DataFrame, n_seeds: int) -> Figure:
+    """Mean score of the selected agents now and when they entered, per step."""
+    fig = Figure(figsize=(6, 3.8), layout="constrained")
+    ax = fig.add_subplot()
+    _band(ax, utility, "step", "mean_selected_score", "#1f77b4", "score when selected")
+    _band(ax, utility, "step", "mean_selected_initial_score", "#ff7f0e", "score on entry")
+    ax.set_xlabel("step t")
+    ax.set_ylabel("mean score of the selected agents")
+    ax.legend(fontsize=8)
+    ax.set_title(f"Utility of the selection ({_ci_note(n_seeds)})", fontsize=10)
+    return fig
+
+
+def auditor_figure(observations: pd.DataFrame, groups: list[str], max_panels: int = 8) -> Figure:
+    """The per-step auditors' metrics over time, per group, averaged across seeds.
+
+    CCM switch rates (SR, PSR, NSR), equality-of-effort ACR and RD and FACTS top unfairness
+    scores come first; other metrics fill the remaining panels.
+
+    Args:
+        observations: Stacked observations with ``seed, step, observer, group, metric, value``.
+        groups: Group names (colours).
+        max_panels: At most this many (observer, metric) panels.
+    """
+    finite = observations.loc[np.isfinite(observations["value"].astype(float))].copy()
+    finite["group"] = finite["group"].map(lambda g: "all" if g is None or g is pd.NA or g != g else str(g))
+    keys = sorted(
+        dict.fromkeys(zip(finite["observer"].astype(str), finite["metric"].astype(str), strict=True)),
+        key=_auditor_priority,
+    )[:max_panels]
+    columns = min(4, max(len(keys), 1))
+    rows = int(np.ceil(max(len(keys), 1) / columns))
+    fig = Figure(figsize=(3.6 * columns, 3.0 * rows), layout="constrained")
+    axes = fig.subplots(rows, columns, squeeze=False).ravel()
+    for ax, (observer, metric) in zip(axes, keys, strict=False):
+        mine = finite.loc[(finite["observer"] == observer) & (finite["metric"] == metric)]
+        means = mine.groupby(["group", "step"], observed=True)["value"].mean().reset_index()
+        for group, line in means.groupby("group", sort=False):
+            ax.plot(line["step"], line["value"], marker="o", markersize=3, color=_colour(groups, group), label=group)
+        ax.set_title(f"{observer}: {metric}", fontsize=9)
+        ax.set_xlabel("step t")
+        ax.legend(fontsize=7)
+    for ax in axes[len(keys) :]:
+        ax.set_axis_off()
+    fig.suptitle("Auditors over time (mean across seeds)")
+    return fig
+
+
+#: Auditor metrics shown first: CCM switch rates, equality-of-effort ACR/RD, FACTS top unfairness scores.
+_PRIORITY = ("SR", "PSR", "NSR", "ACR", "RD", "top_score:")
+
+
+def _auditor_priority(key: tuple[str, str]) -> tuple[int, str, str]:
+    observer, metric = key
+    rank = next((i for i, p in enumerate(_PRIORITY) if metric == p or (p.endswith(":") and metric.startswith(p))), 99)
+    return (rank, observer, metric)
+
+
+def boundary_figure(results: Results, steps: list[int]) -> Figure:
+    """Agents' features and the decision boundary at ``steps`` for the first seed (paper Figs 5–6).
+
+    The decision model at each step is recovered by rebuilding the first run from its scenario
+    and seed (a run is a pure function of both) and checked against the stored ledger. Faded
+    points are the features at the first of ``steps``.
+
+    Raises:
+        ConfigError: The rebuilt run does not reproduce the stored ledger (results from another version).
+    """
+    run = results.runs[0]
+    ledger = run.ledger
+    features = [c for c in ledger.columns if f"rec_{c}" in ledger.columns] or [
+        c for c in ledger.columns if c not in _LEDGER_FIXED and not c.startswith("rec_")
+    ]
+    forms = _replay_forms(results, steps)
+    groups = [str(g) for g in ledger["group"].cat.categories] if hasattr(ledger["group"], "cat") else []
+    fig = Figure(figsize=(4.2 * len(steps), 4.0), layout="constrained")
+    axes = fig.subplots(1, len(steps), squeeze=False).ravel()
+    first = ledger.loc[ledger["step"] == steps[0]]
+    x, y = features[0], features[1] if len(features) > 1 else features[0]
+    for ax, step in zip(axes, steps, strict=True):
+        rows = ledger.loc[ledger["step"] == step]
+        for group in groups:
+            colour = _colour(groups, group)
+            if step != steps[0]:
+                faded = first.loc[first["group"].astype(str) == group]
+                ax.scatter(faded[x], faded[y], s=6, color=colour, alpha=0.12)
+            mine = rows.loc[rows["group"].astype(str) == group]
+            ax.scatter(mine[x], mine[y], s=8, color=colour, alpha=0.7, label=group)
+        form = forms.get(step)
+        if form is not None and len(features) == 2:
+            xs = np.array([min(ledger[x].min(), 0.0), max(ledger[x].max(), 1.0)])
+            for label, level in _levels(rows, groups):
+                margin = float(form.to_margin(level))
+                if abs(form.coef[1]) > 1e-12:
+                    ax.plot(
+                        xs,
+                        (margin - form.intercept - form.coef[0] * xs) / form.coef[1],
+                        "--",
+                        color="black",
+                        linewidth=1.2,
+                        label=label,
+                    )
+        ax.set_xlim(min(ledger[x].min(), 0.0) - 0.05, max(ledger[x].max(), 1.0) + 0.05)
+        ax.set_ylim(min(ledger[y].min(), 0.0) - 0.05, max(ledger[y].max(), 1.0) + 0.05)
+        ax.set_title(f"t = {step}", fontsize=10)
+        ax.set_xlabel(x)
+        ax.set_ylabel(y)
+    axes[0].legend(fontsize=7, loc="lower left")
+    fig.suptitle(f"Agents' features and the decision boundary (dashed), seed {run.seed_label}")
+    return fig
+
+
+_LEDGER_FIXED = {"step", "agent_id", "group", "entry_step", "score", "threshold", "selected", "effort"}
+
+
+def _levels(rows: pd.DataFrame, groups: list[str]) -> list[tuple[str, float]]:
+    """The cut-off(s) at one step: one value, or one per group when the cut-off differs by group."""
+    thresholds = rows.groupby(rows["group"].astype(str), observed=True)["threshold"].median()
+    if thresholds.nunique() <= 1:
+        return [("cut-off", float(thresholds.iloc[0]))] if len(thresholds) else []
+    return [(f"cut-off ({g})", float(thresholds[g])) for g in groups if g in thresholds]
+
+
+def _replay_forms(results: Results, steps: list[int]) -> dict[int, object]:
+    """The linear form of the decision model that scored each of ``steps``, from a rebuilt first run."""
+    run = results.runs[0]
+    model = results.scenario.build_model(run.seed_value())
+    wanted = set(steps)
+    forms: dict[int, object] = {}
+    while model.t <= max(wanted) and model.running:
+        t = model.t
+        if t in wanted:
+            forms[t] = linear_form_of(model.scorer)
+        model.step()
+    replayed = model.ledger
+    for t in wanted:
+        stored = run.ledger.loc[run.ledger["step"] == t].sort_values("agent_id")["score"].to_numpy()
+        again = replayed.loc[replayed["step"] == t].sort_values("agent_id")["score"].to_numpy()
+        if stored.shape != again.shape or not np.allclose(stored, again, rtol=1e-9, atol=1e-12):
+            raise ConfigError(
+                "RESULTS",
+                f"{run.directory} does not match a rebuilt run of its scenario and seed at step {t} "
+                "(written by another recoursesim version)",
+                "re-run the scenario with this version",
+            )
+    return forms
+
+
+def distribution_figure(outcomes: pd.DataFrame, groups: list[str], column: str, label: str, q: str) -> Figure:
+    """Box plots of each recourse-successful agent's ``column`` by group and qualification (paper Figs 7–10)."""
+    won = outcomes.loc[outcomes["outcome"] == "recourse"]
+    fig = Figure(figsize=(7, 3.8), layout="constrained")
+    ax = fig.add_subplot()
+    data, positions, colours, ticks, tick_labels = [], [], [], [], []
+    position = 0.0
+    for qualification in ("low", "high"):
+        for group in groups:
+            values = won.loc[(won["group"] == group) & (won["qualification"] == qualification), column]
+            values = values.to_numpy(dtype=float)
+            values = values[np.isfinite(values)]
+            if values.size:
+                data.append(values)
+                positions.append(position)
+                colours.append(_colour(groups, group))
+            position += 1.0
+        ticks.append(position - (len(groups) + 1) / 2)
+        tick_labels.append(f"{qualification} entry score")
+        position += 0.6
+    if data:
+        boxes = ax.boxplot(data, positions=positions, widths=0.7, patch_artist=True, showfliers=False)
+        for patch, colour in zip(boxes["boxes"], colours, strict=True):
+            patch.set_facecolor(colour)
+            patch.set_alpha(0.6)
+    ax.set_xticks(ticks, tick_labels)
+    for group in groups:
+        ax.bar([np.nan], [np.nan], color=_colour(groups, group), alpha=0.6, label=group)
+    ax.legend(fontsize=8)
+    ax.set_ylabel(label)
+    ax.set_title(f"{label} of each agent that reached recourse, by group and qualification ({q})", fontsize=9)
+    return fig

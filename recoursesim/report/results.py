@@ -1,0 +1,201 @@
+"""Reading a results directory for a report: one ``recoursesim run`` output, or a folder of them (one per seed)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from recoursesim.errors import ConfigError
+from recoursesim.scenario import Scenario
+
+#: Files a run directory must hold, with the columns the report reads from each. A directory
+#: whose files lack these columns was written by an older recoursesim.
+REQUIRED: dict[str, tuple[str, ...]] = {
+    "ledger.parquet": (
+        "step", "agent_id", "group", "entry_step", "score", "threshold", "selected", "effort",
+    ),
+    "metrics.parquet": (
+        "step", "group", "n_scored", "n_selected", "selection_rate", "mean_selected_score",
+        "mean_selected_initial_score", "n_recourse", "etr", "ttr",
+    ),
+    "summary.parquet": ("group", "entered", "selected_on_entry", "recourse", "censored", "gave_up", "etr", "ttr"),
+}  # fmt: skip
+SCENARIO_FILE = "scenario.json"
+OBSERVATIONS_FILE = "observations.parquet"
+
+
+@dataclass(frozen=True)
+class SeedRun:
+    """One run's results as written by ``recoursesim run`` (or :meth:`RunResult.write`).
+
+    Attributes:
+        directory: Where they were read from.
+        seed: The seed record (an int, or a spawned seed's ``entropy``/``spawn_key``).
+        ledger: One row per (agent, step).
+        metrics: One row per (step, group).
+        summary: One row per group.
+        observations: Per-step auditor rows (empty if the run had no observers).
+    """
+
+    directory: Path
+    seed: Any
+    ledger: pd.DataFrame
+    metrics: pd.DataFrame
+    summary: pd.DataFrame
+    observations: pd.DataFrame
+
+    @property
+    def seed_label(self) -> str:
+        """The seed as text (``7``, or ``entropy/spawn_key`` for a spawned seed)."""
+        if isinstance(self.seed, dict):
+            return f"{self.seed.get('entropy')}/{'-'.join(str(k) for k in self.seed.get('spawn_key', []))}"
+        return str(self.seed)
+
+    def seed_value(self) -> int | np.random.SeedSequence:
+        """The seed to rebuild the run with."""
+        if isinstance(self.seed, dict):
+            return np.random.SeedSequence(int(self.seed["entropy"]), spawn_key=tuple(self.seed["spawn_key"]))
+        return int(self.seed)
+
+
+@dataclass(frozen=True)
+class Results:
+    """All the runs of one scenario that a report covers.
+
+    Attributes:
+        directory: The results directory given.
+        scenario: The resolved scenario (identical in every run).
+        runs: One :class:`SeedRun` per seed, in directory order.
+    """
+
+    directory: Path
+    scenario: Scenario
+    runs: tuple[SeedRun, ...]
+
+    @property
+    def n_seeds(self) -> int:
+        """Number of runs (seeds)."""
+        return len(self.runs)
+
+    def stacked(self, name: str) -> pd.DataFrame:
+        """``metrics``, ``summary``, ``observations`` or ``ledger`` of every run, with a ``seed`` column."""
+        frames = [getattr(run, name).assign(seed=run.seed_label) for run in self.runs]
+        frame = pd.concat(frames, ignore_index=True)
+        if "group" in frame:
+            frame["group"] = frame["group"].astype(object).where(frame["group"].notna(), None)
+        return frame
+
+
+def load_results(path: str | Path) -> Results:
+    """Read a results directory.
+
+    ``path`` is either one run directory (``ledger.parquet``, ``metrics.parquet``,
+    ``summary.parquet``, ``scenario.json``; as ``recoursesim run --out`` writes it) or a directory
+    whose subdirectories are run directories of the same scenario, one per seed (as
+    ``recoursesim run SCENARIO --seed N`` writes them under ``results/<scenario>/seed-<N>``).
+
+    Raises:
+        ConfigError: The directory is missing, holds no runs (empty), is a sweep directory (no
+            ledgers), holds runs of different scenarios, or was written by an older recoursesim
+            (a file or column the report needs is missing).
+    """
+    directory = Path(path)
+    if not directory.exists():
+        raise ConfigError("RESULTS", f"{directory} does not exist", "give the directory `recoursesim run --out` wrote")
+    if not directory.is_dir():
+        raise ConfigError("RESULTS", f"{directory} is not a directory", "give a results directory, not a file")
+    if (directory / "manifest.json").exists():
+        raise ConfigError(
+            "RESULTS",
+            f"{directory} is a sweep directory, which keeps per-step metrics but no ledgers",
+            "run the scenario with `recoursesim run SCENARIO --seed N` for each seed and report on that directory",
+        )
+    if _is_run(directory):
+        run_dirs = [directory]
+    else:
+        run_dirs = sorted((d for d in directory.iterdir() if d.is_dir() and _is_run(d)), key=_seed_order)
+    if not run_dirs:
+        if not any(directory.iterdir()):
+            raise ConfigError("RESULTS", f"{directory} is empty", "run `recoursesim run SCENARIO --out DIR` first")
+        raise ConfigError(
+            "RESULTS",
+            f"{directory} holds no run results ({SCENARIO_FILE} and ledger.parquet, here or in its subdirectories)",
+            "point at a directory written by `recoursesim run`",
+        )
+    runs = []
+    spec = None
+    for run_dir in run_dirs:
+        meta = _read_meta(run_dir)
+        if spec is None:
+            spec = meta["scenario"]
+        elif meta["scenario"] != spec:
+            raise ConfigError(
+                "RESULTS",
+                f"{run_dir} ran a different scenario from {run_dirs[0]}",
+                "report on one scenario's runs at a time (use `recoursesim compare` for several)",
+            )
+        runs.append(_read_run(run_dir, meta))
+    scenario = Scenario.from_dict(spec, source=str(run_dirs[0] / SCENARIO_FILE))
+    return Results(directory, scenario, tuple(runs))
+
+
+def _is_run(directory: Path) -> bool:
+    return (directory / SCENARIO_FILE).is_file() or (directory / "ledger.parquet").is_file()
+
+
+def _seed_order(directory: Path) -> tuple[int, str]:
+    digits = "".join(c for c in directory.name if c.isdigit())
+    return (int(digits) if digits else -1, directory.name)
+
+
+def _older(run_dir: Path, what: str) -> ConfigError:
+    return ConfigError(
+        "RESULTS",
+        f"{run_dir} was written by an older recoursesim ({what})",
+        "re-run the scenario with this version (`recoursesim run SCENARIO --seed N --out DIR`)",
+    )
+
+
+def _read_meta(run_dir: Path) -> dict[str, Any]:
+    path = run_dir / SCENARIO_FILE
+    if not path.is_file():
+        raise _older(run_dir, f"no {SCENARIO_FILE}")
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as error:
+        raise ConfigError("RESULTS", f"{path} is not readable JSON ({error})", "re-run the scenario") from None
+    if not isinstance(meta, dict) or not isinstance(meta.get("scenario"), dict) or "seed" not in meta:
+        raise _older(run_dir, f"{SCENARIO_FILE} lacks the 'scenario' and 'seed' entries")
+    return meta
+
+
+def _read_run(run_dir: Path, meta: dict[str, Any]) -> SeedRun:
+    frames = {}
+    for name, columns in REQUIRED.items():
+        path = run_dir / name
+        if not path.is_file():
+            raise _older(run_dir, f"no {name}")
+        frame = pd.read_parquet(path)
+        missing = [c for c in columns if c not in frame.columns]
+        if missing:
+            raise _older(run_dir, f"{name} lacks {', '.join(missing)}")
+        frames[name] = frame
+    observations_path = run_dir / OBSERVATIONS_FILE
+    observations = (
+        pd.read_parquet(observations_path)
+        if observations_path.is_file()
+        else pd.DataFrame(columns=["step", "observer", "group", "metric", "value"])
+    )
+    return SeedRun(
+        directory=run_dir,
+        seed=meta["seed"],
+        ledger=frames["ledger.parquet"],
+        metrics=frames["metrics.parquet"],
+        summary=frames["summary.parquet"],
+        observations=observations,
+    )

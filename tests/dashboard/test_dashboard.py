@@ -1,0 +1,129 @@
+"""The dashboard's settings, session and figures, without a browser."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from recoursesim.cli import main
+from recoursesim.dashboard import MITIGATIONS, DashboardSession, DashboardSettings, figures
+from recoursesim.errors import ConfigError
+from recoursesim.metrics import recourse_over_time
+from recoursesim.simulate import simulate
+
+SMALL = DashboardSettings(initial=60, entrants=6, k=6, steps=6)
+
+
+@pytest.mark.parametrize("mitigation", list(MITIGATIONS))
+@pytest.mark.parametrize("distribution", ["bimodal", "mixture"])
+def test_every_mitigation_and_distribution_builds_and_runs(mitigation, distribution):
+    settings = dataclasses.replace(SMALL, mitigation=mitigation, distribution=distribution)
+    spec = settings.to_spec()
+    assert (spec["selection"]["name"] == "cns") == (mitigation in ("cns", "cns_cda"))
+    assert ("training" in spec) == (mitigation in ("cda", "cns_cda"))
+    session = DashboardSession(settings)
+    while session.step():
+        pass
+    assert session.finished and session.t == settings.steps + 1
+
+
+def test_knobs_reach_the_scenario():
+    settings = DashboardSettings(
+        initial=80, entrants=7, q=1.5, k=9, difficulty=2.0, adaptation="binary", effort="constant",
+        steps=4, weights=(0.3, 0.7), seed=5,
+    )  # fmt: skip
+    spec = settings.to_spec()
+    assert spec["population"] == {
+        "name": "bell2024", "initial": 80, "entrants": 7, "q": 1.5, "effort": "equal", "adaptation": 0.25,
+    }  # fmt: skip
+    assert spec["selection"] == {"name": "top_k", "k": 9}
+    assert spec["behaviour"] == {"name": "bounded_effort", "budget": "constant", "adaptation": "binary"}
+    assert spec["scorer"]["weights"] == [0.3, 0.7]
+    assert spec["run"] == {"steps": 4, "seed": 5}
+    model = DashboardSession(settings).model
+    assert model.n_initial == 80 and model.n_steps == 4
+
+
+def test_bad_settings_raise_config_errors():
+    with pytest.raises(ConfigError, match="mitigation"):
+        dataclasses.replace(SMALL, mitigation="magic").to_spec()
+    with pytest.raises(ConfigError, match="difficulty"):
+        dataclasses.replace(SMALL, difficulty=0.0).to_spec()
+    with pytest.raises(ConfigError):
+        DashboardSession(dataclasses.replace(SMALL, k=0))
+
+
+def test_session_numbers_are_the_engines_numbers():
+    """The dashboard's model is the CLI's model: same scenario and seed, same ledger and metrics."""
+    session = DashboardSession(SMALL)
+    while session.step():
+        pass
+    reference = simulate(SMALL.to_scenario(), SMALL.seed)
+    pd.testing.assert_frame_equal(session.ledger, reference.ledger)
+    expected = recourse_over_time(reference.ledger, effort="cost", reference_group="advantaged")
+    pd.testing.assert_frame_equal(session.metrics(), expected)
+    assert not session.auditor().empty
+    assert set(session.auditor()["metric"]) >= {"ACR", "RD"}
+
+
+def test_story_follows_anne_just_below_and_dawn_far_below():
+    session = DashboardSession(SMALL)
+    assert session.story == () and session.story_frame().empty
+    session.step()
+    anne, dawn = session.story
+    assert (anne.name, dawn.name) == ("Anne", "Dawn")
+    first = session.latest().set_index("agent_id")
+    rejected = first.loc[~first["selected"], "score"]
+    assert first.loc[anne.agent_id, "score"] == rejected.max()
+    assert first.loc[dawn.agent_id, "score"] < first.loc[anne.agent_id, "score"]
+    for _ in range(3):
+        session.step()
+    story = session.story_frame()
+    assert set(story["name"]) == {"Anne", "Dawn"}
+    dawn_rows = story.loc[story["name"] == "Dawn"]
+    assert np.allclose(dawn_rows["gap"], dawn_rows["threshold"] - dawn_rows["score"])
+    text = session.story_text()
+    assert text[0].startswith("Anne") and text[1].startswith("Dawn")
+
+
+def test_figures_draw_the_boundary_arrows_and_lines():
+    session = DashboardSession(SMALL)
+    before = figures.scatter_figure(session)
+    assert len(before.axes[0].collections) >= 2  # one scatter per group
+    session.step()
+    session.step()
+    scatter = figures.scatter_figure(session)
+    ax = scatter.axes[0]
+    assert any(line.get_label() == "cut-off" for line in ax.get_lines())
+    quivers = [c for c in ax.collections if type(c).__name__ == "Quiver"]
+    assert quivers and sum(len(q.U) for q in quivers) > 0
+    metrics = figures.metrics_figure(session)
+    assert sum(len(line.get_xdata()) for line in metrics.axes[0].get_lines()) > 0
+    assert len(figures.auditor_figure(session).axes[0].get_lines()) == 2
+    assert len(figures.story_figure(session).axes[0].get_lines()) >= 2
+
+
+def test_cns_boundary_is_drawn_per_group():
+    session = DashboardSession(dataclasses.replace(SMALL, mitigation="cns"))
+    session.step()
+    labels = {line.get_label() for line in figures.scatter_figure(session).axes[0].get_lines()}
+    assert {"cut-off (advantaged)", "cut-off (disadvantaged)"} <= labels
+
+
+def test_dashboard_command_without_solara_says_how_to_install(monkeypatch, capsys):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "solara" else real(name, *a))
+    assert main(["dashboard", "--port", "8123"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "pip install 'recoursesim[dashboard]'" in err[0]
+
+
+def test_dashboard_command_rejects_a_bad_port(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["dashboard", "--port", "0"])
+    assert exit_info.value.code == 2

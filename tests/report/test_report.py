@@ -1,0 +1,248 @@
+"""``recoursesim report``: every section and figure present and non-empty; clear errors for bad directories."""
+
+from __future__ import annotations
+
+import base64
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from recoursesim.cli import main
+from recoursesim.errors import ConfigError
+from recoursesim.report import SECTION_IDS, load_results, write_report
+from recoursesim.scenario import Scenario, load_scenario
+from recoursesim.simulate import simulate
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def small_scenario(observers: bool = True) -> Scenario:
+    spec = {
+        "preset": "bell2024",
+        "name": "small-bell2024",
+        "run": {"steps": 6},
+        "population": {"name": "bell2024", "initial": 200, "entrants": 20, "q": 2.0},
+        "selection": {"name": "top_k", "k": 20},
+    }
+    if observers:
+        spec["observers"] = [{"name": "equality_of_effort", "every": 2}]
+    return Scenario.from_dict(spec)
+
+
+def write_runs(root: Path, scenario: Scenario, seeds) -> Path:
+    for seed in seeds:
+        directory = root / f"seed-{seed}"
+        directory.mkdir(parents=True)
+        simulate(scenario, seed).write(directory)
+    return root
+
+
+@pytest.fixture(scope="module")
+def results_dir(tmp_path_factory) -> Path:
+    return write_runs(tmp_path_factory.mktemp("results") / "small", small_scenario(), range(3))
+
+
+class Sections(HTMLParser):
+    """Collects, per <section id>, its heading, text and embedded images."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sections: dict[str, dict] = {}
+        self.current: str | None = None
+        self.in_h1 = False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "section":
+            self.current = attrs["id"]
+            self.sections[self.current] = {"text": "", "images": [], "tables": 0}
+        elif self.current and tag == "img":
+            self.sections[self.current]["images"].append(attrs["src"])
+        elif self.current and tag == "table":
+            self.sections[self.current]["tables"] += 1
+
+    def handle_endtag(self, tag):
+        if tag == "section":
+            self.current = None
+
+    def handle_data(self, data):
+        if self.current:
+            self.sections[self.current]["text"] += data
+
+
+def parse(path: Path) -> dict[str, dict]:
+    parser = Sections()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser.sections
+
+
+def check_report(html: Path, figures_dir: Path, *, auditors: bool) -> dict[str, dict]:
+    sections = parse(html)
+    assert list(sections) == list(SECTION_IDS)
+    for section_id, section in sections.items():
+        assert len(section["text"].strip()) > 40, f"section {section_id} is empty"
+    expected_figures = {
+        "recourse-over-time": 1, "disparities": 1, "selection": 1, "utility": 1, "auditors": int(auditors),
+        "boundary": 1, "distributions": 2,
+    }  # fmt: skip
+    for section_id, count in expected_figures.items():
+        images = sections[section_id]["images"]
+        assert len(images) == count, section_id
+        for source in images:
+            assert source.startswith("data:image/png;base64,")
+            data = base64.b64decode(source.split(",", 1)[1])
+            assert data.startswith(PNG_MAGIC) and len(data) > 5_000
+    assert sections["recourse-over-time"]["tables"] == 1
+    assert sections["selection"]["tables"] == 1
+    assert sections["outcomes"]["tables"] == 1
+    pngs = sorted(figures_dir.glob("*.png"))
+    assert len(pngs) == sum(expected_figures.values())
+    for png in pngs:
+        assert png.read_bytes().startswith(PNG_MAGIC)
+        assert png.with_suffix(".svg").stat().st_size > 1_000
+        assert png.name in sections["figures"]["text"], f"the closing note does not list {png.name}"
+    return sections
+
+
+@pytest.fixture(scope="module")
+def html_report(results_dir, tmp_path_factory):
+    return write_report(results_dir, tmp_path_factory.mktemp("report") / "report.html")
+
+
+def test_html_report_has_every_section_and_figure(html_report):
+    html, figures_dir, _ = html_report
+    assert figures_dir == html.parent / "report_figures"
+    sections = check_report(html, figures_dir, auditors=True)
+    assert "3 seeds" in sections["summary"]["text"]
+    assert "effort" in sections["auditors"]["text"]
+    text = html.read_text()
+    assert 'src="http' not in text and "<link" not in text  # self-contained
+
+
+def test_summary_states_the_runs_numbers(results_dir, html_report):
+    _, _, report = html_report
+    runs = load_results(results_dir)
+    retr = np.mean([run.summary.set_index("group").loc["disadvantaged", "retr"] for run in runs.runs])
+    text = " ".join(report.sections[0].paragraphs)
+    assert f"spent {retr:.2f}" in text
+    censored = np.mean(
+        [run.summary.set_index("group").loc["disadvantaged", ["censored", "gave_up"]].sum() for run in runs.runs]
+    )
+    assert f"({censored:.0f} per run)" in text
+
+
+def test_markdown_report_links_the_pngs(results_dir, tmp_path):
+    md, figures_dir, report = write_report(results_dir, tmp_path / "report.md", fmt="md")
+    text = md.read_text(encoding="utf-8")
+    for heading in ("## Summary", "## Scenario", "## Disparities over time", "## Auditors over time"):
+        assert heading in text
+    for figure in report.figures:
+        assert f"]({figures_dir.name}/{figure.name}.png)" in text
+        assert (figures_dir / f"{figure.name}.png").stat().st_size > 5_000
+
+
+def test_one_run_directory_without_observers(tmp_path):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    simulate(small_scenario(observers=False), 4).write(run_dir)
+    status = main(["report", str(run_dir), "--html", str(tmp_path / "one.html")])
+    assert status == 0
+    sections = check_report(tmp_path / "one.html", tmp_path / "one_figures", auditors=False)
+    assert "No per-step auditors" in sections["auditors"]["text"]
+    assert "1 seed" in sections["summary"]["text"]
+
+
+def _copy(results_dir: Path, target: Path) -> Path:
+    import shutil
+
+    shutil.copytree(results_dir, target)
+    return target
+
+
+def _older_metrics(root: Path) -> None:
+    path = root / "seed-1" / "metrics.parquet"
+    pd.read_parquet(path).drop(columns=["mean_selected_score"]).to_parquet(path)
+
+
+def _no_scenario_json(root: Path) -> None:
+    (root / "seed-0" / "scenario.json").unlink()
+
+
+def _other_scenario(root: Path) -> None:
+    path = root / "seed-2" / "scenario.json"
+    meta = json.loads(path.read_text())
+    meta["scenario"]["selection"]["k"] = 21
+    path.write_text(json.dumps(meta))
+
+
+def _sweep(root: Path) -> None:
+    (root / "manifest.json").write_text("{}")
+
+
+def _tampered_ledger(root: Path) -> None:
+    path = root / "seed-0" / "ledger.parquet"
+    ledger = pd.read_parquet(path)
+    ledger.loc[ledger["step"] == 0, "score"] += 0.01
+    ledger.to_parquet(path)
+
+
+@pytest.mark.parametrize(
+    "damage, needle",
+    [
+        (_older_metrics, "older recoursesim (metrics.parquet lacks mean_selected_score)"),
+        (_no_scenario_json, "older recoursesim (no scenario.json)"),
+        (_other_scenario, "different scenario"),
+        (_sweep, "sweep directory"),
+        (_tampered_ledger, "does not match a rebuilt run"),
+    ],
+)
+def test_bad_results_directories_give_one_clear_error(results_dir, tmp_path, capsys, damage, needle):
+    root = _copy(results_dir, tmp_path / "results")
+    damage(root)
+    output = tmp_path / "report.html"
+    assert main(["report", str(root), "--html", str(output)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and needle in err[0], err
+    assert not output.exists() and not (tmp_path / "report_figures").exists()
+
+
+def test_missing_and_empty_directories(tmp_path, capsys):
+    assert main(["report", str(tmp_path / "nowhere"), "--html", str(tmp_path / "a.html")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main(["report", str(tmp_path / "empty"), "--html", str(tmp_path / "a.html")]) == 2
+    assert "is empty" in capsys.readouterr().err
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("hello")
+    assert main(["report", str(tmp_path / "other"), "--html", str(tmp_path / "a.html")]) == 2
+    assert "holds no run results" in capsys.readouterr().err
+    assert not (tmp_path / "a.html").exists()
+
+
+def test_bad_format_is_rejected(results_dir, tmp_path):
+    with pytest.raises(ConfigError, match="format"):
+        write_report(results_dir, tmp_path / "r.html", fmt="pdf")
+
+
+@pytest.mark.slow
+def test_twenty_seed_table1_setting_renders(tmp_path):
+    """Acceptance: Bell et al. Table 1, baseline, q = 2, e_a = e_d, 20 seeds."""
+    root = write_runs(tmp_path / "bell2024-baseline", load_scenario("bell2024-baseline"), range(20))
+    assert main(["report", str(root), "--html", str(tmp_path / "table1.html")]) == 0
+    sections = check_report(tmp_path / "table1.html", tmp_path / "table1_figures", auditors=False)
+    assert "20 seeds" in sections["summary"]["text"]
+    assert "outside the 80% rule" in sections["summary"]["text"]
+
+
+def test_library_modules_import_on_their_own():
+    """The report, comparison and dashboard libraries import without the command line loaded first."""
+    import subprocess
+    import sys
+
+    code = "import recoursesim.report, recoursesim.compare, recoursesim.dashboard.figures"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
