@@ -50,8 +50,9 @@ def _integer(text: str) -> int:
 def atomic_output_dir(path: str | Path) -> Iterator[Path]:
     """Write into a temporary directory, then move its files into ``path`` only on success.
 
-    If the body raises, nothing is written to ``path`` (and ``path`` is not created). Existing
-    files in ``path`` with the same names are replaced; other files are left alone.
+    If the body raises, nothing is written: neither ``path`` nor any missing parent directory is
+    created. On success missing parents are created (like ``mkdir -p``). Existing files in
+    ``path`` with the same names are replaced; other files are left alone.
 
     Args:
         path: The output directory.
@@ -59,16 +60,18 @@ def atomic_output_dir(path: str | Path) -> Iterator[Path]:
     Yields:
         The temporary directory to write into.
     """
-    target = Path(path)
+    target = Path(path).resolve()
     if target.exists() and not target.is_dir():
         raise ConfigError("--out", f"{target} exists and is not a directory", "choose a directory path")
-    parent = target.resolve().parent
-    if not parent.exists():
-        raise ConfigError("--out", f"the parent directory {parent} does not exist", "create it or choose another path")
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))
+    anchor = target.parent
+    while not anchor.exists():
+        anchor = anchor.parent
+    if not anchor.is_dir():
+        raise ConfigError("--out", f"{anchor} is not a directory", "choose another output path")
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=anchor))
     try:
         yield tmp
-        target.mkdir(exist_ok=True)
+        target.mkdir(parents=True, exist_ok=True)
         for item in sorted(tmp.iterdir()):
             os.replace(item, target / item.name)
     finally:

@@ -46,8 +46,6 @@ def run(args: argparse.Namespace) -> int:
     result = simulate(scenario, args.seed, steps=args.steps)
     out = args.out or Path("results") / scenario.name / f"seed-{result.seed}"
     if not args.no_write:
-        if args.out is None:
-            out.parent.mkdir(parents=True, exist_ok=True)
         with atomic_output_dir(out) as tmp:
             result.write(tmp)
     print(format_summary(result))

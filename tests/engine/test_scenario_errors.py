@@ -128,3 +128,19 @@ def test_preset_overrides_and_section_replacement():
     assert s.spec["population"]["initial"] == 1000 and s.spec["population"]["q"] == 2.0
     assert s.spec["recourse"] == {"name": "linear"}  # another component: preset parameters dropped
     assert math.isclose(s.spec["population"].get("high_fraction", 0.05), 0.05)
+
+
+def test_output_parents_created_only_on_success(tmp_path, monkeypatch):
+    from recoursesim import simulate as simulate_module
+
+    nested = tmp_path / "a" / "b" / "out"
+    assert main(["run", "--steps", "1", "--out", str(nested)]) == 0
+    assert (nested / "ledger.parquet").exists()
+
+    def broken(self, directory):
+        raise ConfigError("output", "disk full", "free some space")
+
+    monkeypatch.setattr(simulate_module.RunResult, "write", broken)
+    assert main(["run", "--steps", "1", "--out", str(tmp_path / "c" / "d")]) == 2
+    assert not (tmp_path / "c").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a"]
