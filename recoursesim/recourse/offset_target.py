@@ -62,7 +62,7 @@ class OffsetTargetRecourse:
             return recommendation
         x = features[below]
         # The target is on the margin scale: for a ranker that is the score itself; for a logistic
-        # model the reference code subtracts the probability threshold from the log-odds (see below).
+        # model the reference code subtracts the probability threshold from the log-odds (class docstring).
         target = np.broadcast_to(np.asarray(threshold, dtype=float) - self.offset, scores.shape)[below]
         w = form.coef
         point = x.copy()

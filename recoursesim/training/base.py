@@ -39,7 +39,17 @@ class TrainingContext:
 
 @runtime_checkable
 class Trainer(Protocol):
-    """Refits the decision model from this step's data; returns the model for the next step."""
+    """Refits the decision model from this step's data; returns the model for the next step.
+
+    Optional members the model uses when present:
+
+    * ``start(features, group, scorer, rng) -> Scorer``: called once with the initial population,
+      returns the first decision model (for example a classifier fitted on the scorer's labels).
+    * ``order``: ``"spec"`` (default; refit after the agents act on the selecting model's
+      recommendations), ``"reference"`` (refit first; agents follow the refitted model's
+      recommendations at its own cut-off) or ``"refit_before_acting"`` (refit first; agents follow
+      the selecting model's recommendations, their step computed under the refitted model).
+    """
 
     def update(self, context: TrainingContext) -> Scorer:
         """Return ``M_{t+1}`` (it may return ``context.scorer`` unchanged)."""
