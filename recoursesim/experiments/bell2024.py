@@ -60,35 +60,13 @@ def _table() -> dict[tuple[str, int, str, str], tuple[float, float]]:
 #: ``(effort, q, strategy, metric) -> (paper mean, paper SEM)``.
 PAPER_TABLE1 = _table()
 
-#: Strategy name -> scenario overrides on top of the ``bell2024`` preset (how the authors' code ran each
-#: column; see the README's reproduction notes).
-STRATEGIES: dict[str, dict[str, Any]] = {
-    "baseline": {},
-    # CNS: k/2 per group; recommendations aim at the higher of the two groups' cut-offs.
-    "cns": {"selection.name": "cns", "selection.quota": "equal", "selection.threshold": "max"},
-    # CDA: a logistic regression first fitted on 1[f(x) > 0.5], refitted every step on the population
-    # plus counterfactuals of the negatives; recommendations land at probability s_t.
-    "cda": {
-        "training": {"name": "cda", "initial_threshold": 0.5},
-        "recourse": {"name": "linear", "action_set": {"lower": [-0.1, -0.1], "upper": [1.1, 1.1]}},
-    },
-    # CNS + CDA: the authors' FairCDA environment refits before agents act, and its recourse puts
-    # counterfactuals at log-odds s_t - 0.5 (the ranker's offset applied to the logistic margin); CDA
-    # keeps those counterfactuals although they fall short of the cut-off.
-    "cns+cda": {
-        "selection.name": "cns",
-        "selection.quota": "equal",
-        "selection.threshold": "max",
-        "training": {"name": "cda", "initial_threshold": 0.5, "order": "reference", "drop_short": False},
-        # the preset's recourse is already offset_target
-    },
-    # Gupta et al.'s group recourse regularisation, logistic variant, lambda = 0.1 (our choice: at
-    # lambda = 1 the penalty dominates and the model ranks on the noise feature). Not compared with the
-    # paper: its Table 2 column came from a classifier that scored agents in reverse.
-    "gupta": {
-        "training": {"name": "gupta", "model": "logistic", "lam": 0.1, "initial_threshold": 0.5},
-        "recourse": {"name": "linear", "action_set": {"lower": [-0.1, -0.1], "upper": [1.1, 1.1]}},
-    },
+#: Strategy name -> the named scenario preset that runs it (see :mod:`recoursesim.scenario.presets`).
+STRATEGIES: dict[str, str] = {
+    "baseline": "bell2024",
+    "cns": "bell2024-cns",
+    "cda": "bell2024-cda",
+    "cns+cda": "bell2024-cns-cda",
+    "gupta": "bell2024-gupta",
 }
 
 
@@ -113,16 +91,15 @@ class Cell:
 
 
 def setting_scenario(effort: str, q: int, strategy: str = "baseline") -> Scenario:
-    """The ``bell2024`` scenario of one Table-1 setting."""
+    """The scenario of one Table-1 setting: the strategy's preset with this effort condition and ``q``."""
     if strategy not in STRATEGIES:
         raise ConfigError("--strategy", f"unknown strategy {strategy!r}", f"use one of {', '.join(STRATEGIES)}")
     spec = {
-        "preset": "bell2024",
+        "preset": STRATEGIES[strategy],
         "name": f"bell2024-{strategy}-{effort}-q{q}",
         "population": {"q": float(q), "effort": effort},
     }
-    scenario = Scenario.from_dict(spec, source=f"bell2024 {strategy} {effort} q={q}")
-    return scenario.with_overrides(STRATEGIES[strategy]) if STRATEGIES[strategy] else scenario
+    return Scenario.from_dict(spec, source=f"bell2024 {strategy} {effort} q={q}")
 
 
 def run_disparities(scenario: Scenario, seed: int) -> tuple[float, float]:

@@ -38,9 +38,19 @@ def test_every_strategy_runs(strategy):
     [("cns", "bell2024-cns"), ("cda", "bell2024-cda"), ("cns+cda", "bell2024-cns-cda"), ("gupta", "bell2024-gupta")],
 )
 def test_scenario_files_match_the_experiment_strategies(strategy, file):
+    # the bundled file and the experiment both start from the strategy's named preset
     from recoursesim.scenario import Scenario
 
     bundled = Scenario.bundled(file).spec
     experiment = setting_scenario("equal", 2, strategy).spec
     for section in ("population", "selection", "recourse", "behaviour", "training", "scorer", "run"):
         assert bundled.get(section) == experiment.get(section), section
+
+
+def test_every_strategy_is_a_named_preset():
+    from recoursesim.scenario import PRESETS
+
+    assert set(STRATEGIES.values()) <= set(PRESETS)
+    assert PRESETS["bell2024-cda"]["training"]["name"] == "cda"
+    assert PRESETS["bell2024-cns-cda"]["recourse"]["name"] == "offset_target"  # inherited from bell2024
+    assert PRESETS["bell2024"].get("training") is None  # the baseline preset is untouched
