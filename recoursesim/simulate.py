@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from recoursesim.ledger import write_parquet
-from recoursesim.metrics import recourse_over_time, recourse_summary
+from recoursesim.metrics import agent_outcomes, recourse_over_time, recourse_summary
 from recoursesim.model import RecourseModel
 from recoursesim.scenario import Scenario
 
@@ -46,16 +46,29 @@ class RunResult:
         return self.model.ledger
 
     @cached_property
+    def outcomes(self) -> pd.DataFrame:
+        """One row per agent (:func:`~recoursesim.metrics.agent_outcomes`), shared by the metrics below."""
+        return agent_outcomes(self.ledger, self.scenario.effort_measure)
+
+    @cached_property
     def metrics(self) -> pd.DataFrame:
         """Per-step, per-group metrics (:func:`~recoursesim.metrics.recourse_over_time`)."""
         return recourse_over_time(
-            self.ledger, effort=self.scenario.effort_measure, reference_group=self.reference_group
+            self.ledger,
+            effort=self.scenario.effort_measure,
+            reference_group=self.reference_group,
+            outcomes=self.outcomes,
         )
 
     @cached_property
     def summary(self) -> pd.DataFrame:
         """Pooled per-group metrics (:func:`~recoursesim.metrics.recourse_summary`)."""
-        return recourse_summary(self.ledger, effort=self.scenario.effort_measure, reference_group=self.reference_group)
+        return recourse_summary(
+            self.ledger,
+            effort=self.scenario.effort_measure,
+            reference_group=self.reference_group,
+            outcomes=self.outcomes,
+        )
 
     @property
     def reference_group(self) -> str:

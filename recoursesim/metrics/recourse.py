@@ -10,7 +10,11 @@ from recoursesim.metrics.outcomes import EffortMeasure, agent_outcomes, group_ca
 
 
 def recourse_over_time(
-    ledger: pd.DataFrame, *, effort: EffortMeasure = "cost", reference_group: str | None = None
+    ledger: pd.DataFrame,
+    *,
+    effort: EffortMeasure = "cost",
+    reference_group: str | None = None,
+    outcomes: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Time-resolved metrics, paper §3.2: ``ETR_t`` and ``TTR_t`` for every step and group.
 
@@ -22,6 +26,7 @@ def recourse_over_time(
         ledger: A ledger frame.
         effort: ``"cost"`` or ``"score_gain"``.
         reference_group: If given, add ``retr`` and ``dttr`` against this group.
+        outcomes: ``agent_outcomes(ledger, effort)`` if already computed (it is then not recomputed).
 
     Returns:
         One row per (step, group): ``n_scored``, ``n_selected``, ``selection_rate``, the utility
@@ -41,7 +46,7 @@ def recourse_over_time(
     score_sum = np.bincount(key[selected], weights=ledger["score"].to_numpy(dtype=float)[selected], minlength=cells)
     initial = _initial_scores(ledger)
     initial_sum = np.bincount(key[selected], weights=initial[selected], minlength=cells)
-    outcomes = agent_outcomes(ledger, effort)
+    outcomes = agent_outcomes(ledger, effort) if outcomes is None else outcomes
     won = outcomes["outcome"].to_numpy() == "recourse"
     won_key = (
         np.searchsorted(steps, outcomes["success_step"].to_numpy()[won]) * n_groups
@@ -107,7 +112,11 @@ def _initial_scores(ledger: pd.DataFrame) -> np.ndarray:
 
 
 def recourse_summary(
-    ledger: pd.DataFrame, *, effort: EffortMeasure = "cost", reference_group: str | None = None
+    ledger: pd.DataFrame,
+    *,
+    effort: EffortMeasure = "cost",
+    reference_group: str | None = None,
+    outcomes: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Pooled per-group metrics over the whole run, and the agents they leave out.
 
@@ -120,6 +129,7 @@ def recourse_summary(
         ledger: A ledger frame.
         effort: ``"cost"`` or ``"score_gain"``.
         reference_group: If given, add ``retr`` and ``dttr`` against this group.
+        outcomes: ``agent_outcomes(ledger, effort)`` if already computed (it is then not recomputed).
 
     Returns:
         One row per group: ``entered``, ``selected_on_entry``, ``recourse`` (successes after
@@ -129,7 +139,7 @@ def recourse_summary(
     """
     groups = group_categories(ledger)
     n_groups = len(groups)
-    outcomes = agent_outcomes(ledger, effort)
+    outcomes = agent_outcomes(ledger, effort) if outcomes is None else outcomes
     code = outcomes["group"].cat.codes.to_numpy().astype(np.int64)
     kind = outcomes["outcome"].cat.codes.to_numpy().astype(np.int64)  # OUTCOMES order
     counts = np.bincount(code * 4 + kind, minlength=4 * n_groups).reshape(n_groups, 4)
