@@ -1,0 +1,20 @@
+"""Conformance suites for plug-ins, in the spirit of scikit-learn's estimator checks.
+
+Every component shipped with recoursesim passes these, and a user's plug-in should too::
+
+    from recoursesim.checks import check_selector, check_trainer
+    check_selector(MySelector(k=10))
+    check_trainer(lambda: MyTrainer())
+
+There is one module per component kind (``recoursesim.checks.selector``, ``.trainer``, ...); each
+defines ``CHECKS``, a tuple of individual checks ``check(factory, seed)``, and a ``check_<kind>``
+function running all of them. :func:`registered_cases` applies every check to every registered
+component (one case per pair, for a parametrised test). Each check raises ``AssertionError`` with
+a message naming the failed property.
+"""
+
+from recoursesim.checks._registered import EXAMPLE_PARAMS, Case, registered_cases
+from recoursesim.checks.selector import check_selector
+from recoursesim.checks.trainer import check_trainer
+
+__all__ = ["EXAMPLE_PARAMS", "Case", "check_selector", "check_trainer", "registered_cases"]

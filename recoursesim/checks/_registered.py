@@ -1,0 +1,102 @@
+"""Every conformance check over every registered component, one runnable case per (component, check)."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from recoursesim import registry
+
+#: Constructor arguments for built-in components whose constructors require some. A plug-in with
+#: required arguments declares its own as a class attribute ``check_params = {...}``.
+EXAMPLE_PARAMS: dict[str, dict[str, dict[str, Any]]] = {
+    "selector": {
+        "top_k": {"k": 10},
+        "circumstance_normalised": {"k": 10},
+        "effort_rewarding": {"k": 10},
+        "threshold": {"threshold": 0.5},
+    },
+    "scorer": {"linear": {"weights": [0.5, 0.5]}},
+}
+
+
+@dataclass(frozen=True)
+class Case:
+    """One check applied to one registered component.
+
+    Attributes:
+        kind: The component kind (a key of :data:`recoursesim.registry.KINDS`).
+        name: The component's registered name.
+        check: The check function.
+    """
+
+    kind: str
+    name: str
+    check: Callable[[Callable[[], Any], int], None]
+
+    @property
+    def id(self) -> str:
+        """A readable test id, ``kind-name-check``."""
+        return f"{self.kind}-{self.name}-{self.check.__name__.removeprefix('check_')}"
+
+    def factory(self) -> Any:
+        """Build a fresh component from its registered name and example parameters."""
+        return registry.build(self.kind, {"name": self.name, **example_params(self.kind, self.name)})
+
+    def run(self, seed: int = 0) -> None:
+        """Run the check (raises ``AssertionError`` naming the failed property)."""
+        self.check(self.factory, seed)
+
+
+def example_params(kind: str, name: str) -> Mapping[str, Any]:
+    """Return the constructor arguments the checks use for a registered component."""
+    cls = registry.lookup(kind, name)
+    declared = getattr(cls, "check_params", None)
+    if isinstance(declared, Mapping):
+        return declared
+    for key, params in EXAMPLE_PARAMS.get(kind, {}).items():
+        if registry.lookup(kind, key) is cls:  # any alias of the same class
+            return params
+    return {}
+
+
+def check_module(kind: str) -> ModuleType | None:
+    """Return ``recoursesim.checks.<kind>`` (which defines ``CHECKS``), or ``None`` if that kind has none yet."""
+    name = f"{__package__}.{kind}"
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if error.name == name:
+            return None
+        raise
+
+
+def registered_cases(kinds: tuple[str, ...] | None = None) -> list[Case]:
+    """Return one :class:`Case` per registered component and check, for every kind that has checks.
+
+    Aliases of one class are checked once, under the class's primary registered name. Use it as
+    ``pytest.mark.parametrize("case", cases, ids=[c.id for c in cases])``.
+
+    Args:
+        kinds: Restrict to these kinds (default: all of :data:`recoursesim.registry.KINDS`).
+
+    Returns:
+        The cases, in kind, name and check order.
+    """
+    cases = []
+    for kind in kinds or tuple(registry.KINDS):
+        module = check_module(kind)
+        if module is None:
+            continue
+        seen: set[type] = set()
+        for name in registry.names(kind):
+            cls = registry.lookup(kind, name)
+            if cls in seen:
+                continue
+            seen.add(cls)
+            primary = getattr(cls, "registered_name", name)
+            cases.extend(Case(kind, primary, check) for check in module.CHECKS)
+    return cases
