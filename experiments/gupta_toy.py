@@ -1,4 +1,4 @@
-"""Gupta et al. (2019) group recourse regularisation on the hand-typed 14-point toy of auditors.md §C.8.
+"""Gupta et al. (2019) group recourse regularisation on the hand-typed 14-point toy of docs/mitigations.md.
 
 Usage:
     python experiments/gupta_toy.py

@@ -27,7 +27,7 @@ from recoursesim.training.base import Trainer, TrainingContext
 class RecourseModel(mesa.Model):
     """Agents compete for ``k`` positive outcomes per step and act on recourse recommendations.
 
-    Each call of :meth:`step` runs one step ``t`` of the loop (simulation.md §1):
+    Each call of :meth:`step` runs one step ``t`` of the loop (docs/model.md, "The loop"):
 
     1. score every waiting agent with the scorer;
     2. select (the selector returns the winners and the threshold ``s_t``);

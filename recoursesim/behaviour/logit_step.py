@@ -1,4 +1,4 @@
-"""The reference code's behaviour (simulation.md §5): a logit-space score step along the recommendation line."""
+"""The reference code's behaviour: a logit-space score step along the recommendation line (docs/model.md)."""
 
 from __future__ import annotations
 

@@ -122,7 +122,7 @@ def recourse_summary(
 
     The pooled ETR and TTR are means over every recourse-successful agent of the group (agents
     selected after at least one negative outcome): with ``effort="score_gain"`` this is exactly
-    the reference code's Table-1 aggregate (simulation.md §6). Agents selected on entry and
+    the reference code's Table-1 aggregate (docs/model.md, "Metrics"). Agents selected on entry and
     agents still waiting at the end (right-censored) are excluded from ETR/TTR, and reported.
 
     Args:

@@ -1,4 +1,4 @@
-"""The population generator of Bell et al. (2024)'s reference code (simulation.md §2)."""
+"""The population generator of Bell et al. (2024)'s reference code (docs/model.md, "Populations")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The reference code's ranker recommendation (simulation.md §4): a target below the agent."""
+"""The reference code's ranker recommendation (docs/model.md, "Recommendations"): a target below the agent."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-#: The paper-compatible setting of Bell et al. (2024), Table 1 baseline (simulation.md §8):
+#: The paper-compatible setting of Bell et al. (2024), Table 1 baseline (docs/model.md, "The bell2024 preset"):
 #: T = 20, 1000 initial agents, k = 100, 100 entrants per step, ranker 0.5/0.5, the reference
 #: generator, recommendation and behaviour, and the reference code's score-gain ETR.
 BELL2024: dict[str, Any] = {

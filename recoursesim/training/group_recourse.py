@@ -5,7 +5,7 @@ group recourse ``r(G)`` is its mean over the group's predicted negatives, and th
 difference is ``RD = |r(G⁺) − r(G⁻)|``. The published method adds ``λ · |Σ_i s_i (w·x_i + b)|`` to
 a linear SVM, with ``s_i = g_i / |N_{g_i}|`` on the predicted negatives ``N`` (``g = ±1``) and 0
 elsewhere, so that ``Σ s_i f(x_i) = −(r(G⁺) − r(G⁻))·‖w‖``; the negative sets are re-estimated
-from the previous iterate's predictions (auditors.md §C).
+from the previous iterate's predictions (docs/mitigations.md, "Equalizing recourse across groups").
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def _group_sign(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 class _IterativeGroupRecourse(BaseEstimator, ClassifierMixin):
-    """The outer iteration shared by the SVM and logistic variants (auditors.md §C.3)."""
+    """The outer iteration shared by the SVM and logistic variants (docs/mitigations.md, "The iterative scheme")."""
 
     def fit(self, X: np.ndarray, y: np.ndarray, groups: np.ndarray) -> _IterativeGroupRecourse:
         """Fit with the iterative scheme; labels and groups may be any two values each.
@@ -319,7 +319,7 @@ def solve_smoothed(
 
 
 class GroupRecourseLogisticRegression(_IterativeGroupRecourse):
-    """Logistic regression with a group recourse penalty (the LR variant of auditors.md §C.4).
+    """Logistic regression with a group recourse penalty (docs/mitigations.md, "The logistic variant").
 
     Minimises ``mean log-loss + (α/2)‖w‖² + λ·sqrt((Σ_i s_i (w·x_i + b))² + ε²)`` with L-BFGS,
     ``s`` taken from the previous iterate's decisions, in the same outer iteration as
@@ -437,7 +437,7 @@ class GroupRecourseTrainer(RefitTrainer):
     negatives are the agents outside this step's top-k) or :class:`GroupRecourseSVM`
     (``model="svm"``, scored by the signed margin). Groups come from the simulation and must be
     two. This is Gupta et al.'s method as published, not the reversed-score classifier of the
-    dynamics paper's code (simulation.md §7). ``history_`` records each refit's recourse
+    dynamics paper's code (docs/mitigations.md). ``history_`` records each refit's recourse
     difference and outer iterations.
 
     Args:

@@ -62,9 +62,9 @@ class RefitTrainer:
         retrain_every: Refit every this many steps.
         output: Score with ``"proba"`` (positive-class probability) or ``"decision"``.
         order: ``"spec"``: agents act on recommendations from the model that selected them, and the
-            refit uses those same recommendations (auditors.md §D.3). ``"reference"``: the model
-            is refitted first and agents act toward recommendations of the refitted model, at its
-            own top-k cut-off (the recgame environments behind the paper's CNS + CDA column).
+            refit uses those same recommendations (docs/mitigations.md, "When the refit happens").
+            ``"reference"``: the model is refitted first and agents act toward recommendations of the
+            refitted model, at its own top-k cut-off (the recgame environments behind the paper's CNS + CDA column).
             ``"refit_before_acting"``: agents act toward the selecting model's recommendations, but
             their step is computed under the refitted model (recgame's earlier CDA environment).
     """
@@ -142,7 +142,7 @@ class RefitTrainer:
 
 @register("trainer", "cda", "counterfactual_augmentation")
 class CounterfactualAugmentationTrainer(RefitTrainer):
-    """Counterfactual data augmentation (CDA, Ferrario & Loi 2022), refitting every step (auditors.md §D).
+    """Counterfactual data augmentation (CDA, Ferrario & Loi 2022), refitting every step (docs/mitigations.md).
 
     At step ``t`` the training data is the scored population ``X_t`` with its outcomes ``y_t``.
     Each negative's recourse counterfactual ``x'`` — the recommendation it was given, under the

@@ -10,7 +10,7 @@ from recoursesim.scoring import LinearScorer
 
 
 def test_l2_projection_auditors_spec_vector():
-    # auditors.md D.6 vector 2: w=(0.5,0.5), b=0, target 0.6, x=(0.2,0.4): gap 0.3, x' = x + 0.3*w/0.5 = (0.5, 0.7)
+    # docs/model.md example: w=(0.5,0.5), b=0, target 0.6, x=(0.2,0.4): gap 0.3, x' = x + 0.3*w/0.5 = (0.5, 0.7)
     scorer = LinearScorer([0.5, 0.5])
     x = np.array([[0.2, 0.4], [1.0, 1.0]])
     rec = LinearRecourse().recommend(x, scorer.score(x), 0.6, scorer)

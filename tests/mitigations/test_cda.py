@@ -25,7 +25,7 @@ def context(features, selected, recommendation, scorer, threshold, seed=0):
 
 @pytest.mark.parametrize("ir, rows, added", [(1.0, 10, 3), (0.2, 7, 0), (2.0, 12, 5)])
 def test_counts_spec_vector(ir, rows, added):
-    # auditors.md D.6 vector 1: y = [1,1,0,0,0,0,0]; n_cf = int(ir*5 - 2): 3, -1 (none), 8 (all 5)
+    # docs/mitigations.md, CDA count example: y = [1,1,0,0,0,0,0]; n_cf = int(ir*5 - 2): 3, -1 (none), 8 (all 5)
     scorer = LinearScorer([1.0, 0.0])
     features = np.array([[0.9, 0], [0.8, 0], [0.1, 0], [0.2, 0], [0.3, 0], [0.4, 0], [0.5, 0]])
     selected = [1, 1, 0, 0, 0, 0, 0]
@@ -48,7 +48,7 @@ def test_counterfactuals_short_of_the_cutoff_are_dropped():
 
 
 def test_robustness_spec_vector():
-    # auditors.md D.6 vector 3: CDA keeps batch-0 counterfactuals valid after retraining
+    # docs/mitigations.md, CDA robustness check: CDA keeps batch-0 counterfactuals valid after retraining
     plain, cda = [], []
     for seed in range(10):
         rng = np.random.default_rng(seed)

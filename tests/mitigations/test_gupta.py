@@ -11,7 +11,7 @@ from recoursesim.training import (
     recourse_difference,
 )
 
-# auditors.md C.8: a hand-typed 14-point toy with exact rational solutions
+# docs/mitigations.md, Gupta worked example: a hand-typed 14-point toy with exact rational solutions
 X = np.array(
     [
         (2, 1.5),
