@@ -1,0 +1,228 @@
+"""Which moves an agent with mixed-type features may make: the mixed-type action set."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from recoursesim.errors import ConfigError
+from recoursesim.features.schema import FeatureSchema
+from recoursesim.recourse.action_set import ActionSet
+
+_KEYS = ("immutable", "increase_only", "decrease_only", "lower", "upper", "allowed_categories")
+
+#: Tolerance for "unchanged", "within bounds" and "integral" in code space.
+TOLERANCE = 1e-9
+
+
+class MixedActionSet:
+    """Actionability constraints on a :class:`FeatureSchema`, in code space.
+
+    The numeric box (immutable features pinned, increase-only / decrease-only features bounded
+    by the current value, global bounds) is the one of :class:`~recoursesim.recourse.ActionSet`;
+    on top of it integer and ordinal features must stay whole numbers and a categorical feature
+    may change only to one of its allowed categories.
+
+    Args:
+        schema: The feature schema.
+        immutable: Features that never change.
+        increase_only: Features that can only go up (numeric, integer or ordinal).
+        decrease_only: Features that can only go down (numeric, integer or ordinal).
+        lower: Feature -> lowest value a move may reach (a category for an ordinal feature);
+            default the observed minimum.
+        upper: Feature -> highest value a move may reach; default the observed maximum.
+        allowed_categories: Categorical (or ordinal) feature -> the categories an agent may
+            change to (an empty list: no change at all). Unlisted features may change to any
+            category. Staying put is always allowed.
+    """
+
+    def __init__(
+        self,
+        schema: FeatureSchema,
+        immutable: Sequence[str] = (),
+        increase_only: Sequence[str] = (),
+        decrease_only: Sequence[str] = (),
+        lower: Mapping[str, Any] | None = None,
+        upper: Mapping[str, Any] | None = None,
+        allowed_categories: Mapping[str, Sequence[Any]] | None = None,
+    ) -> None:
+        self.schema = schema
+        lo = self._bounds("lower", lower, schema.lower)
+        hi = self._bounds("upper", upper, schema.upper)
+        self.box_set = ActionSet(schema.names, lo.tolist(), hi.tolist(), immutable, increase_only, decrease_only)
+        for field, mask in (("increase_only", self.increase_only), ("decrease_only", self.decrease_only)):
+            bad = mask & schema.is_categorical
+            if bad.any():
+                name = schema.names[int(np.flatnonzero(bad)[0])]
+                raise ConfigError(
+                    field,
+                    f"{name!r} is categorical, so it has no direction",
+                    "declare it ordinal with an order, or drop it from the list",
+                )
+        #: Per feature, the codes an agent may change to (all True for numeric/integer features).
+        self.allowed: list[np.ndarray] = [np.ones(max(int(m), 1), dtype=bool) for m in schema.n_categories]
+        for name, categories in dict(allowed_categories or {}).items():
+            field = f"allowed_categories.{name}"
+            j = schema.index(name, field)
+            feature = schema.features[j]
+            if feature.kind not in ("categorical", "ordinal"):
+                raise ConfigError(field, f"{name!r} is {feature.kind}, not categorical", "use lower/upper for it")
+            if isinstance(categories, str) or not isinstance(categories, Sequence):
+                raise ConfigError(field, "must be a list of categories", f'write {name} = ["{feature.categories[0]}"]')
+            mask = np.zeros(len(feature.categories), dtype=bool)
+            for category in categories:
+                if category not in feature.categories:
+                    listed = ", ".join(repr(c) for c in feature.categories)
+                    raise ConfigError(field, f"{category!r} is not a category of {name!r}", f"use some of {listed}")
+                mask[feature.categories.index(category)] = True
+            self.allowed[j] = mask
+
+    @classmethod
+    def from_spec(cls, schema: FeatureSchema, spec: Mapping[str, Any] | None) -> MixedActionSet:
+        """Build from a scenario table; errors name the offending key.
+
+        The keys are ``immutable``, ``increase_only``, ``decrease_only``, ``lower``, ``upper`` and
+        ``allowed_categories``.
+        """
+        spec = dict(spec or {})
+        unknown = sorted(set(spec) - set(_KEYS))
+        if unknown:
+            raise ConfigError(unknown[0], "unknown action-set key", f"use {', '.join(_KEYS)}")
+        return cls(schema, **spec)
+
+    def _bounds(self, field: str, given: Mapping[str, Any] | None, default: np.ndarray) -> np.ndarray:
+        out = default.astype(float).copy()
+        if given is None:
+            return out
+        if not isinstance(given, Mapping):
+            raise ConfigError(field, "must be a table of feature = value", f"write {field} = {{ age = 18 }}")
+        for name, value in given.items():
+            where = f"{field}.{name}"
+            j = self.schema.index(name, where)
+            feature = self.schema.features[j]
+            if feature.kind == "categorical":
+                raise ConfigError(where, f"{name!r} is categorical and has no order", "use allowed_categories")
+            if feature.kind == "ordinal":
+                if value not in feature.categories:
+                    listed = ", ".join(repr(c) for c in feature.categories)
+                    raise ConfigError(where, f"{value!r} is not a category of {name!r}", f"use one of {listed}")
+                out[j] = float(feature.categories.index(value))
+            elif isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+                raise ConfigError(where, f"must be a number, got {value!r}", f"write {where} = 0")
+            else:
+                out[j] = float(value)
+        return out
+
+    # ------------------------------------------------------------------ the constraints
+
+    @property
+    def immutable(self) -> np.ndarray:
+        """Boolean mask of the immutable features."""
+        return self.box_set.immutable
+
+    @property
+    def increase_only(self) -> np.ndarray:
+        """Boolean mask of the increase-only features."""
+        return self.box_set.increase_only
+
+    @property
+    def decrease_only(self) -> np.ndarray:
+        """Boolean mask of the decrease-only features."""
+        return self.box_set.decrease_only
+
+    @property
+    def lower(self) -> np.ndarray:
+        """Global lower bounds in code space."""
+        return self.box_set.lower
+
+    @property
+    def upper(self) -> np.ndarray:
+        """Global upper bounds in code space."""
+        return self.box_set.upper
+
+    def box(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per-agent bounds ``(lo, hi)`` in code space (see :meth:`ActionSet.box`)."""
+        return self.box_set.box(features)
+
+    def category_allowed(self, codes_from: np.ndarray, codes_to: np.ndarray, j: int) -> np.ndarray:
+        """Whether each change of categorical/ordinal feature ``j`` is to an allowed category.
+
+        Unchanged rows are always allowed; codes outside ``0 … m-1`` never are.
+        """
+        allowed = self.allowed[j]
+        codes = np.rint(codes_to)
+        inside = (codes >= 0) & (codes < allowed.size)
+        ok = np.zeros(codes.shape, dtype=bool)
+        ok[inside] = allowed[codes[inside].astype(np.int64)]
+        return ok | (np.abs(codes_to - codes_from) <= TOLERANCE)
+
+    def is_valid(self, features: np.ndarray, moved: np.ndarray) -> np.ndarray:
+        """Whether each row's move from ``features`` to ``moved`` is legal: ``(n,)`` booleans.
+
+        A feature that did not change is always legal; a changed feature must lie in the agent's
+        box (immutables pinned, monotone features monotone, bounds held), be a whole number if
+        integer, ordinal or categorical, and a categorical/ordinal change must go to an allowed
+        category. A NaN anywhere in ``moved`` makes the row invalid.
+        """
+        features = np.asarray(features, dtype=float)
+        moved = np.asarray(moved, dtype=float)
+        lo, hi = self.box(features)
+        same = np.abs(moved - features) <= TOLERANCE
+        ok = (moved >= lo - TOLERANCE) & (moved <= hi + TOLERANCE)
+        discrete = self.schema.is_discrete
+        ok[:, discrete] &= np.abs(moved[:, discrete] - np.rint(moved[:, discrete])) <= TOLERANCE
+        for j in np.flatnonzero(self.schema.is_ordinal | self.schema.is_categorical):
+            ok[:, j] &= self.category_allowed(features[:, j], moved[:, j], int(j))
+        return np.all(ok | same, axis=1) & np.all(np.isfinite(moved), axis=1)
+
+    def legalise(self, features: np.ndarray, candidate: np.ndarray) -> np.ndarray:
+        """Snap each candidate row to the nearest legal move from ``features``.
+
+        Numeric features are clipped to the agent's box; integer and ordinal features are rounded
+        to the nearest whole number inside the box (no whole number inside: unchanged); a
+        categorical/ordinal change to a category that is not allowed, and any NaN, is undone.
+
+        Returns:
+            A new ``(n, d)`` array; every row passes :meth:`is_valid`.
+        """
+        features = np.asarray(features, dtype=float)
+        out = np.asarray(candidate, dtype=float).copy()
+        missing = ~np.isfinite(out)
+        out[missing] = features[missing]
+        lo, hi = self.box(features)
+        out = np.clip(out, lo, hi)
+        discrete = self.schema.is_discrete
+        if discrete.any():
+            lo_int = np.ceil(lo[:, discrete] - TOLERANCE)
+            hi_int = np.floor(hi[:, discrete] + TOLERANCE)
+            snapped = np.clip(np.rint(out[:, discrete]), lo_int, hi_int)
+            empty = lo_int > hi_int
+            out[:, discrete] = np.where(empty, features[:, discrete], snapped)
+        for j in np.flatnonzero(self.schema.is_ordinal | self.schema.is_categorical):
+            ok = self.category_allowed(features[:, j], out[:, j], int(j))
+            if ok.all():
+                continue
+            if self.schema.is_ordinal[j]:
+                out[~ok, j] = self._nearest_allowed_rank(features[~ok, j], out[~ok, j], lo[~ok, j], hi[~ok, j], int(j))
+            else:
+                out[~ok, j] = features[~ok, j]
+        # A feature the agent started outside its box on stays where it was unless it moved legally.
+        stuck = ~((out >= lo - TOLERANCE) & (out <= hi + TOLERANCE))
+        out[stuck] = features[stuck]
+        return out
+
+    def _nearest_allowed_rank(
+        self, start: np.ndarray, target: np.ndarray, lo: np.ndarray, hi: np.ndarray, j: int
+    ) -> np.ndarray:
+        """Nearest allowed rank to ``target`` inside ``[lo, hi]`` (ties: the one nearer ``start``)."""
+        ranks = np.flatnonzero(self.allowed[j]).astype(float)
+        usable = (ranks[None, :] >= lo[:, None] - TOLERANCE) & (ranks[None, :] <= hi[:, None] + TOLERANCE)
+        distance = np.abs(ranks[None, :] - target[:, None]) + 1e-6 * np.abs(ranks[None, :] - start[:, None])
+        distance = np.where(usable, distance, np.inf)
+        if ranks.size == 0:
+            return start.copy()
+        best = np.argmin(distance, axis=1)
+        found = np.isfinite(distance[np.arange(best.size), best])
+        return np.where(found, ranks[best], start)
