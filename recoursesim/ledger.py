@@ -3,12 +3,36 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """What the ledger holds about one step (arrays are read-only views).
+
+    Attributes:
+        step: The step ``t``.
+        agent_id: Ids of the agents scored at ``t``.
+        features: ``(n, d)`` their features at scoring time (before acting).
+        score: Their scores under the decision model of step ``t``.
+        threshold: The cut-off ``s_t`` (scalar, or one value per scored agent).
+        selected: Who was selected.
+        effort: Effort each agent spent acting during ``t`` (0 for the selected; filled in once they acted).
+    """
+
+    step: int
+    agent_id: np.ndarray
+    features: np.ndarray
+    score: np.ndarray
+    threshold: float | np.ndarray
+    selected: np.ndarray
+    effort: np.ndarray
 
 
 class Ledger:
@@ -75,6 +99,19 @@ class Ledger:
             chunk["recommendation"] = recommendation  # rows of ``waiting`` only; expanded in to_frame
         chunk["effort"][waiting] = effort
 
+    def step_record(self, index: int) -> StepRecord:
+        """Return the ``index``-th recorded step (read-only views of its arrays)."""
+        chunk = self._steps[index]
+        return StepRecord(
+            step=int(chunk["step"]),
+            agent_id=_read_only(chunk["agent_id"]),
+            features=_read_only(chunk["features"]),
+            score=_read_only(chunk["score"]),
+            threshold=chunk["threshold"] if np.isscalar(chunk["threshold"]) else _read_only(chunk["threshold"]),
+            selected=_read_only(chunk["selected"]),
+            effort=_read_only(chunk["effort"]),
+        )
+
     def column(self, name: str) -> np.ndarray:
         """Concatenate one stored column over all steps (``step`` and ``threshold`` broadcast)."""
         parts = []
@@ -124,6 +161,12 @@ class Ledger:
                 columns[f"rec_{name}"] = recommendation[:, j]
         columns["effort"] = self.column("effort").astype(float)
         return pd.DataFrame(columns)
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    view = np.asarray(array).view()
+    view.flags.writeable = False
+    return view
 
 
 def _recommendation(chunk: dict) -> np.ndarray:

@@ -109,6 +109,7 @@ class RecourseModel(mesa.Model):
             self.scorer = trainer.start(
                 self.table.features[self._active], self.table.group[self._active], scorer, streams["training"]
             )
+        self.initial_scorer = self.scorer
 
     # ------------------------------------------------------------------ the loop
 
@@ -288,6 +289,9 @@ class RecourseModel(mesa.Model):
             scorer=self.scorer,
             threshold=self.threshold,
             rng=self._streams["observers"],
+            ledger=self.ledger_store,
+            group_of=self.table.group.copy(),
+            initial_scorer=self.initial_scorer,
         )
 
     # ------------------------------------------------------------------ results

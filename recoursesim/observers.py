@@ -9,6 +9,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
+from recoursesim.ledger import Ledger
 from recoursesim.scoring.base import Scorer
 
 
@@ -26,6 +27,10 @@ class PopulationSnapshot:
         scorer: The decision model for the next step.
         threshold: The latest threshold (scalar or per-agent for the agents scored this step).
         rng: A random stream reserved for observers.
+        ledger: The run's ledger so far (steps ``0 … step``), read only: features at scoring time,
+            scores, thresholds, outcomes and effort per step. ``None`` outside a model run.
+        group_of: Group code of every agent id entered so far (indexed by id), or ``None``.
+        initial_scorer: The decision model that scored step 0, or ``None``.
     """
 
     step: int
@@ -37,6 +42,9 @@ class PopulationSnapshot:
     scorer: Scorer
     threshold: float | np.ndarray
     rng: np.random.Generator
+    ledger: Ledger | None = None
+    group_of: np.ndarray | None = None
+    initial_scorer: Scorer | None = None
 
     def frame(self) -> pd.DataFrame:
         """Return features and group as a DataFrame (group as a categorical of names)."""

@@ -42,6 +42,10 @@ _LAZY: dict[str, dict[str, str]] = {
         "facts": "recoursesim.auditors.facts.observer:FactsObserver",
         "ccm": "recoursesim.auditors.ccm.observer:CounterfactualSwitchObserver",
         "equality_of_effort": "recoursesim.auditors.effort.observer:EqualityOfEffortObserver",
+        "domain_shift": "recoursesim.shift.domain:DomainShiftObserver",
+        "model_shift": "recoursesim.shift.model_shift:ModelShiftObserver",
+        "selection_boundary": "recoursesim.shift.boundary:SelectionBoundaryObserver",
+        "ground_truth": "recoursesim.groundtruth.observer:GroundTruthObserver",
     }
 }
 
@@ -155,7 +159,7 @@ def accepted_parameters(cls: type) -> list[str]:
 
 
 #: Constructor arguments supplied by the builder, never by a scenario.
-_SUPPLIED = frozenset({"estimator_factory"})
+_SUPPLIED = frozenset({"estimator_factory", "population"})
 
 
 _loaded = False

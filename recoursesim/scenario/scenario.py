@@ -190,7 +190,8 @@ class Scenario:
         behaviour = build("behaviour", spec["behaviour"])
         trainer = build("trainer", spec["training"]) if "training" in spec else None
         observers = [
-            build("observer", table, section=f"observers[{i}]") for i, table in enumerate(spec.get("observers", []))
+            build("observer", table, section=f"observers[{i}]", population=population)
+            for i, table in enumerate(spec.get("observers", []))
         ]
         reference = self.reference_group
         if reference is not None and reference not in population.group_names:

@@ -1,0 +1,258 @@
+"""Per-step ground truth: precision of the decisions, improvement and gaming after recourse."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from recoursesim._validate import check_choice, check_float
+from recoursesim.errors import ConfigError
+from recoursesim.groundtruth.outcome import (
+    OUTCOMES,
+    DecisionOutcome,
+    FittedOutcome,
+    LinearOutcome,
+    OutcomeModel,
+    check_feature_names,
+    labelled_rows,
+    weight_vector,
+)
+from recoursesim.ledger import StepRecord
+from recoursesim.observers import PopulationSnapshot
+from recoursesim.shift._common import check_every, check_name, cut_off, rows, run_ledger
+
+#: Counts the observer reports per group, in order.
+COUNTS: tuple[str, ...] = (
+    "n_selected",
+    "n_selected_qualified",
+    "n_recourse_success",
+    "n_success_improved",
+    "n_success_gamed",
+    "n_success_already",
+    "n_acted",
+    "n_acted_improved",
+)
+
+
+class GroundTruthObserver:
+    """Tracks each agent's true features and true qualification next to the decision model's verdict.
+
+    Every agent enters with true features equal to its features. When it moves, only the moves of
+    *causal* features change its true features; moves of the other features change only what the
+    decision model sees. The outcome model says who is truly qualified:
+
+    - ``"linear"``: ``weights · z >= cutoff`` (a stated function of the latent qualification, for
+      synthetic populations);
+    - ``"decision"``: the step-0 decision model's score ``>= cutoff`` (default: the step-0 cut-off);
+    - ``"fitted"``: a logistic regression fitted on every labelled row of the population's data
+      set, ``P(y = 1) >= cutoff`` (default 0.5) — an assumption about the world, documented as one.
+
+    Per step and group it counts the selected and the truly qualified among them (precision), the
+    agents selected after acting on recourse at least once ("recourse successes"), split into
+    improved (unqualified on entry, qualified now), gamed (not qualified now) and already qualified,
+    and the agents who moved this step and the share of them who became qualified by the move
+    (improvement rate). The observer reads the ledger, so with ``every > 1`` the rows at step ``t``
+    cover every step since the previous observation.
+
+    Args:
+        outcome: ``"linear"``, ``"decision"`` or ``"fitted"``.
+        weights: ``{feature: weight}`` for the linear outcome.
+        cutoff: The qualification cut-off (required for ``"linear"``).
+        causal: Features whose moves change the true outcome (default: all of them).
+        every: Observe every ``every`` steps.
+        name: Observer name in the observations.
+        population: Supplied by the scenario builder (feature names; labels for ``"fitted"``).
+
+    Attributes:
+        name: Observer name.
+        every: Observation period in steps.
+    """
+
+    def __init__(
+        self,
+        outcome: str = "linear",
+        weights: Mapping[str, float] | None = None,
+        cutoff: float | None = None,
+        causal: Sequence[str] | None = None,
+        every: int = 1,
+        name: str = "ground_truth",
+        population: Any = None,
+    ) -> None:
+        self.outcome = check_choice("outcome", outcome, OUTCOMES)
+        self.weights = weights
+        self.cutoff = None if cutoff is None else check_float("cutoff", cutoff)
+        if causal is not None and (isinstance(causal, str) or not isinstance(causal, Sequence)):
+            raise ConfigError("causal", f"must be a list of feature names, got {causal!r}", 'write causal = ["x0"]')
+        self.causal = None if causal is None else tuple(causal)
+        self.every = check_every(every)
+        self.name = check_name(name)
+        if self.outcome == "linear" and (weights is None or self.cutoff is None):
+            raise ConfigError(
+                "weights", "the linear outcome needs weights and a cutoff", "add weights = {...} and cutoff = ..."
+            )
+        if self.outcome != "linear" and weights is not None:
+            raise ConfigError("weights", f"only the linear outcome takes weights, not {outcome!r}", "remove weights")
+        self._labelled = None
+        if self.outcome == "fitted":
+            self._labelled = labelled_rows(population)
+            if self._labelled is None:
+                raise ConfigError(
+                    "outcome", "\"fitted\" needs a population with labels, and this one has none",
+                    'use a labelled data set population, or outcome = "linear" / "decision"',
+                )  # fmt: skip
+        self._features: tuple[str, ...] | None = None
+        if population is not None:
+            self._bind(tuple(population.feature_names))
+        self._state: _Tracker | None = None
+
+    def _bind(self, feature_names: tuple[str, ...]) -> None:
+        if self.causal is not None:
+            check_feature_names("causal", self.causal, feature_names)
+        if self.weights is not None:
+            weight_vector(self.weights, feature_names)
+        self._features = feature_names
+
+    def observe(self, snapshot: PopulationSnapshot) -> pd.DataFrame:
+        """Return rows ``group, metric, value`` (group NA is everyone).
+
+        The metrics are the counts of :data:`COUNTS` and ``precision``, ``gaming_rate`` and
+        ``improvement_rate`` (NaN when their denominator is 0).
+        """
+        ledger = run_ledger(snapshot)
+        if self._state is None or snapshot.step == 0:
+            if self._features != tuple(snapshot.feature_names):
+                self._bind(tuple(snapshot.feature_names))
+            self._state = _Tracker(self._outcome_model(snapshot), self._causal_mask(), len(snapshot.group_names))
+        tracker = self._state
+        tracker.grow(np.asarray(snapshot.group_of))
+        counts = np.zeros((len(snapshot.group_names), len(COUNTS)))
+        for index in range(tracker.cursor, ledger.n_steps):
+            tracker.process(ledger.step_record(index), counts)
+        tracker.process_current(snapshot, counts)
+        return _rows(counts, snapshot.group_names)
+
+    def true_qualified(self, agent_id: np.ndarray) -> np.ndarray:
+        """Whether each agent is truly qualified as of the latest observation (False for unseen agents)."""
+        if self._state is None:
+            return np.zeros(np.shape(agent_id), dtype=bool)
+        return self._state.latest[np.asarray(agent_id, dtype=np.int64)]
+
+    def _outcome_model(self, snapshot: PopulationSnapshot) -> OutcomeModel:
+        names = tuple(snapshot.feature_names)
+        if self.outcome == "linear":
+            return LinearOutcome(weight_vector(self.weights, names), float(self.cutoff))  # type: ignore[arg-type]
+        if self.outcome == "fitted":
+            features, labels = self._labelled  # type: ignore[misc]
+            return FittedOutcome(features, labels, 0.5 if self.cutoff is None else self.cutoff)
+        if snapshot.initial_scorer is None:
+            raise ConfigError("outcome", '"decision" needs the step-0 decision model', "run inside a RecourseModel")
+        cutoff = self.cutoff if self.cutoff is not None else cut_off(run_ledger(snapshot).step_record(0).threshold)
+        return DecisionOutcome(snapshot.initial_scorer, cutoff)
+
+    def _causal_mask(self) -> np.ndarray:
+        names = self._features or ()
+        if self.causal is None:
+            return np.ones(len(names))
+        return np.array([name in self.causal for name in names], dtype=float)
+
+
+class _Tracker:
+    """Per-agent true features and qualification, updated from the ledger one step at a time."""
+
+    def __init__(self, outcome: OutcomeModel, causal: np.ndarray, n_groups: int) -> None:
+        self.outcome = outcome
+        self.causal = causal
+        self.n_groups = n_groups
+        self.cursor = 0  # next ledger step to read
+        self.counted_actions = -1  # actions of steps up to this one are counted
+        d = causal.shape[0]
+        self.group = np.empty(0, dtype=np.int64)
+        self.seen = np.zeros(0, dtype=bool)
+        self.last = np.empty((0, d))
+        self.true = np.empty((0, d))
+        self.entry_qualified = np.zeros(0, dtype=bool)
+        self.qualified = np.zeros(0, dtype=bool)
+        self.latest = np.zeros(0, dtype=bool)
+
+    def grow(self, group_of: np.ndarray) -> None:
+        n, old = group_of.shape[0], self.seen.shape[0]
+        self.group = group_of.astype(np.int64)
+        if n <= old:
+            return
+        extra = n - old
+        d = self.causal.shape[0]
+        self.seen = np.concatenate([self.seen, np.zeros(extra, dtype=bool)])
+        self.last = np.concatenate([self.last, np.zeros((extra, d))])
+        self.true = np.concatenate([self.true, np.zeros((extra, d))])
+        for name in ("entry_qualified", "qualified", "latest"):
+            setattr(self, name, np.concatenate([getattr(self, name), np.zeros(extra, dtype=bool)]))
+
+    def process(self, record: StepRecord, counts: np.ndarray) -> None:
+        """Read one ledger step: moves since the agents' previous scoring, then this step's selection."""
+        ids = np.asarray(record.agent_id, dtype=np.int64)
+        features = np.asarray(record.features, dtype=float)
+        new = ~self.seen[ids]
+        old_ids = ids[~new]
+        moved = np.any(features[~new] != self.last[old_ids], axis=1)
+        self.true[old_ids] += (features[~new] - self.last[old_ids]) * self.causal
+        self.true[ids[new]] = features[new]
+        self.entry_qualified[ids[new]] = self.outcome.qualified(features[new]) if new.any() else False
+        now = np.asarray(self.outcome.qualified(self.true[ids]), dtype=bool) if ids.size else np.zeros(0, dtype=bool)
+        if record.step - 1 > self.counted_actions:
+            before = self.qualified[old_ids]
+            self._add(counts, old_ids[moved], "n_acted")
+            self._add(counts, old_ids[moved & ~before & now[~new]], "n_acted_improved")
+            self.counted_actions = record.step - 1
+        self.last[ids] = features
+        self.seen[ids] = True
+        self.qualified[ids] = now
+        self.latest[ids] = now
+        selected = np.asarray(record.selected, dtype=bool)
+        success = selected & ~new
+        entry = self.entry_qualified[ids]
+        for name, mask in (
+            ("n_selected", selected),
+            ("n_selected_qualified", selected & now),
+            ("n_recourse_success", success),
+            ("n_success_improved", success & now & ~entry),
+            ("n_success_gamed", success & ~now),
+            ("n_success_already", success & now & entry),
+        ):
+            self._add(counts, ids[mask], name)
+        self.cursor = record.step + 1
+
+    def process_current(self, snapshot: PopulationSnapshot, counts: np.ndarray) -> None:
+        """Count this step's moves from the snapshot (the agents' features after acting)."""
+        ids = np.asarray(snapshot.agent_id, dtype=np.int64)
+        features = np.asarray(snapshot.features, dtype=float)
+        moved = np.any(features != self.last[ids], axis=1)
+        true = self.true[ids] + (features - self.last[ids]) * self.causal
+        after = np.asarray(self.outcome.qualified(true), dtype=bool) if ids.size else np.zeros(0, dtype=bool)
+        self._add(counts, ids[moved], "n_acted")
+        self._add(counts, ids[moved & ~self.qualified[ids] & after], "n_acted_improved")
+        self.latest[ids] = after
+        self.counted_actions = snapshot.step
+
+    def _add(self, counts: np.ndarray, ids: np.ndarray, name: str) -> None:
+        counts[:, COUNTS.index(name)] += np.bincount(self.group[ids], minlength=self.n_groups)[: self.n_groups]
+
+
+def _rows(counts: np.ndarray, group_names: Sequence[str]) -> pd.DataFrame:
+    entries: list[tuple[object, str, float]] = []
+    labels: list[object] = [pd.NA, *group_names]
+    for label, values in zip(labels, [counts.sum(axis=0), *counts], strict=True):
+        named = dict(zip(COUNTS, values, strict=True))
+        entries += [(label, metric, float(value)) for metric, value in named.items()]
+        entries += [
+            (label, "precision", _ratio(named["n_selected_qualified"], named["n_selected"])),
+            (label, "gaming_rate", _ratio(named["n_success_gamed"], named["n_recourse_success"])),
+            (label, "improvement_rate", _ratio(named["n_acted_improved"], named["n_acted"])),
+        ]
+    return rows(entries)
+
+
+def _ratio(numerator: float, denominator: float) -> float:
+    return float(numerator / denominator) if denominator > 0 else float("nan")

@@ -1,0 +1,114 @@
+"""Outcome models: the true (not the decision model's) answer to "is this agent qualified?"."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from recoursesim._validate import check_float
+from recoursesim.errors import ConfigError
+from recoursesim.scoring.base import Scorer
+
+#: Outcome model names a scenario can give.
+OUTCOMES: tuple[str, ...] = ("linear", "decision", "fitted")
+
+
+@runtime_checkable
+class OutcomeModel(Protocol):
+    """Says who is truly qualified, from the agents' *true* features."""
+
+    def qualified(self, features: np.ndarray) -> np.ndarray:
+        """Return one boolean per row of ``features``."""
+        ...
+
+
+class LinearOutcome:
+    """Qualified when ``weights · z >= cutoff`` (a stated function of the latent qualification).
+
+    Args:
+        weights: One weight per feature (0 for features that do not matter).
+        cutoff: The qualification cut-off.
+    """
+
+    def __init__(self, weights: np.ndarray, cutoff: float) -> None:
+        self.weights = np.asarray(weights, dtype=float)
+        self.cutoff = float(cutoff)
+
+    def qualified(self, features: np.ndarray) -> np.ndarray:
+        """Return ``features @ weights >= cutoff``."""
+        return np.asarray(features, dtype=float) @ self.weights >= self.cutoff
+
+
+class DecisionOutcome:
+    """Qualified when a fixed scorer (for example the step-0 decision model) scores ``>= cutoff``.
+
+    Args:
+        scorer: The scorer that defines qualification.
+        cutoff: The score cut-off.
+    """
+
+    def __init__(self, scorer: Scorer, cutoff: float) -> None:
+        self.scorer = scorer
+        self.cutoff = float(cutoff)
+
+    def qualified(self, features: np.ndarray) -> np.ndarray:
+        """Return ``scorer.score(features) >= cutoff``."""
+        return np.asarray(self.scorer.score(np.asarray(features, dtype=float)), dtype=float) >= self.cutoff
+
+
+class FittedOutcome:
+    """Qualified when a logistic regression fitted on all labelled rows gives ``P(y = 1) >= cutoff``.
+
+    This is an assumption, not a fact about the data: it treats the best linear fit of the labels
+    on the agents' features (in the engine's feature codes) as the true outcome.
+
+    Args:
+        features: ``(n, d)`` every labelled row, in the agents' feature space.
+        labels: ``(n,)`` their 0/1 labels.
+        cutoff: The probability cut-off.
+    """
+
+    def __init__(self, features: np.ndarray, labels: np.ndarray, cutoff: float = 0.5) -> None:
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+
+        self.cutoff = float(cutoff)
+        self.model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
+        self.model.fit(np.asarray(features, dtype=float), np.asarray(labels).astype(int))
+
+    def qualified(self, features: np.ndarray) -> np.ndarray:
+        """Return ``P(y = 1 | features) >= cutoff`` under the fitted model."""
+        return self.model.predict_proba(np.asarray(features, dtype=float))[:, 1] >= self.cutoff
+
+
+def labelled_rows(population: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """All labelled rows ``(features, labels)`` a population offers through ``labelled_rows()``, or ``None``."""
+    method = getattr(population, "labelled_rows", None)
+    return method() if callable(method) else None
+
+
+def weight_vector(weights: object, feature_names: Sequence[str]) -> np.ndarray:
+    """Turn a ``{feature: weight}`` table into one weight per feature (unlisted features weigh 0)."""
+    if not isinstance(weights, Mapping) or not weights:
+        raise ConfigError(
+            "weights", f"must be a table of feature weights, got {weights!r}", "write weights = {x0 = 1.0}"
+        )
+    check_feature_names("weights", list(weights), feature_names)
+    vector = np.zeros(len(feature_names))
+    for name, value in weights.items():
+        vector[list(feature_names).index(name)] = check_float(f"weights.{name}", value)
+    if not np.any(vector):
+        raise ConfigError("weights", "are all zero", "give at least one feature a non-zero weight")
+    return vector
+
+
+def check_feature_names(field: str, given: Sequence[object], feature_names: Sequence[str]) -> None:
+    """Raise a :class:`ConfigError` naming the first entry of ``given`` that is not a feature."""
+    unknown = [name for name in given if name not in feature_names]
+    if unknown:
+        raise ConfigError(
+            field, f"unknown feature {unknown[0]!r}", f"use features of the population: {', '.join(feature_names)}"
+        )

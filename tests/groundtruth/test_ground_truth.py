@@ -1,0 +1,143 @@
+"""Ground truth: true features follow only causal moves; precision, improvement and gaming counts."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from recoursesim.errors import ConfigError
+from recoursesim.groundtruth.observer import GroundTruthObserver
+from recoursesim.ledger import Ledger
+from recoursesim.observers import PopulationSnapshot
+from recoursesim.scenario import Scenario
+from recoursesim.scoring.linear import LinearScorer
+from recoursesim.simulate import simulate
+
+
+def _snapshot(ledger, step, ids, features, group_of):
+    scorer = LinearScorer([1.0, 1.0])
+    return PopulationSnapshot(
+        step=step,
+        agent_id=np.asarray(ids, dtype=np.int64),
+        features=np.asarray(features, dtype=float),
+        group=np.asarray(group_of)[np.asarray(ids, dtype=np.int64)],
+        feature_names=("real", "proxy"),
+        group_names=("a", "b"),
+        scorer=scorer,
+        threshold=1.0,
+        rng=np.random.default_rng(0),
+        ledger=ledger,
+        group_of=np.asarray(group_of),
+        initial_scorer=scorer,
+    )
+
+
+def _value(frame, metric, group=None):
+    rows = frame[(frame["metric"] == metric) & (frame["group"].isna() if group is None else frame["group"] == group)]
+    return float(rows["value"].iloc[0])
+
+
+def test_hand_traced_two_steps():
+    """Three agents; truly qualified iff real >= 1; only `real` is causal.
+
+    step 0: agent 0 (a) at (1.2, 0) is selected; agent 1 (a) at (0.5, 0) moves real +0.6 -> improves;
+            agent 2 (b) at (0.2, 0) moves proxy +1.0 -> games.
+    step 1: agents 1 and 2 are both selected (after recourse): 1 improved, 2 gamed.
+    """
+    group_of = np.array([0, 0, 1])
+    ledger = Ledger(("real", "proxy"), ("a", "b"))
+    x0 = np.array([[1.2, 0.0], [0.5, 0.0], [0.2, 0.0]])
+    ledger.record(0, np.array([0, 1, 2]), x0, x0.sum(axis=1), 1.0, np.array([True, False, False]))
+    after = np.array([[1.1, 0.0], [0.2, 1.0]])
+    ledger.record_actions(np.array([False, True, True]), after, np.array([0.6, 1.0]))
+    observer = GroundTruthObserver(outcome="linear", weights={"real": 1.0}, cutoff=1.0, causal=["real"])
+    first = observer.observe(_snapshot(ledger, 0, [1, 2], after, group_of))
+    assert _value(first, "n_selected") == 1 and _value(first, "precision") == 1.0
+    assert _value(first, "n_acted") == 2 and _value(first, "n_acted_improved") == 1
+    assert _value(first, "improvement_rate") == 0.5
+    assert np.isnan(_value(first, "gaming_rate"))  # nobody selected after recourse yet
+    assert observer.true_qualified(np.array([0, 1, 2])).tolist() == [True, True, False]
+
+    ledger.record(1, np.array([1, 2]), after, after.sum(axis=1), 1.0, np.array([True, True]))
+    ledger.record_actions(np.array([False, False]), np.empty((0, 2)), np.empty(0))
+    second = observer.observe(_snapshot(ledger, 1, [], np.empty((0, 2)), group_of))
+    assert _value(second, "n_selected") == 2 and _value(second, "precision") == 0.5
+    assert _value(second, "n_recourse_success") == 2
+    assert _value(second, "n_success_improved") == 1 and _value(second, "n_success_gamed") == 1
+    assert _value(second, "gaming_rate") == 0.5
+    assert _value(second, "n_acted") == 0  # step 0's moves were counted at step 0, not again
+    assert _value(second, "n_success_gamed", "b") == 1 and _value(second, "n_success_improved", "a") == 1
+
+
+def test_every_two_reads_the_skipped_steps_from_the_ledger():
+    spec = _default(steps=6)
+    every_step = _observations(spec, {"every": 1}).query("group != group")
+    every_two = _observations(spec, {"every": 2}).query("group != group")
+    counts = ["n_selected", "n_recourse_success", "n_success_gamed", "n_acted", "n_acted_improved"]
+    for metric in counts:
+        total_one = every_step.loc[every_step["metric"] == metric, "value"].sum()
+        total_two = every_two.loc[every_two["metric"] == metric, "value"].sum()
+        assert total_one == total_two, metric
+
+
+def _default(steps=10, **changes):
+    spec = Scenario.bundled("default").spec | {"run": {"steps": steps, "seed": 0}}
+    spec.update(changes)
+    return spec
+
+
+def _observations(spec, ground_truth):
+    table = {"name": "ground_truth", "outcome": "linear", "weights": {"skill": 1.0}, "cutoff": 0.6} | ground_truth
+    result = simulate(Scenario.from_dict(spec | {"observers": [table]}), 4)
+    return result.model.observations
+
+
+def _totals(observations):
+    everyone = observations[observations["group"].isna()]
+    return everyone.groupby("metric")["value"].sum()
+
+
+def test_no_causal_feature_means_no_improvement():
+    totals = _totals(_observations(_default(), {"causal": []}))
+    assert totals["n_acted"] > 100  # agents did act
+    assert totals["n_acted_improved"] == 0 and totals["n_success_improved"] == 0
+    assert totals["n_recourse_success"] > 0 and totals["n_success_gamed"] > 0
+
+
+def test_all_causal_and_outcome_is_the_decision_model_means_no_gaming():
+    spec = _default(selection={"name": "threshold", "threshold": 0.6})
+    observations = _observations(spec, {"outcome": "decision", "weights": None, "cutoff": 0.6})
+    totals = _totals(observations)
+    assert totals["n_recourse_success"] > 10  # recourse did succeed
+    assert totals["n_success_gamed"] == 0
+    assert totals["n_selected_qualified"] == totals["n_selected"]
+    rates = observations[(observations["metric"] == "gaming_rate") & observations["value"].notna()]
+    assert (rates["value"] == 0).all() and len(rates) > 0
+
+
+def test_decision_outcome_defaults_to_the_step_zero_cut_off_and_flags_gaming_under_top_k():
+    observations = _observations(_default(), {"outcome": "decision", "weights": None, "cutoff": None, "causal": []})
+    assert _totals(observations)["n_success_gamed"] > 0
+
+
+def test_same_seed_same_rows():
+    spec = _default(steps=5)
+    pd.testing.assert_frame_equal(_observations(spec, {}), _observations(spec, {}))
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ({"causal": ["skil"]}, r"observers\[0\]\.causal: unknown feature 'skil'"),
+        ({"causal": "skill"}, r"observers\[0\]\.causal: must be a list"),
+        ({"weights": {"height": 1.0}}, r"observers\[0\]\.weights: unknown feature 'height'"),
+        ({"weights": None}, r"observers\[0\]\.weights: the linear outcome needs"),
+        ({"outcome": "fitted", "weights": None}, r"observers\[0\]\.outcome: \"fitted\" needs a population with labels"),
+        ({"outcome": "oracle"}, r"observers\[0\]\.outcome: unknown value 'oracle'"),
+        ({"every": 0}, r"observers\[0\]\.every: must be >= 1"),
+    ],
+)
+def test_bad_ground_truth_tables_fail_when_the_scenario_loads(table, message):
+    base = {"name": "ground_truth", "outcome": "linear", "weights": {"skill": 1.0}, "cutoff": 0.6}
+    spec = _default() | {"observers": [{k: v for k, v in (base | table).items() if v is not None}]}
+    with pytest.raises(ConfigError, match=message):
+        Scenario.from_dict(spec)
