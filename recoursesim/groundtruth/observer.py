@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -70,6 +70,14 @@ class GroundTruthObserver:
         name: Observer name.
         every: Observation period in steps.
     """
+
+    #: Parameters the conformance checks build it with (their run is the bell2024 world).
+    check_params: ClassVar[dict[str, Any]] = {
+        "outcome": "linear",
+        "weights": {"x0": 1.0},
+        "cutoff": 0.5,
+        "causal": ["x0"],
+    }
 
     def __init__(
         self,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from recoursesim._validate import check_int
 from recoursesim.auditors.facts.auditor import FactsAuditor
 from recoursesim.auditors.facts.binning import quantile_bins
 from recoursesim.auditors.facts.config import FactsConfig
@@ -67,7 +68,7 @@ class FactsObserver:
         budgets: tuple[float, ...] | None = None,
         name: str = "facts",
     ) -> None:
-        self.every = every
+        self.every = check_int("every", every, minimum=1)
         self.n_bins = n_bins
         self.min_support = min_support
         self.phis = phis
