@@ -18,6 +18,7 @@ from recoursesim.ledger import Ledger
 from recoursesim.observers import Observer, PopulationSnapshot, observation_rows
 from recoursesim.populations.base import Cohort, PopulationGenerator
 from recoursesim.recourse.base import RecourseGenerator
+from recoursesim.refit_order import RefitOrder, StepState, refit_order_of, rows_of
 from recoursesim.rng import run_streams
 from recoursesim.scoring.base import Scorer
 from recoursesim.selection.base import Selection, SelectionContext, Selector
@@ -27,17 +28,23 @@ from recoursesim.training.base import Trainer, TrainingContext
 class RecourseModel(mesa.Model):
     """Agents compete for ``k`` positive outcomes per step and act on recourse recommendations.
 
-    Each call of :meth:`step` runs one step ``t`` of the loop (docs/model.md, "The loop"):
+    Each call of :meth:`step` runs one step ``t`` of the loop (docs/model.md, "The loop"), one
+    named phase each:
 
-    1. score every waiting agent with the scorer;
-    2. select (the selector returns the winners and the threshold ``s_t``);
-    3. record every scored agent in the :class:`~recoursesim.ledger.Ledger`;
-    4. the selected agents leave for good;
-    5. every remaining agent gets a recommendation ``x'``;
-    6. every remaining agent acts (the behaviour moves it; the effort spent is recorded);
-    7. the trainer, if any, refits the decision model on this step's data;
-    8. observers, if any, audit the population;
-    9. the step's entrants join (first scored at ``t + 1``); agents out of patience leave.
+    1. *score* every waiting agent with the scorer;
+    2. *select*: the selector returns the winners and the threshold ``s_t``;
+    3. *record* every scored agent in the :class:`~recoursesim.ledger.Ledger`;
+    4. *leave*: the selected agents leave for good;
+    5. *recommend*: every remaining agent gets a recommendation ``x'``;
+    6. *act*: every remaining agent moves toward it (the effort spent is recorded);
+    7. *retrain*: the trainer, if any, refits the decision model on this step's data;
+    8. *patience*: agents out of patience leave;
+    9. *observe*: observers, if any, audit the agents still waiting;
+    10. *admit*: the step's entrants join (first scored at ``t + 1``).
+
+    Phases 5–7 run in the order the trainer's ``order`` names (see
+    :mod:`recoursesim.refit_order`): by default as listed; the other orders refit first. The
+    order is chosen once, when the model is built.
 
     State is columnar (:class:`~recoursesim.agent_table.AgentTable`), and the step is one
     vectorised pass. :class:`~recoursesim.agents.RecourseAgent` views are created the first time
@@ -105,6 +112,8 @@ class RecourseModel(mesa.Model):
         population.fit(streams["population"])
         cohort = population.sample(self.n_initial, streams["population"])
         self._active = self._admit(cohort, entry_step=0)
+        self._active_threshold: float | np.ndarray = float("nan")
+        self.refit_order: RefitOrder = refit_order_of(trainer)
         if trainer is not None and hasattr(trainer, "start"):
             self.scorer = trainer.start(
                 self.table.features[self._active], self.table.group[self._active], scorer, streams["training"]
@@ -117,84 +126,15 @@ class RecourseModel(mesa.Model):
         """Run one step ``t`` of the loop (see the class docstring) and advance ``t``."""
         if self.t > self.n_steps:
             raise RuntimeError(f"the run has ended after step T={self.n_steps}; build a new model to run again")
-        t = self.t
-        table = self.table
-        rows = self._active
-        features = table.features[rows]
-        scores = np.asarray(self.scorer.score(features), dtype=float)
-        if scores.shape != (rows.size,) or not np.all(np.isfinite(scores)):
-            raise DataError("scorer", "returned scores that are not one finite number per agent", "check the scorer")
-        table.score[rows] = scores
-        fresh = table.entry_step[rows] == t
-        table.initial_score[rows[fresh]] = scores[fresh]
-
-        selection = self.selector.select(scores, self._selection_context(t, rows, features))
-        selected = _checked_mask(selection, rows.size)
-        self.threshold = selection.threshold
-        self.ledger_store.record(t, rows, features, scores, selection.threshold, selected)
-
-        winners = rows[selected]
-        table.status[winners] = Status.SELECTED
-        table.exit_step[winners] = t
-        waiting = ~selected
-        stay = rows[waiting]
-        threshold = selection.threshold
-        recommendation = self._recommend(features[waiting], scores[waiting], _rows_of(threshold, waiting), self.scorer)
-        acting_scorer, acting_scores = self.scorer, scores
-        order = getattr(self.trainer, "order", "spec") if self.trainer is not None else None
-        if order in ("reference", "refit_before_acting"):
-            # Refit first; agents then act under the refitted model. With "reference" (recgame's
-            # FairCDA/ModelRetrain order) they also get the refitted model's recommendations, aimed
-            # at its own cut-off on this step's population (same selector, same k).
-            self.scorer = self._retrain(t, rows, features, scores, selected, threshold, recommendation, waiting)
-            acting_scorer, acting_scores = self.scorer, np.asarray(self.scorer.score(features), dtype=float)
-            if order == "reference":
-                context = self._selection_context(t, rows, features)
-                threshold = self.selector.select(acting_scores, context).threshold
-                recommendation = self._recommend(
-                    features[waiting], acting_scores[waiting], _rows_of(threshold, waiting), acting_scorer
-                )
-        new_features = self.behaviour.act(
-            ActionContext(
-                features=features[waiting],
-                recommendation=recommendation,
-                effort=table.effort[stay],
-                scores=acting_scores[waiting],
-                threshold=_rows_of(threshold, waiting),
-                scorer=acting_scorer,
-                cost=self.recourse.cost,
-                rng=self._streams["behaviour"],
-                step=t,
-            )
-        )
-        spent = self.recourse.cost(new_features - features[waiting])
-        self.ledger_store.record_actions(waiting, recommendation, spent)
-        table.features[stay] = new_features
-        table.effort_spent[stay] += spent
-
-        if order == "spec":
-            self.scorer = self._retrain(t, rows, features, scores, selected, threshold, recommendation, waiting)
-
-        gave_up = stay[:0]
-        if self.patience is not None:
-            tired = (t - table.entry_step[stay] + 1) >= self.patience
-            gave_up = stay[tired]
-            table.status[gave_up] = Status.GAVE_UP
-            table.exit_step[gave_up] = t
-            stay = stay[~tired]
-
-        for observer in self.observers:
-            if t % observer.every == 0:
-                self._observations.append(observation_rows(observer.name, t, observer.observe(self.snapshot(stay))))
-
-        if self._views is not None:
-            for agent_id in np.concatenate([winners, gave_up]):
-                self._views.pop(int(agent_id)).remove()
-        if t < self.n_steps and self.entrants[t] > 0:
-            cohort = self.population.sample(int(self.entrants[t]), self._streams["entrants"])
-            stay = np.concatenate([stay, self._admit(cohort, entry_step=t + 1)])
-        self._active = stay
-        self.t = t + 1
+        state = self._score()
+        self._select(state)
+        self._record(state)
+        winners = self._leave(state)
+        self.refit_order(self, state)  # recommend, act and retrain, in the trainer's order
+        gave_up = self._lose_patience(state)
+        self._observe(state.step)
+        self._admit_entrants(state.step, np.concatenate([winners, gave_up]))
+        self.t = state.step + 1
         self.running = self.t <= self.n_steps
 
     def run(self, until: int | None = None) -> RecourseModel:
@@ -204,37 +144,134 @@ class RecourseModel(mesa.Model):
             self.step()
         return self
 
-    def _recommend(
-        self, features: np.ndarray, scores: np.ndarray, threshold: float | np.ndarray, scorer: Scorer
-    ) -> np.ndarray:
-        return np.asarray(self.recourse.recommend(features, scores, threshold, scorer))
+    # ------------------------------------------------------------------ phases
 
-    def _retrain(
+    def _score(self) -> StepState:
+        """Score every waiting agent; an agent's first score is its initial score."""
+        t, rows = self.t, self._active
+        features = self.table.features[rows]
+        scores = np.asarray(self.scorer.score(features), dtype=float)
+        if scores.shape != (rows.size,) or not np.all(np.isfinite(scores)):
+            raise DataError("scorer", "returned scores that are not one finite number per agent", "check the scorer")
+        self.table.score[rows] = scores
+        fresh = self.table.entry_step[rows] == t
+        self.table.initial_score[rows[fresh]] = scores[fresh]
+        return StepState(t, rows, features, scores)
+
+    def _select(self, state: StepState) -> None:
+        """Pick the winners and the threshold ``s_t``."""
+        selection = self.selector.select(state.scores, self._selection_context(state.step, state.rows, state.features))
+        state.selected = _checked_mask(selection, state.rows.size)
+        state.threshold = selection.threshold
+        self.threshold = selection.threshold
+
+    def _record(self, state: StepState) -> None:
+        """Write every scored agent to the ledger (before anyone acts)."""
+        self.ledger_store.record(state.step, state.rows, state.features, state.scores, state.threshold, state.selected)
+
+    def _leave(self, state: StepState) -> np.ndarray:
+        """The selected agents leave for good; return their ids."""
+        winners = state.rows[state.selected]
+        self.table.status[winners] = Status.SELECTED
+        self.table.exit_step[winners] = state.step
+        return winners
+
+    def recommend(
+        self, state: StepState, scorer: Scorer, scores: np.ndarray, threshold: float | np.ndarray
+    ) -> np.ndarray:
+        """Recommendations for the waiting agents under ``scorer`` at ``threshold`` (one per scored agent)."""
+        waiting = state.waiting
+        return np.asarray(
+            self.recourse.recommend(state.features[waiting], scores[waiting], rows_of(threshold, waiting), scorer)
+        )
+
+    def act(
         self,
-        t: int,
-        rows: np.ndarray,
-        features: np.ndarray,
-        scores: np.ndarray,
-        selected: np.ndarray,
-        threshold: float | np.ndarray,
+        state: StepState,
         recommendation: np.ndarray,
-        waiting: np.ndarray,
-    ) -> Scorer:
-        full = np.full(features.shape, np.nan)
-        full[waiting] = recommendation
-        return self.trainer.update(
+        scorer: Scorer,
+        scores: np.ndarray,
+        threshold: float | np.ndarray,
+    ) -> None:
+        """Move the waiting agents toward ``recommendation``; record it and the effort spent."""
+        waiting = state.waiting
+        stay = state.rows[waiting]
+        before = state.features[waiting]
+        new_features = self.behaviour.act(
+            ActionContext(
+                features=before,
+                recommendation=recommendation,
+                effort=self.table.effort[stay],
+                scores=scores[waiting],
+                threshold=rows_of(threshold, waiting),
+                scorer=scorer,
+                cost=self.recourse.cost,
+                rng=self._streams["behaviour"],
+                step=state.step,
+            )
+        )
+        spent = self.recourse.cost(new_features - before)
+        self.ledger_store.record_actions(waiting, recommendation, spent)
+        self.table.features[stay] = new_features
+        self.table.effort_spent[stay] += spent
+
+    def retrain(self, state: StepState, recommendation: np.ndarray) -> None:
+        """Replace the decision model by the trainer's refit on this step's data (no trainer: keep it)."""
+        if self.trainer is None:
+            return
+        full = np.full(state.features.shape, np.nan)
+        full[state.waiting] = recommendation
+        self.scorer = self.trainer.update(
             TrainingContext(
-                step=t,
-                features=features,
-                group=self.table.group[rows],
-                scores=scores,
-                selected=selected,
-                threshold=threshold,
+                step=state.step,
+                features=state.features,
+                group=self.table.group[state.rows],
+                scores=state.scores,
+                selected=state.selected,
+                threshold=state.threshold,
                 recommendation=full,
                 scorer=self.scorer,
                 rng=self._streams["training"],
             )
         )
+
+    def reselect_threshold(self, state: StepState, scores: np.ndarray) -> float | np.ndarray:
+        """The selector's threshold for ``scores`` of this step's agents (outcomes are not changed)."""
+        context = self._selection_context(state.step, state.rows, state.features)
+        return self.selector.select(scores, context).threshold
+
+    def _lose_patience(self, state: StepState) -> np.ndarray:
+        """Waiting agents out of patience leave; the rest wait on. Return the ids that gave up."""
+        stay = state.rows[state.waiting]
+        threshold = state.threshold_of_waiting()
+        gave_up = stay[:0]
+        if self.patience is not None:
+            tired = (state.step - self.table.entry_step[stay] + 1) >= self.patience
+            gave_up = stay[tired]
+            self.table.status[gave_up] = Status.GAVE_UP
+            self.table.exit_step[gave_up] = state.step
+            stay, threshold = stay[~tired], rows_of(threshold, ~tired)
+        self._active, self._active_threshold = stay, threshold
+        return gave_up
+
+    def _observe(self, t: int) -> None:
+        """Run the observers due this step on the waiting agents."""
+        for observer in self.observers:
+            if t % observer.every == 0:
+                self._observations.append(observation_rows(observer.name, t, observer.observe(self.snapshot())))
+
+    def _admit_entrants(self, t: int, gone: np.ndarray) -> None:
+        """Drop the views of agents that left; the step's entrants join (first scored at ``t + 1``)."""
+        if self._views is not None:
+            for agent_id in gone:
+                self._views.pop(int(agent_id)).remove()
+        if t < self.n_steps and self.entrants[t] > 0:
+            cohort = self.population.sample(int(self.entrants[t]), self._streams["entrants"])
+            entrants = self._admit(cohort, entry_step=t + 1)
+            self._active = np.concatenate([self._active, entrants])
+            if not np.isscalar(self._active_threshold):
+                unscored = np.full(entrants.size, np.nan)
+                self._active_threshold = np.concatenate([self._active_threshold, unscored])
 
     # ------------------------------------------------------------------ state
 
@@ -276,9 +313,10 @@ class RecourseModel(mesa.Model):
         """Ids of the agents currently waiting (a copy)."""
         return self._active.copy()
 
-    def snapshot(self, ids: np.ndarray | None = None) -> PopulationSnapshot:
-        """Return the waiting agents (or ``ids``) with the current decision model, for auditors."""
-        ids = self._active if ids is None else ids
+    def snapshot(self) -> PopulationSnapshot:
+        """Return the waiting agents with the current decision model and their thresholds, for auditors."""
+        ids = self._active
+        threshold = self._active_threshold
         return PopulationSnapshot(
             step=self.t,
             agent_id=ids.copy(),
@@ -287,7 +325,7 @@ class RecourseModel(mesa.Model):
             feature_names=self.feature_names,
             group_names=self.group_names,
             scorer=self.scorer,
-            threshold=self.threshold,
+            threshold=threshold if np.isscalar(threshold) else np.array(threshold, dtype=float),
             rng=self._streams["observers"],
             ledger=self.ledger_store,
             group_of=self.table.group.copy(),
@@ -341,11 +379,6 @@ def _entrants_schedule(entrants: Any, n_steps: int) -> np.ndarray:
     raise ConfigError(
         "population.entrants", f"must be a whole number or a list, got {entrants!r}", "write entrants = 100"
     )
-
-
-def _rows_of(threshold: float | np.ndarray, rows: np.ndarray) -> float | np.ndarray:
-    """A scalar threshold as is; a per-agent threshold restricted to ``rows``."""
-    return threshold if np.isscalar(threshold) else np.asarray(threshold)[rows]
 
 
 def _checked_mask(selection: Selection, n: int) -> np.ndarray:

@@ -25,7 +25,8 @@ class PopulationSnapshot:
         feature_names: Feature names.
         group_names: Group names, indexed by code.
         scorer: The decision model for the next step.
-        threshold: The latest threshold (scalar or per-agent for the agents scored this step).
+        threshold: The threshold of the latest selection: a scalar, or one value per snapshot
+            agent (the threshold it faced when last scored; NaN for an agent not scored yet).
         rng: A random stream reserved for observers.
         ledger: The run's ledger so far (steps ``0 … step``), read only: features at scoring time,
             scores, thresholds, outcomes and effort per step. ``None`` outside a model run.
@@ -45,6 +46,10 @@ class PopulationSnapshot:
     ledger: Ledger | None = None
     group_of: np.ndarray | None = None
     initial_scorer: Scorer | None = None
+
+    def agent_thresholds(self) -> np.ndarray:
+        """The threshold as one value per snapshot agent (a scalar threshold repeated)."""
+        return np.broadcast_to(np.asarray(self.threshold, dtype=float), self.group.shape).copy()
 
     def frame(self) -> pd.DataFrame:
         """Return features and group as a DataFrame (group as a categorical of names)."""

@@ -16,6 +16,7 @@ import numpy as np
 
 from recoursesim._validate import check_choice, check_int
 from recoursesim.errors import ConfigError
+from recoursesim.refit_order import refit_order_of
 from recoursesim.registry import build, names
 from recoursesim.scenario.presets import PRESETS, apply_preset
 
@@ -189,6 +190,7 @@ class Scenario:
         recourse = build("recourse", spec["recourse"], feature_names=feature_names)
         behaviour = build("behaviour", spec["behaviour"])
         trainer = build("trainer", spec["training"]) if "training" in spec else None
+        refit_order_of(trainer)
         observers = [
             build("observer", table, section=f"observers[{i}]", population=population)
             for i, table in enumerate(spec.get("observers", []))

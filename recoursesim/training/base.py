@@ -45,10 +45,12 @@ class Trainer(Protocol):
 
     * ``start(features, group, scorer, rng) -> Scorer``: called once with the initial population,
       returns the first decision model (for example a classifier fitted on the scorer's labels).
-    * ``order``: ``"spec"`` (default; refit after the agents act on the selecting model's
-      recommendations), ``"reference"`` (refit first; agents follow the refitted model's
-      recommendations at its own cut-off) or ``"refit_before_acting"`` (refit first; agents follow
-      the selecting model's recommendations, their step computed under the refitted model).
+    * ``order``: when the refit happens within a step, one of
+      :data:`~recoursesim.refit_order.REFIT_ORDERS`: ``"spec"`` (default; refit after the agents
+      act on the selecting model's recommendations), ``"reference"`` (refit first; agents follow
+      the refitted model's recommendations at its own cut-off) or ``"refit_before_acting"``
+      (refit first; agents follow the selecting model's recommendations, their move computed
+      under the refitted model). An unknown order is a configuration error when the model is built.
     """
 
     def update(self, context: TrainingContext) -> Scorer:

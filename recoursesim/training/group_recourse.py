@@ -448,7 +448,8 @@ class GroupRecourseTrainer(RefitTrainer):
         standardize: Fit on standardised features (the authors' setting).
         initial_threshold: Label threshold for the first fit on the initial population.
         retrain_every: Refit every this many steps.
-        order: ``"spec"`` or ``"reference"`` (see :class:`~recoursesim.training.RefitTrainer`).
+        order: ``"spec"``, ``"reference"`` or ``"refit_before_acting"`` (see
+            :class:`~recoursesim.training.RefitTrainer`).
     """
 
     def __init__(

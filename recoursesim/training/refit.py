@@ -14,6 +14,7 @@ from threadpoolctl import ThreadpoolController
 
 from recoursesim._validate import check_choice, check_float, check_int
 from recoursesim.errors import ConfigError
+from recoursesim.refit_order import REFIT_ORDERS
 from recoursesim.registry import register
 from recoursesim.rng import integer_seed
 from recoursesim.scoring.base import Scorer
@@ -61,12 +62,13 @@ class RefitTrainer:
         initial_threshold: Label threshold for the first fit (``None``: use the scenario's scorer as is).
         retrain_every: Refit every this many steps.
         output: Score with ``"proba"`` (positive-class probability) or ``"decision"``.
-        order: ``"spec"``: agents act on recommendations from the model that selected them, and the
-            refit uses those same recommendations (docs/mitigations.md, "When the refit happens").
-            ``"reference"``: the model is refitted first and agents act toward recommendations of the
-            refitted model, at its own top-k cut-off (the recgame environments behind the paper's CNS + CDA column).
-            ``"refit_before_acting"``: agents act toward the selecting model's recommendations, but
-            their step is computed under the refitted model (recgame's earlier CDA environment).
+        order: When the refit happens within a step (see :mod:`recoursesim.refit_order` and
+            docs/mitigations.md, "When the refit happens"):
+            ``"spec"`` (agents act on the selecting model's recommendations, then the refit uses
+            those same recommendations), ``"reference"`` (refit first; agents act toward the
+            refitted model's recommendations at its own cut-off) or ``"refit_before_acting"``
+            (refit first; agents act toward the selecting model's recommendations, their move
+            computed under the refitted model).
     """
 
     def __init__(
@@ -85,7 +87,7 @@ class RefitTrainer:
         )
         self.retrain_every = check_int("retrain_every", retrain_every, minimum=1)
         self.output = check_choice("output", output, ["proba", "decision"])
-        self.order = check_choice("order", order, ["spec", "reference", "refit_before_acting"])
+        self.order = check_choice("order", order, list(REFIT_ORDERS))
         self._prototype = make_estimator(estimator, self.estimator_params)
         self.history_: list[dict[str, Any]] = []
 
@@ -162,7 +164,7 @@ class CounterfactualAugmentationTrainer(RefitTrainer):
         initial_threshold: Label threshold for the first fit (see :class:`RefitTrainer`).
         retrain_every: Refit every this many steps.
         output: ``"proba"`` or ``"decision"``.
-        order: ``"spec"`` or ``"reference"`` (see :class:`RefitTrainer`).
+        order: ``"spec"``, ``"reference"`` or ``"refit_before_acting"`` (see :class:`RefitTrainer`).
     """
 
     def __init__(

@@ -51,10 +51,12 @@ class CounterfactualSwitchObserver:
             raise ConfigError("ordinal", f"unknown feature(s) {sorted(unknown)}", "name features of the population")
         is_ordinal = np.array([f in self.ordinal for f in snapshot.feature_names], dtype=bool)
         present = [int(c) for c in np.unique(codes)]
-        threshold = _per_agent_threshold(snapshot.threshold, codes.size)
+        threshold = snapshot.agent_thresholds()
         rows: list[dict[str, object]] = []
         if len(present) < 2 or features.shape[0] == 0:
             return pd.DataFrame(rows, columns=["group", "metric", "value"])
+        if np.isnan(threshold).all():
+            raise ConfigError("threshold", "the snapshot has no threshold", "observe after the first selection")
         pred = snapshot.scorer.score(features) >= threshold
         many = len(present) > 2
         for a in present:
@@ -72,17 +74,3 @@ class CounterfactualSwitchObserver:
                 values = {"n": float(in_a.sum()), **counts, **{k: rates[k] for k in ("SR", "PSR", "NSR", "CMCC")}}
                 rows.extend({"group": label, "metric": k, "value": float(v)} for k, v in values.items())
         return pd.DataFrame(rows, columns=["group", "metric", "value"])
-
-
-def _per_agent_threshold(threshold: float | np.ndarray, n: int) -> np.ndarray:
-    """Broadcast the snapshot's threshold to one value per waiting agent.
-
-    A per-agent threshold that does not match the waiting agents (it covers the agents scored
-    this step) is summarised by its median.
-    """
-    values = np.asarray(threshold, dtype=float).ravel()
-    if values.size == n:
-        return values
-    if values.size == 0 or np.isnan(values).all():
-        raise ConfigError("threshold", "the snapshot has no threshold", "observe after the first selection")
-    return np.full(n, float(np.nanmedian(values)) if values.size > 1 else float(values[0]))

@@ -22,7 +22,8 @@ _GROUP = "__group__"
 class EqualityOfEffortObserver:
     """Equality of effort (ACR, RD) of the current decision model over the waiting population.
 
-    Every step, the scorer's linear form and threshold define the decision; the SCM (no edges
+    Every step, the scorer's linear form and threshold define the decision (with one threshold
+    per agent, their median: minimal recourse needs one decision boundary); the SCM (no edges
     unless ``dag`` is given, then refitted on the current population) and the current feature
     ranges define the cost of minimal recourse. For each group g the observer reports the
     system-level ACR and RD of g against every other agent and, when ``q < 1``, the mean ACR(q)
@@ -85,8 +86,7 @@ class EqualityOfEffortObserver:
         rows: list[dict[str, object]] = []
         if present.size < 2 or features.shape[0] < 2:
             return pd.DataFrame(rows, columns=["group", "metric", "value"])
-        threshold = np.asarray(snapshot.threshold, dtype=float).ravel()
-        margin_threshold = float(form.to_margin(float(np.nanmedian(threshold))))
+        margin_threshold = float(form.to_margin(float(np.median(snapshot.agent_thresholds()))))
         frame = pd.DataFrame(features, columns=names)
         frame[_GROUP] = codes
         scm = (

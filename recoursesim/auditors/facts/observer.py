@@ -48,7 +48,8 @@ class FactsObserver:
     target bin's median; who is affected comes from the real scores, ``score < threshold``), and
     records, per metric variant, the top unfairness score and the number of unfair subgroups.
 
-    With a per-agent threshold array, counterfactuals use its median.
+    With a per-agent threshold, each agent's own threshold decides whether it is affected, and
+    counterfactuals (binned rows, not agents) use the median of the agents' thresholds.
 
     Args:
         every: Audit every this many steps.
@@ -89,11 +90,8 @@ class FactsObserver:
             medians[name] = {label: float(np.median(values[binned.to_numpy() == label])) for label in labels}
         names = np.asarray(snapshot.group_names, dtype=object)
         frame[GROUP_COLUMN] = names[np.asarray(snapshot.group, dtype=np.int64)]
-        threshold = np.asarray(snapshot.threshold, dtype=float)
-        scores = np.asarray(snapshot.scorer.score(snapshot.features), dtype=float)
-        positive = scores >= (
-            threshold if threshold.ndim == 0 or threshold.shape == scores.shape else np.median(threshold)
-        )
+        threshold = snapshot.agent_thresholds()
+        positive = np.asarray(snapshot.scorer.score(snapshot.features), dtype=float) >= threshold
         model = _BinnedScorerModel(snapshot.scorer, float(np.median(threshold)), features, medians)
         config = FactsConfig(feature_types=dict.fromkeys(features, "ordinal"), ordinal_orders=orders)
         auditor = FactsAuditor(min_support=self.min_support, phis=self.phis, budgets=self.budgets, config=config)

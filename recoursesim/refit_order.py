@@ -1,0 +1,145 @@
+"""Refit orders: when, within a step, the trainer refits the decision model relative to the agents acting.
+
+A step of :class:`~recoursesim.model.RecourseModel` scores, selects and records the agents, then
+runs three phases whose order depends on the trainer: *recommend* (each rejected agent gets a
+recommendation ``x'``), *act* (agents move toward it) and *retrain* (the trainer returns the next
+decision model). A refit order is a function that runs those phases through a :class:`StepPhases`
+object; the model picks it once, when it is built, from the trainer's ``order`` attribute:
+
+* ``"spec"`` (:func:`act_then_refit`, the default): recommendations come from the model that
+  selected; agents act on them; the trainer then refits with those same recommendations. Every
+  phase of a step sees one decision model.
+* ``"reference"`` (:func:`refit_then_recommend`): the trainer refits first (with the selecting
+  model's recommendations); the refitted model then re-scores this step's agents, the selector
+  gives its cut-off on them, and agents act toward the refitted model's recommendations at that
+  cut-off.
+* ``"refit_before_acting"`` (:func:`refit_then_act`): the trainer refits first; agents act toward
+  the selecting model's recommendations, but their move is computed under the refitted model.
+
+Without a trainer the step recommends and acts (:func:`act_then_refit` with nothing to refit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from recoursesim.errors import ConfigError
+from recoursesim.scoring.base import Scorer
+
+
+@dataclass
+class StepState:
+    """This step's scored agents and what the phases have decided about them so far.
+
+    Attributes:
+        step: The step ``t``.
+        rows: Ids of the agents scored at ``t``.
+        features: ``(n, d)`` their features at scoring time.
+        scores: Their scores under the model that selects.
+        selected: The outcomes (set by the select phase).
+        threshold: The selector's threshold (scalar or one value per scored agent).
+    """
+
+    step: int
+    rows: np.ndarray
+    features: np.ndarray
+    scores: np.ndarray
+    selected: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    threshold: float | np.ndarray = float("nan")
+
+    @property
+    def waiting(self) -> np.ndarray:
+        """Mask over the scored agents of those not selected (they get recommendations and act)."""
+        return ~self.selected
+
+    def threshold_of_waiting(self, threshold: float | np.ndarray | None = None) -> float | np.ndarray:
+        """``threshold`` (default: the selector's) as seen by the waiting agents."""
+        return rows_of(self.threshold if threshold is None else threshold, self.waiting)
+
+
+class StepPhases(Protocol):
+    """The phases a refit order sequences (implemented by :class:`~recoursesim.model.RecourseModel`)."""
+
+    scorer: Scorer
+
+    def recommend(
+        self, state: StepState, scorer: Scorer, scores: np.ndarray, threshold: float | np.ndarray
+    ) -> np.ndarray:
+        """Recommendations for the waiting agents under ``scorer`` at ``threshold`` (per scored agent)."""
+        ...
+
+    def act(
+        self,
+        state: StepState,
+        recommendation: np.ndarray,
+        scorer: Scorer,
+        scores: np.ndarray,
+        threshold: float | np.ndarray,
+    ) -> None:
+        """Move the waiting agents toward ``recommendation``; record the effort spent."""
+        ...
+
+    def retrain(self, state: StepState, recommendation: np.ndarray) -> None:
+        """Replace the decision model by the trainer's refit (nothing without a trainer)."""
+        ...
+
+    def reselect_threshold(self, state: StepState, scores: np.ndarray) -> float | np.ndarray:
+        """The selector's threshold for ``scores`` of this step's agents (their outcomes are kept)."""
+        ...
+
+
+#: A refit order: runs recommend, act and retrain for one step, in its own sequence.
+RefitOrder = Callable[[StepPhases, StepState], None]
+
+
+def act_then_refit(phases: StepPhases, state: StepState) -> None:
+    """Recommend and act under the selecting model, then refit with those recommendations."""
+    recommendation = phases.recommend(state, phases.scorer, state.scores, state.threshold)
+    phases.act(state, recommendation, phases.scorer, state.scores, state.threshold)
+    phases.retrain(state, recommendation)
+
+
+def refit_then_recommend(phases: StepPhases, state: StepState) -> None:
+    """Refit first; agents act toward the refitted model's recommendations at its own cut-off."""
+    phases.retrain(state, phases.recommend(state, phases.scorer, state.scores, state.threshold))
+    scores = np.asarray(phases.scorer.score(state.features), dtype=float)
+    threshold = phases.reselect_threshold(state, scores)
+    recommendation = phases.recommend(state, phases.scorer, scores, threshold)
+    phases.act(state, recommendation, phases.scorer, scores, threshold)
+
+
+def refit_then_act(phases: StepPhases, state: StepState) -> None:
+    """Refit first; agents act toward the selecting model's recommendations, moving under the refitted model."""
+    recommendation = phases.recommend(state, phases.scorer, state.scores, state.threshold)
+    phases.retrain(state, recommendation)
+    scores = np.asarray(phases.scorer.score(state.features), dtype=float)
+    phases.act(state, recommendation, phases.scorer, scores, state.threshold)
+
+
+#: The refit orders by the name a trainer's ``order`` attribute gives.
+REFIT_ORDERS: dict[str, RefitOrder] = {
+    "spec": act_then_refit,
+    "reference": refit_then_recommend,
+    "refit_before_acting": refit_then_act,
+}
+
+
+def refit_order_of(trainer: Any) -> RefitOrder:
+    """The refit order a trainer asks for (its ``order`` attribute; ``"spec"`` when it has none).
+
+    Raises:
+        ConfigError: The trainer names an order that does not exist.
+    """
+    order = getattr(trainer, "order", "spec") if trainer is not None else "spec"
+    if order not in REFIT_ORDERS:
+        raise ConfigError("training.order", f"unknown refit order {order!r}", f"use one of {', '.join(REFIT_ORDERS)}")
+    return REFIT_ORDERS[order]
+
+
+def rows_of(threshold: float | np.ndarray, rows: np.ndarray) -> float | np.ndarray:
+    """A scalar threshold as is; a per-agent threshold restricted to ``rows`` (a mask or indices)."""
+    return threshold if np.isscalar(threshold) else np.asarray(threshold)[rows]
