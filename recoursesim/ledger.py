@@ -5,11 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+if TYPE_CHECKING:
+    from recoursesim.features.schema import FeatureSchema
 
 
 @dataclass(frozen=True)
@@ -47,14 +51,21 @@ class Ledger:
         feature_names: Feature column names.
         group_names: Group labels, indexed by group code.
         record_recommendations: Keep the recommendation columns (they are half the ledger's size).
+        schema: The population's :class:`~recoursesim.features.FeatureSchema`: the frame then shows
+            features and recommendations in the data set's own values (categories as categories).
     """
 
     def __init__(
-        self, feature_names: Sequence[str], group_names: Sequence[str], record_recommendations: bool = True
+        self,
+        feature_names: Sequence[str],
+        group_names: Sequence[str],
+        record_recommendations: bool = True,
+        schema: FeatureSchema | None = None,
     ) -> None:
         self.feature_names = tuple(feature_names)
         self.group_names = tuple(group_names)
         self.record_recommendations = record_recommendations
+        self.schema = schema
         self._steps: list[dict[str, np.ndarray | float | int]] = []
 
     def __len__(self) -> int:
@@ -146,8 +157,7 @@ class Ledger:
             "group": pd.Categorical.from_codes(group[agent_id].astype(np.int64), categories=list(self.group_names)),
             "entry_step": entry_step[agent_id].astype(np.int32),
         }
-        for j, name in enumerate(self.feature_names):
-            columns[name] = features[:, j]
+        columns.update(self._feature_columns(features, ""))
         columns["score"] = self.column("score").astype(float)
         columns["threshold"] = self.column("threshold").astype(float)
         columns["selected"] = self.column("selected").astype(bool)
@@ -157,10 +167,16 @@ class Ledger:
                 if self._steps
                 else np.empty((0, len(self.feature_names)))
             )
-            for j, name in enumerate(self.feature_names):
-                columns[f"rec_{name}"] = recommendation[:, j]
+            columns.update(self._feature_columns(recommendation, "rec_"))
         columns["effort"] = self.column("effort").astype(float)
         return pd.DataFrame(columns)
+
+    def _feature_columns(self, values: np.ndarray, prefix: str) -> dict[str, object]:
+        """Feature columns named ``prefix + name``: raw floats, or decoded with the schema."""
+        if self.schema is None:
+            return {f"{prefix}{name}": values[:, j] for j, name in enumerate(self.feature_names)}
+        decoded = self.schema.decode(values)
+        return {f"{prefix}{name}": decoded[name].array for name in decoded}
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:

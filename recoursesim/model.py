@@ -106,10 +106,15 @@ class RecourseModel(mesa.Model):
         self.t = 0
         self.threshold: float | np.ndarray = float("nan")
         self.table = AgentTable(len(self.feature_names), capacity=self.n_initial + int(self.entrants.sum()))
-        self.ledger_store = Ledger(self.feature_names, self.group_names, record_recommendations)
+        #: The population's feature schema (mixed-type populations), else ``None``.
+        self.schema = getattr(population, "schema", None)
+        self.ledger_store = Ledger(self.feature_names, self.group_names, record_recommendations, self.schema)
         self._observations: list[pd.DataFrame] = []
         self._views: dict[int, RecourseAgent] | None = None
         population.fit(streams["population"])
+        prepare = getattr(scorer, "prepare", None)
+        if callable(prepare):  # a model fitted on the population's training rows when the run starts
+            self.scorer = scorer = prepare(population, streams["training"])
         cohort = population.sample(self.n_initial, streams["population"])
         self._active = self._admit(cohort, entry_step=0)
         self._active_threshold: float | np.ndarray = float("nan")
@@ -330,6 +335,7 @@ class RecourseModel(mesa.Model):
             ledger=self.ledger_store,
             group_of=self.table.group.copy(),
             initial_scorer=self.initial_scorer,
+            schema=self.schema,
         )
 
     # ------------------------------------------------------------------ results

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
 
 from recoursesim.ledger import Ledger
 from recoursesim.scoring.base import Scorer
+
+if TYPE_CHECKING:
+    from recoursesim.features.schema import FeatureSchema
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,8 @@ class PopulationSnapshot:
             scores, thresholds, outcomes and effort per step. ``None`` outside a model run.
         group_of: Group code of every agent id entered so far (indexed by id), or ``None``.
         initial_scorer: The decision model that scored step 0, or ``None``.
+        schema: The population's :class:`~recoursesim.features.FeatureSchema` (mixed-type
+            populations; ``features`` are then in its code space), or ``None``.
     """
 
     step: int
@@ -46,14 +51,21 @@ class PopulationSnapshot:
     ledger: Ledger | None = None
     group_of: np.ndarray | None = None
     initial_scorer: Scorer | None = None
+    schema: FeatureSchema | None = None
 
     def agent_thresholds(self) -> np.ndarray:
         """The threshold as one value per snapshot agent (a scalar threshold repeated)."""
         return np.broadcast_to(np.asarray(self.threshold, dtype=float), self.group.shape).copy()
 
     def frame(self) -> pd.DataFrame:
-        """Return features and group as a DataFrame (group as a categorical of names)."""
-        frame = pd.DataFrame(self.features, columns=list(self.feature_names))
+        """Return features and group as a DataFrame (group as a categorical of names).
+
+        With a schema, the features are in the data set's own values (categories as categories).
+        """
+        if self.schema is not None:
+            frame = self.schema.decode(self.features)
+        else:
+            frame = pd.DataFrame(self.features, columns=list(self.feature_names))
         frame["group"] = pd.Categorical.from_codes(self.group.astype(np.int64), categories=list(self.group_names))
         return frame
 

@@ -159,7 +159,7 @@ def accepted_parameters(cls: type) -> list[str]:
 
 
 #: Constructor arguments supplied by the builder, never by a scenario.
-_SUPPLIED = frozenset({"estimator_factory", "population"})
+_SUPPLIED = frozenset({"estimator_factory", "population", "schema", "action_defaults"})
 
 
 _loaded = False

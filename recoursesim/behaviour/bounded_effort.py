@@ -6,6 +6,7 @@ import numpy as np
 
 from recoursesim._validate import check_choice
 from recoursesim.behaviour.base import ActionContext
+from recoursesim.features.schema import FeatureSchema
 from recoursesim.registry import register
 
 
@@ -22,14 +23,25 @@ class BoundedEffortBehaviour:
     Effort and distance both matter, unlike the reference behaviour
     (:class:`~recoursesim.behaviour.LogitStepBehaviour`).
 
+    On a mixed-type population (a ``schema`` with integer, ordinal or categorical features) changes
+    happen whole: the agent first makes the categorical switches of its recommendation, in column
+    order, as long as the budget covers each one; what is left buys the same fraction
+    ``f = min(1, left / c_rest)`` of every other part of the move, where ``c_rest`` is their cost,
+    with integer and ordinal parts rounded toward the agent (no 40% of a category, no half years).
+    The move made never costs more than the budget.
+
     Args:
         budget: ``"flexible"`` (redrawn each step) or ``"constant"``.
         adaptation: ``"continuous"`` or ``"binary"``.
+        schema: Supplied by the scenario for a mixed-type population.
     """
 
-    def __init__(self, budget: str = "flexible", adaptation: str = "continuous") -> None:
+    def __init__(
+        self, budget: str = "flexible", adaptation: str = "continuous", schema: FeatureSchema | None = None
+    ) -> None:
         self.budget = check_choice("budget", budget, ["flexible", "constant"])
         self.adaptation = check_choice("adaptation", adaptation, ["continuous", "binary"])
+        self.schema = schema
 
     def act(self, context: ActionContext) -> np.ndarray:
         """Return the new features after one step of bounded effort."""
@@ -43,4 +55,31 @@ class BoundedEffortBehaviour:
             fraction = np.where(distance > 0, np.minimum(1.0, budget / distance), 0.0)
         if self.adaptation == "binary":
             fraction = (fraction >= 1.0).astype(float)
-        return context.features + fraction[:, None] * move
+        if self.schema is None or not self.schema.is_discrete.any() or self.adaptation == "binary":
+            return context.features + fraction[:, None] * move
+        return self._mixed_step(context, move, budget, fraction >= 1.0)
+
+    def _mixed_step(
+        self, context: ActionContext, move: np.ndarray, budget: np.ndarray, complete: np.ndarray
+    ) -> np.ndarray:
+        """Whole categorical switches first, then a common fraction of the rest, rounded toward the agent."""
+        assert self.schema is not None
+        n, d = move.shape
+        part = np.zeros((n, d))
+        for j in np.flatnonzero(np.any(move != 0, axis=0)):
+            single = np.zeros_like(move)
+            single[:, j] = move[:, j]
+            part[:, j] = context.cost(single)
+        switch = self.schema.is_categorical[None, :] & (move != 0)
+        switch_cost = np.where(switch, part, 0.0)
+        take = switch & (np.cumsum(switch_cost, axis=1) <= budget[:, None])
+        left = budget - np.where(take, part, 0.0).sum(axis=1)
+        rest = np.where(self.schema.is_categorical[None, :], 0.0, part).sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = np.where(rest > 0, np.clip(left / rest, 0.0, 1.0), 0.0)
+        step = share[:, None] * move
+        whole = self.schema.is_integer | self.schema.is_ordinal
+        step[:, whole] = np.trunc(step[:, whole] + np.sign(step[:, whole]) * 1e-9)
+        step[:, self.schema.is_categorical] = np.where(take, move, 0.0)[:, self.schema.is_categorical]
+        out = context.features + step
+        return np.where(complete[:, None], context.recommendation, out)

@@ -15,7 +15,16 @@ a message naming the failed property.
 
 from recoursesim.checks._registered import EXAMPLE_PARAMS, Case, registered_cases
 from recoursesim.checks.observer import check_observer
+from recoursesim.checks.population import check_population
 from recoursesim.checks.selector import check_selector
 from recoursesim.checks.trainer import check_trainer
 
-__all__ = ["EXAMPLE_PARAMS", "Case", "check_observer", "check_selector", "check_trainer", "registered_cases"]
+__all__ = [
+    "EXAMPLE_PARAMS",
+    "Case",
+    "check_observer",
+    "check_population",
+    "check_selector",
+    "check_trainer",
+    "registered_cases",
+]

@@ -207,7 +207,7 @@ class FeatureSchema:
 
     @classmethod
     def from_table(
-        cls, frame: pd.DataFrame, table: Mapping[str, Any], field: str = "population.schema"
+        cls, frame: pd.DataFrame, table: Mapping[str, Any], field: str = "population.feature_types"
     ) -> FeatureSchema:
         """Build from a scenario table for a user file.
 
@@ -215,7 +215,7 @@ class FeatureSchema:
 
         Example::
 
-            [population.schema]
+            [population.feature_types]
             income = "numeric"
             children = "integer"
             education = { kind = "ordinal", order = ["primary", "secondary", "tertiary"] }
@@ -278,22 +278,26 @@ class FeatureSchema:
         """Return the DataFrame of a code-space array in the data set's own values.
 
         Numeric columns are floats, integer columns ``int64`` (rounded), ordinal and categorical
-        columns pandas ``Categorical`` (ordinal ones ordered). Vectorised over rows.
+        columns pandas ``Categorical`` (ordinal ones ordered). A NaN (a row without a value, such as
+        the recommendation of a selected agent) stays missing: NaN, ``<NA>`` in a nullable
+        ``Int64`` column, or a missing category. Vectorised over rows.
         """
         codes = np.asarray(codes, dtype=float)
         if codes.ndim != 2 or codes.shape[1] != len(self.features):
-            raise DataError(
-                "features", f"has shape {codes.shape}, expected (n, {len(self.features)})", "check the caller"
-            )
+            expected = f"(n, {len(self.features)})"
+            raise DataError("features", f"has shape {codes.shape}, expected {expected}", "check the caller")
         columns: dict[str, Any] = {}
         for j, feature in enumerate(self.features):
             values = codes[:, j]
+            missing = np.isnan(values)
             if feature.kind == "numeric":
                 columns[feature.name] = values.copy()
-            elif feature.kind == "integer":
-                columns[feature.name] = np.rint(values).astype(np.int64)
+                continue
+            whole = np.rint(np.where(missing, 0.0, values)).astype(np.int64)
+            if feature.kind == "integer":
+                columns[feature.name] = pd.arrays.IntegerArray(whole, missing) if missing.any() else whole
             else:
-                index = np.clip(np.rint(values), 0, len(feature.categories) - 1).astype(np.int64)
+                index = np.where(missing, -1, np.clip(whole, 0, len(feature.categories) - 1))
                 dtype = pd.CategoricalDtype(list(feature.categories), ordered=feature.kind == "ordinal")
                 columns[feature.name] = pd.Categorical.from_codes(index, dtype=dtype)
         return pd.DataFrame(columns)

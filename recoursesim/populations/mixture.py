@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 import numpy as np
 
@@ -80,6 +80,14 @@ class MixturePopulation:
             ``{means, sds, weights}`` table per feature) and ``effort`` (``{mean, sd, scale}``).
         features: Feature names (default ``x0, x1, ...``).
     """
+
+    #: Parameters the conformance checks build it with.
+    check_params: ClassVar[dict[str, Any]] = {
+        "groups": [
+            {"name": "a", "share": 0.5, "qualification": [{"means": [0.0]}, {"means": [1.0]}]},
+            {"name": "b", "share": 0.5, "qualification": [{"means": [0.5]}, {"means": [1.0]}]},
+        ]
+    }
 
     def __init__(self, groups: Sequence[Mapping[str, Any]], features: Sequence[str] | None = None) -> None:
         self.groups = groups

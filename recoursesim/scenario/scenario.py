@@ -179,7 +179,12 @@ class Scenario:
                 population_spec["high_fraction"] = k / (2 * n_initial)
         population = build("population", population_spec)
         feature_names = tuple(population.feature_names)
-        scorer = build("scorer", spec["scorer"])
+        # Mixed-type populations hand their schema and default action set to the parts that need them.
+        mixed = {
+            "schema": getattr(population, "schema", None),
+            "action_defaults": getattr(population, "default_action_set", None),
+        }
+        scorer = build("scorer", spec["scorer"], **mixed)
         n_features = getattr(scorer, "n_features_in_", len(feature_names))
         if n_features != len(feature_names):
             raise ConfigError(
@@ -187,12 +192,12 @@ class Scenario:
                 f"give one weight per feature ({', '.join(feature_names)})",
             )  # fmt: skip
         selector = build("selector", spec["selection"])
-        recourse = build("recourse", spec["recourse"], feature_names=feature_names)
-        behaviour = build("behaviour", spec["behaviour"])
-        trainer = build("trainer", spec["training"]) if "training" in spec else None
+        recourse = build("recourse", spec["recourse"], feature_names=feature_names, **mixed)
+        behaviour = build("behaviour", spec["behaviour"], **mixed)
+        trainer = build("trainer", spec["training"], **mixed) if "training" in spec else None
         refit_order_of(trainer)
         observers = [
-            build("observer", table, section=f"observers[{i}]", population=population)
+            build("observer", table, section=f"observers[{i}]", population=population, **mixed)
             for i, table in enumerate(spec.get("observers", []))
         ]
         reference = self.reference_group

@@ -10,12 +10,16 @@ from sklearn.linear_model import LogisticRegression, RidgeClassifier
 from sklearn.svm import LinearSVC
 
 from recoursesim.errors import ConfigError
+from recoursesim.scoring.tabular import MODELS
 
-#: Name -> factory taking keyword parameters. Linear models only: the built-in recourse is exact for them.
+#: Name -> factory taking keyword parameters: the linear models (exact linear recourse applies to
+#: them) and the built-in models of mixed-type populations (``logistic``, ``random_forest``,
+#: ``gradient_boosting``, ``mlp``; see :data:`recoursesim.scoring.tabular.MODELS`).
 ESTIMATORS: dict[str, Callable[..., ClassifierMixin]] = {
     "logistic_regression": LogisticRegression,
     "linear_svc": LinearSVC,
     "ridge_classifier": RidgeClassifier,
+    **MODELS,
 }
 
 

@@ -14,11 +14,13 @@ from threadpoolctl import ThreadpoolController
 
 from recoursesim._validate import check_choice, check_float, check_int
 from recoursesim.errors import ConfigError
+from recoursesim.features.schema import FeatureSchema
 from recoursesim.refit_order import REFIT_ORDERS
 from recoursesim.registry import register
 from recoursesim.rng import integer_seed
 from recoursesim.scoring.base import Scorer
 from recoursesim.scoring.classifier import ClassifierScorer
+from recoursesim.scoring.tabular import tabular_estimator
 from recoursesim.training.base import TrainingContext
 from recoursesim.training.estimators import make_estimator
 
@@ -69,6 +71,9 @@ class RefitTrainer:
             refitted model's recommendations at its own cut-off) or ``"refit_before_acting"``
             (refit first; agents act toward the selecting model's recommendations, their move
             computed under the refitted model).
+        schema: Supplied by the scenario for a mixed-type population: the estimator is then
+            fitted on encoded features (one-hot categories, scaled numbers and ranks; see
+            :func:`~recoursesim.scoring.tabular.tabular_estimator`).
     """
 
     def __init__(
@@ -79,6 +84,7 @@ class RefitTrainer:
         retrain_every: int = 1,
         output: str = "proba",
         order: str = "spec",
+        schema: FeatureSchema | None = None,
     ) -> None:
         self.estimator = estimator
         self.estimator_params = dict(estimator_params or {})
@@ -88,7 +94,10 @@ class RefitTrainer:
         self.retrain_every = check_int("retrain_every", retrain_every, minimum=1)
         self.output = check_choice("output", output, ["proba", "decision"])
         self.order = check_choice("order", order, list(REFIT_ORDERS))
+        self.schema = schema
         self._prototype = make_estimator(estimator, self.estimator_params)
+        if schema is not None:
+            self._prototype = tabular_estimator(schema, self._prototype)
         self.history_: list[dict[str, Any]] = []
 
     def start(self, features: np.ndarray, group: np.ndarray, scorer: Scorer, rng: np.random.Generator) -> Scorer:
@@ -165,6 +174,7 @@ class CounterfactualAugmentationTrainer(RefitTrainer):
         retrain_every: Refit every this many steps.
         output: ``"proba"`` or ``"decision"``.
         order: ``"spec"``, ``"reference"`` or ``"refit_before_acting"`` (see :class:`RefitTrainer`).
+        schema: Supplied by the scenario (see :class:`RefitTrainer`).
     """
 
     def __init__(
@@ -177,8 +187,9 @@ class CounterfactualAugmentationTrainer(RefitTrainer):
         retrain_every: int = 1,
         output: str = "proba",
         order: str = "spec",
+        schema: FeatureSchema | None = None,
     ) -> None:
-        super().__init__(estimator, estimator_params, initial_threshold, retrain_every, output, order)
+        super().__init__(estimator, estimator_params, initial_threshold, retrain_every, output, order, schema)
         self.imbalance_ratio = check_float("imbalance_ratio", imbalance_ratio, minimum=0.0)
         self.drop_short = bool(drop_short)
 

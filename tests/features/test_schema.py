@@ -83,12 +83,12 @@ def test_nan_names_the_column() -> None:
 
 
 def test_ordinal_without_order_is_refused() -> None:
-    with pytest.raises(ConfigError, match=r"^population\.schema\.education: is ordinal but has no order"):
+    with pytest.raises(ConfigError, match=r"^population\.feature_types\.education: is ordinal but has no order"):
         FeatureSchema.from_table(_frame(), {"education": "ordinal"})
 
 
 def test_unknown_kind_and_column_are_refused() -> None:
-    with pytest.raises(ConfigError, match=r"^population\.schema\.income: unknown feature kind 'float'"):
+    with pytest.raises(ConfigError, match=r"^population\.feature_types\.income: unknown feature kind 'float'"):
         FeatureSchema.from_table(_frame(), {"income": "float"})
-    with pytest.raises(ConfigError, match=r"^population\.schema\.wage: is not a column"):
+    with pytest.raises(ConfigError, match=r"^population\.feature_types\.wage: is not a column"):
         FeatureSchema.from_table(_frame(), {"wage": "numeric"})

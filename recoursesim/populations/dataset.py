@@ -1,0 +1,285 @@
+"""Applicants drawn from a real data set: bundled Adult / German credit / COMPAS, or the user's file."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Self
+
+import numpy as np
+import pandas as pd
+
+from recoursesim._validate import check_float
+from recoursesim.datasets import LOADERS, Dataset
+from recoursesim.datasets.user import read_table
+from recoursesim.errors import ConfigError, DataError
+from recoursesim.features.defaults import DEFAULT_ACTIONS, DEFAULT_COLUMNS
+from recoursesim.features.schema import FeatureSchema
+from recoursesim.populations.base import Cohort, FoldedNormal, allocate
+from recoursesim.registry import register
+
+#: Most distinct values a group column may have.
+MAX_GROUPS = 10
+
+
+@functools.cache
+def _bundled(name: str) -> Dataset:
+    """Load a bundled data set once per process (loaders decompress and checksum every time)."""
+    return LOADERS[name]()
+
+
+@register("population", "dataset")
+class DatasetPopulation:
+    """Agents bootstrapped from the rows of a real data set, with the group from a protected column.
+
+    At ``fit`` the usable rows (no missing value in a needed column) are split at random into a
+    training part, which only the decision model sees (:meth:`training_data`), and a disjoint
+    applicant pool. Each cohort is a bootstrap sample of the pool: stratified by group (group
+    sizes follow ``shares``, by default the pool's, with largest-remainder rounding) or plain.
+    Features live in the code space of :attr:`schema` (see :mod:`recoursesim.features`); each
+    agent's effort capacity is drawn from its group's folded normal ``scale * |N(mean, sd)|``, in
+    cost-model units (a move across a feature's whole observed range costs 1 at weight 1).
+
+    Rows of a bundled data set with a missing value in a needed column are dropped; a user file
+    with a missing value in a needed column is refused.
+
+    Args:
+        dataset: A bundled data set (``"adult"``, ``"german"``, ``"compas"``), or ``None`` with ``path``.
+        path: A user CSV or Parquet file (needs ``target`` and ``feature_types``).
+        group: The protected column whose values are the groups (at most 10 distinct values).
+        target: The binary outcome column of a user file (bundled: from the metadata).
+        favourable: The target value that counts as favourable (default: 1, or the larger of two values).
+        features: Feature columns (bundled default: see ``docs/real-data.md``; a user file: those
+            in ``feature_types``).
+        feature_types: For a user file, ``column = "kind"`` or ``{kind = "ordinal", order = [...]}``
+            per feature (see :meth:`~recoursesim.features.FeatureSchema.from_table`).
+        train_fraction: Share of the usable rows that train the decision model.
+        stratify: Bootstrap each group separately so cohorts have exactly the group shares.
+        shares: Group -> share of each cohort (with ``stratify``; default the pool's shares).
+        effort: ``{mean, sd, scale}`` for every group, or ``{group = {mean, sd, scale}, ...}``.
+    """
+
+    check_params: ClassVar[dict[str, Any]] = {"dataset": "german", "group": "sex"}
+
+    def __init__(
+        self,
+        group: str,
+        dataset: str | None = None,
+        path: str | None = None,
+        target: str | None = None,
+        favourable: Any = None,
+        features: Sequence[str] | None = None,
+        feature_types: Mapping[str, Any] | None = None,
+        train_fraction: float = 0.5,
+        stratify: bool = True,
+        shares: Mapping[str, float] | None = None,
+        effort: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.group = group
+        self.dataset = dataset
+        self.path = path
+        self.target = target
+        self.favourable = favourable
+        self.features = None if features is None else list(features)
+        self.feature_types = feature_types
+        self.train_fraction = check_float("train_fraction", train_fraction, minimum=0.0, maximum=1.0)
+        if not 0.0 < self.train_fraction < 1.0:
+            raise ConfigError("train_fraction", f"must be between 0 and 1, got {train_fraction}", "use e.g. 0.5")
+        if not isinstance(stratify, bool):
+            raise ConfigError("stratify", "must be true or false", "write stratify = true")
+        self.stratify = stratify
+        frame, target_name, self.schema, defaults = self._load()
+        self.default_action_set = defaults
+        if not isinstance(group, str) or group not in frame.columns:
+            listed = ", ".join(str(c) for c in frame.columns if c != target_name)
+            raise ConfigError("group", f"{group!r} is not a column of the data", f"use one of {listed}")
+        needed = [*self.schema.names, group, target_name]
+        frame = self._usable_rows(frame, needed)
+        self.codes = self.schema.encode(frame, field="data")
+        self.labels = self._labels(frame[target_name], target_name)
+        values = frame[group]
+        names = sorted(values.unique().tolist(), key=str)
+        if len(names) > MAX_GROUPS:
+            raise ConfigError(
+                "group", f"{group!r} has {len(names)} distinct values", "choose a categorical column such as sex"
+            )
+        self.group_names = tuple(str(name) for name in names)
+        self.group_codes = pd.Index(names).get_indexer(values.to_numpy(dtype=object)).astype(np.int16)
+        self.feature_names = self.schema.names
+        self.shares = shares
+        self._shares = self._parse_shares(shares)
+        self.effort = effort
+        self._effort = self._parse_effort(effort)
+        if len(self.labels) < 4:
+            raise DataError("data", f"has only {len(self.labels)} usable rows", "give at least 4 rows")
+
+    # ------------------------------------------------------------------ loading
+
+    def _load(self) -> tuple[pd.DataFrame, str, FeatureSchema, dict[str, Any]]:
+        if (self.dataset is None) == (self.path is None):
+            raise ConfigError(
+                "dataset", "give exactly one of dataset and path", 'write dataset = "german" or path = "file.csv"'
+            )
+        if self.dataset is not None:
+            if self.dataset not in LOADERS:
+                raise ConfigError("dataset", f"unknown data set {self.dataset!r}", f"use one of {', '.join(LOADERS)}")
+            for key, value in (("target", self.target), ("feature_types", self.feature_types)):
+                if value is not None:
+                    raise ConfigError(key, f"is only for a user file, not {self.dataset!r}", f"remove {key}")
+            data = _bundled(self.dataset)
+            columns = self.features if self.features is not None else DEFAULT_COLUMNS[self.dataset]
+            schema = FeatureSchema.from_dataset(data, columns)
+            used = set(schema.names)
+            defaults = {
+                key: [name for name in value if name in used] for key, value in DEFAULT_ACTIONS[self.dataset].items()
+            }
+            return data.frame, data.target, schema, defaults
+        frame = read_table(str(self.path), field="path")
+        if self.target is None:
+            raise ConfigError("target", "is required with path", 'name the outcome column, e.g. target = "approved"')
+        if self.target not in frame.columns:
+            raise DataError(
+                "target", f"{self.target!r} is not a column of {self.path}", f"use one of {', '.join(map(str, frame))}"
+            )
+        if self.feature_types is None:
+            raise ConfigError(
+                "feature_types", "is required with path", 'add [population.feature_types] with income = "numeric", ...'
+            )
+        table = dict(self.feature_types)
+        if self.features is not None:
+            unknown = [name for name in self.features if name not in table]
+            if unknown:
+                raise ConfigError(
+                    "features", f"{unknown[0]!r} has no entry in feature_types", "add it to [population.feature_types]"
+                )
+            table = {name: table[name] for name in self.features}
+        if self.target in table:
+            raise ConfigError(
+                f"feature_types.{self.target}", "is the target, not a feature", "remove it from the table"
+            )
+        missing = {name: int(frame[name].isna().sum()) for name in table if name in frame.columns}
+        bad = [name for name, count in missing.items() if count]
+        if bad:
+            raise DataError(
+                f"feature_types.{bad[0]}",
+                f"column has {missing[bad[0]]} missing values in {self.path}",
+                "fill or drop those rows",
+            )
+        try:
+            schema = FeatureSchema.from_table(frame, table, field="feature_types")
+        except ConfigError as error:
+            raise error from None
+        return frame, self.target, schema, {}
+
+    def _usable_rows(self, frame: pd.DataFrame, needed: list[str]) -> pd.DataFrame:
+        missing = frame[needed].isna().any(axis=1)
+        if missing.any() and self.path is not None:
+            column = next(name for name in needed if frame[name].isna().any())
+            raise DataError(column, f"has missing values in {self.path}", "fill or drop those rows")
+        return frame.loc[~missing].reset_index(drop=True)
+
+    def _labels(self, column: pd.Series, name: str) -> np.ndarray:
+        values = sorted(column.unique().tolist(), key=str)
+        if len(values) != 2:
+            raise DataError("target", f"{name!r} has {len(values)} distinct values", "give a two-valued outcome column")
+        if self.favourable is None:
+            favourable = 1 if 1 in values else values[-1]
+        elif self.favourable in values:
+            favourable = self.favourable
+        else:
+            raise ConfigError("favourable", f"{self.favourable!r} is not a value of {name!r}", f"use one of {values}")
+        return (column.to_numpy() == favourable).astype(np.int64)
+
+    def _parse_shares(self, shares: Mapping[str, float] | None) -> np.ndarray:
+        counts = np.bincount(self.group_codes, minlength=len(self.group_names)).astype(float)
+        if shares is None:
+            return counts / counts.sum()
+        if not self.stratify:
+            raise ConfigError("shares", "needs stratify = true", "set stratify = true or remove shares")
+        if not isinstance(shares, Mapping):
+            raise ConfigError(
+                "shares", "must be a table of group = share", "write shares = { female = 0.5, male = 0.5 }"
+            )
+        out = np.zeros(len(self.group_names))
+        for name, value in shares.items():
+            if name not in self.group_names:
+                raise ConfigError(f"shares.{name}", "is not a group", f"use one of {', '.join(self.group_names)}")
+            out[self.group_names.index(name)] = check_float(f"shares.{name}", value, minimum=0.0, maximum=1.0)
+        if abs(out.sum() - 1.0) > 1e-9:
+            raise ConfigError("shares", f"sum to {out.sum():g}, not 1", "rescale the shares to sum to 1")
+        return out
+
+    def _parse_effort(self, effort: Mapping[str, Any] | None) -> tuple[FoldedNormal, ...]:
+        keys = {"mean", "sd", "scale"}
+        if effort is None:
+            return tuple(FoldedNormal(0.0, 1.0, 0.1) for _ in self.group_names)
+        if not isinstance(effort, Mapping):
+            raise ConfigError("effort", "must be a table", "write effort = { mean = 0.0, sd = 1.0, scale = 0.1 }")
+        if set(effort) <= keys:
+            return tuple(_folded("effort", effort) for _ in self.group_names)
+        out = []
+        for name in effort:
+            if name not in self.group_names:
+                listed = ", ".join([*sorted(keys), *self.group_names])
+                raise ConfigError(f"effort.{name}", "is neither mean/sd/scale nor a group", f"use {listed}")
+        for name in self.group_names:
+            if name not in effort:
+                raise ConfigError(f"effort.{name}", "is missing", "give every group an effort table")
+            out.append(_folded(f"effort.{name}", effort[name]))
+        return tuple(out)
+
+    # ------------------------------------------------------------------ the protocol
+
+    def fit(self, rng: np.random.Generator) -> Self:
+        """Split the rows into a training part and a disjoint applicant pool; return ``self``."""
+        n = len(self.labels)
+        order = rng.permutation(n)
+        n_train = min(max(round(self.train_fraction * n), 2), n - 2)
+        self.train_rows_ = np.sort(order[:n_train])
+        self.pool_rows_ = np.sort(order[n_train:])
+        pool_groups = self.group_codes[self.pool_rows_]
+        self._by_group = [self.pool_rows_[pool_groups == g] for g in range(len(self.group_names))]
+        for g, rows in enumerate(self._by_group):
+            if self.stratify and rows.size == 0 and self._shares[g] > 0:
+                raise DataError(
+                    "group", f"group {self.group_names[g]!r} has no rows in the applicant pool", "use more data"
+                )
+        return self
+
+    def sample(self, n: int, rng: np.random.Generator) -> Cohort:
+        """Draw ``n`` applicants from the pool (group blocks in group order when stratified)."""
+        if not hasattr(self, "pool_rows_"):
+            raise RuntimeError("DatasetPopulation.sample called before fit")
+        if self.stratify:
+            counts = allocate(n, self._shares)
+            rows = np.concatenate(
+                [
+                    pool[rng.integers(0, pool.size, size=int(c))]
+                    for pool, c in zip(self._by_group, counts, strict=True)
+                    if c
+                ]
+                or [np.zeros(0, dtype=np.int64)]
+            )
+        else:
+            rows = self.pool_rows_[rng.integers(0, self.pool_rows_.size, size=n)]
+        group = self.group_codes[rows]
+        effort = np.empty(rows.size)
+        for g, dist in enumerate(self._effort):
+            members = group == g
+            effort[members] = dist.sample(int(members.sum()), rng)
+        return Cohort(self.codes[rows].copy(), group.copy(), effort)
+
+    def training_data(self) -> tuple[np.ndarray, np.ndarray]:
+        """The training part: ``(features in code space, labels)`` (1 = favourable)."""
+        if not hasattr(self, "train_rows_"):
+            raise RuntimeError("DatasetPopulation.training_data called before fit")
+        return self.codes[self.train_rows_].copy(), self.labels[self.train_rows_].copy()
+
+
+def _folded(field: str, spec: object) -> FoldedNormal:
+    if not isinstance(spec, Mapping) or set(spec) - {"mean", "sd", "scale"}:
+        raise ConfigError(field, "must be a table with mean, sd, scale", "write { mean = 0.0, sd = 1.0, scale = 0.1 }")
+    try:
+        return FoldedNormal(**spec)
+    except ConfigError as error:
+        raise error.under(field) from None

@@ -1,0 +1,242 @@
+"""Scikit-learn models on mixed-type populations: code-space rows are decoded to a DataFrame first."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Self
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, clone
+from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+from sklearn.linear_model import LogisticRegression
+from sklearn.neural_network import MLPClassifier
+from sklearn.pipeline import Pipeline
+from sklearn.utils.validation import check_is_fitted
+
+from recoursesim._validate import check_choice
+from recoursesim.errors import ConfigError
+from recoursesim.features.schema import FeatureSchema
+from recoursesim.registry import register
+from recoursesim.rng import integer_seed
+from recoursesim.scoring.classifier import ClassifierScorer
+
+#: Built-in decision models by name: a factory taking keyword parameters.
+MODELS: dict[str, Callable[..., Any]] = {
+    "logistic": lambda **p: LogisticRegression(**{"max_iter": 1000, **p}),
+    "random_forest": lambda **p: RandomForestClassifier(**{"n_estimators": 100, "min_samples_leaf": 5, **p}),
+    "gradient_boosting": lambda **p: HistGradientBoostingClassifier(**{"max_iter": 100, **p}),
+    "mlp": lambda **p: MLPClassifier(**{"hidden_layer_sizes": (32,), "max_iter": 1000, "early_stopping": True, **p}),
+}
+
+
+def make_model(name: str, params: Mapping[str, Any] | None = None, field: str = "model") -> Any:
+    """Return an unfitted built-in classifier (see :data:`MODELS`).
+
+    Raises:
+        ConfigError: unknown name or parameters the classifier does not accept.
+    """
+    if name not in MODELS:
+        raise ConfigError(field, f"unknown model {name!r}", f"use one of {', '.join(MODELS)}")
+    try:
+        return MODELS[name](**dict(params or {}))
+    except TypeError as error:
+        problem = str(error).splitlines()[0]
+        raise ConfigError(f"{field}_params", problem, f"use parameters of the {name} model") from None
+
+
+class CodeEncoder(TransformerMixin, BaseEstimator):
+    """Encode code-space rows for a model: one-hot categorical codes, standardised numbers and ranks.
+
+    The categories come from the schema, so every fit encodes the same columns whatever the
+    sample; numeric, integer and ordinal columns are centred and scaled to unit variance (a
+    constant column is only centred).
+
+    Args:
+        schema: The feature schema.
+    """
+
+    def __init__(self, schema: FeatureSchema | None = None) -> None:
+        self.schema = schema
+
+    def fit(self, X: np.ndarray, y: Any = None) -> Self:
+        """Learn the mean and standard deviation of the non-categorical columns."""
+        assert self.schema is not None
+        X = np.asarray(X, dtype=float)
+        linear = ~self.schema.is_categorical
+        self.mean_ = X[:, linear].mean(axis=0) if X.shape[0] else np.zeros(int(linear.sum()))
+        sd = X[:, linear].std(axis=0) if X.shape[0] else np.ones(int(linear.sum()))
+        self.scale_ = np.where(sd > 0, sd, 1.0)
+        return self
+
+    def transform(self, X: np.ndarray) -> np.ndarray:
+        """Return ``[one-hot of each categorical column | scaled other columns]``."""
+        assert self.schema is not None
+        X = np.asarray(X, dtype=float)
+        blocks = []
+        for j in np.flatnonzero(self.schema.is_categorical):
+            m = int(self.schema.n_categories[j])
+            codes = np.rint(X[:, j]).astype(np.int64)
+            onehot = np.zeros((X.shape[0], m))
+            inside = (codes >= 0) & (codes < m)
+            onehot[np.flatnonzero(inside), codes[inside]] = 1.0
+            blocks.append(onehot)
+        blocks.append((X[:, ~self.schema.is_categorical] - self.mean_) / self.scale_)
+        return np.hstack(blocks)
+
+
+def builtin_pipeline(schema: FeatureSchema, classifier: Any) -> Pipeline:
+    """The pipeline of the built-in models: :class:`CodeEncoder`, then ``classifier``."""
+    return Pipeline([("encode", CodeEncoder(schema)), ("model", classifier)])
+
+
+class TabularModel(ClassifierMixin, BaseEstimator):
+    """A classifier on code-space arrays of a mixed-type population.
+
+    With ``input = "frame"`` rows are decoded with the schema into a DataFrame in the data set's
+    own values (categories as pandas ``Categorical``) and given to ``estimator``: any
+    scikit-learn classifier or ``Pipeline`` that takes such a DataFrame. With ``input = "codes"``
+    the code-space array goes to ``estimator`` as is (the built-in models, whose pipeline starts
+    with a :class:`CodeEncoder`). Predictions run single-threaded (the batches are small and
+    the machine's cores run several simulations). Trainers clone and refit it like any estimator.
+
+    Args:
+        schema: The population's feature schema.
+        estimator: The classifier or pipeline (unfitted; see :meth:`prefitted` for a fitted one).
+        input: ``"frame"`` or ``"codes"``.
+        random_state: Passed to the wrapped classifier at fit, when it takes one.
+    """
+
+    def __init__(
+        self,
+        schema: FeatureSchema | None = None,
+        estimator: Any = None,
+        input: str = "frame",
+        random_state: int | None = None,
+    ) -> None:
+        self.schema = schema
+        self.estimator = estimator
+        self.input = input
+        self.random_state = random_state
+
+    @classmethod
+    def prefitted(cls, schema: FeatureSchema, estimator: Any, input: str = "frame") -> TabularModel:
+        """Wrap an already fitted classifier or pipeline."""
+        check_is_fitted(estimator)
+        model = cls(schema, estimator, input)
+        model.estimator_ = estimator
+        model.classes_ = np.asarray(estimator.classes_)
+        return model
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> Self:
+        """Fit a clone of ``estimator`` on the (decoded) rows."""
+        if self.schema is None or self.estimator is None:
+            raise ConfigError("estimator", "TabularModel needs a schema and an estimator", "pass both")
+        estimator = clone(self.estimator)
+        if self.random_state is not None:
+            keys = [key for key in estimator.get_params() if key == "random_state" or key.endswith("__random_state")]
+            estimator.set_params(**dict.fromkeys(keys, self.random_state))
+        self.estimator_ = estimator.fit(self._input(X), y)
+        self.classes_ = np.asarray(self.estimator_.classes_)
+        return self
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        """Class probabilities of the rows."""
+        return self._call("predict_proba", X)
+
+    def decision_function(self, X: np.ndarray) -> np.ndarray:
+        """Decision values of the rows (when the estimator has them)."""
+        return self._call("decision_function", X)
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """Predicted classes of the rows."""
+        return self._call("predict", X)
+
+    def _input(self, X: np.ndarray) -> Any:
+        assert self.schema is not None
+        return self.schema.decode(X) if self.input == "frame" else np.asarray(X, dtype=float)
+
+    def _call(self, method: str, X: np.ndarray) -> np.ndarray:
+        from recoursesim.training.refit import _thread_controller
+
+        check_is_fitted(self, "estimator_")
+        with _thread_controller().limit(limits=1):
+            return np.asarray(getattr(self.estimator_, method)(self._input(X)))
+
+
+def tabular_estimator(schema: FeatureSchema, classifier: Any) -> TabularModel:
+    """Wrap an unfitted classifier for code-space training data of ``schema`` (built-in encoding)."""
+    return TabularModel(schema, builtin_pipeline(schema, classifier), input="codes")
+
+
+@register("scorer", "model", "sklearn")
+class ModelScorer:
+    """A built-in scikit-learn model, fitted when the run starts on the population's training split.
+
+    The model sits in :func:`builtin_pipeline` (one-hot categorical codes, standardised numbers
+    and ordinal ranks) inside a :class:`TabularModel`, and is fitted once, at step 0, on the
+    rows the population set aside for training (a dataset population's ``training_data()``),
+    which never appear as applicants. The score is the probability of the favourable outcome
+    (``output = "proba"``) or the decision value.
+
+    Args:
+        model: ``"logistic"``, ``"random_forest"``, ``"gradient_boosting"`` (histogram gradient
+            boosting) or ``"mlp"``.
+        params: Constructor parameters of the model (for example ``{ max_depth = 3 }``).
+        output: ``"proba"`` or ``"decision"``.
+        schema: Supplied by the scenario from the population.
+    """
+
+    def __init__(
+        self,
+        model: str = "logistic",
+        params: Mapping[str, Any] | None = None,
+        output: str = "proba",
+        schema: FeatureSchema | None = None,
+    ) -> None:
+        self.model = model
+        self.params = dict(params or {})
+        self.output = check_choice("output", output, ["proba", "decision"])
+        self.schema = schema
+        self._prototype = make_model(model, self.params)
+        if output == "decision" and not hasattr(self._prototype, "decision_function"):
+            raise ConfigError("output", f"the {model} model has no decision function", 'use output = "proba"')
+
+    def prepare(self, population: Any, rng: np.random.Generator) -> ClassifierScorer:
+        """Fit the model on ``population.training_data()``; return the fitted scorer."""
+        schema = getattr(population, "schema", None) or self.schema
+        training = getattr(population, "training_data", None)
+        if schema is None or not callable(training):
+            raise ConfigError(
+                "scorer.name",
+                f"{self.registered_name!r} is fitted on a dataset population's training rows",
+                'use [population] name = "dataset", or a fixed scorer such as "linear"',
+            )
+        from recoursesim.training.refit import fit_single_threaded
+
+        features, labels = training()
+        if np.unique(labels).size < 2:
+            raise ConfigError("population", "the training rows have a single outcome", "use more rows or another split")
+        estimator = tabular_estimator(schema, clone(self._prototype))
+        if "random_state" in self._prototype.get_params() and "random_state" not in self.params:
+            estimator.set_params(random_state=integer_seed(rng))
+        fit_single_threaded(estimator, features, labels)
+        return ClassifierScorer(estimator, output=self.output)  # type: ignore[arg-type]
+
+    def score(self, features: np.ndarray) -> np.ndarray:
+        """Not fitted yet: the model is fitted by :meth:`prepare` when a run starts."""
+        raise ConfigError(
+            "scorer",
+            f"the {self.model} model is fitted when a run starts, not before",
+            "run the scenario, or call prepare(population, rng) first",
+        )
+
+
+def scorer_from_estimator(estimator: Any, schema: FeatureSchema, output: str = "auto") -> ClassifierScorer:
+    """A scorer from any fitted scikit-learn classifier or ``Pipeline`` that takes a DataFrame.
+
+    Example::
+
+        pipeline.fit(frame[list(population.schema.names)], y)
+        scorer = scorer_from_estimator(pipeline, population.schema)
+    """
+    return ClassifierScorer(TabularModel.prefitted(schema, estimator), output=output)  # type: ignore[arg-type]
