@@ -236,6 +236,8 @@ class _Tracker:
         """Count this step's moves from the snapshot (the agents' features after acting)."""
         ids = np.asarray(snapshot.agent_id, dtype=np.int64)
         features = np.asarray(snapshot.features, dtype=float)
+        scored = self.seen[ids]  # entrants not scored yet have not acted
+        ids, features = ids[scored], features[scored]
         moved = np.any(features != self.last[ids], axis=1)
         true = self.true[ids] + (features - self.last[ids]) * self.causal
         after = np.asarray(self.outcome.qualified(true), dtype=bool) if ids.size else np.zeros(0, dtype=bool)

@@ -16,6 +16,7 @@ from recoursesim.report import aggregate
 from recoursesim.report import figures as draw
 from recoursesim.report.document import Report, ReportFigure, Section, to_html, to_markdown
 from recoursesim.report.results import Results, load_results
+from recoursesim.report.shift import shift_observers, shift_section
 from recoursesim.report.summary import plain_summary
 
 #: Section ids, in order (the HTML anchors; tests check each is present and non-empty).
@@ -52,6 +53,7 @@ def build_report(results: Results) -> Report:
     counts = aggregate.outcome_counts(results)
     outcomes = aggregate.outcomes(results)
     observations = results.stacked("observations")
+    auditor_rows = observations.loc[~observations["observer"].isin(shift_observers(observations))]
     population = scenario.spec.get("population", {})
     q = f"q = {population['q']:g}" if isinstance(population.get("q"), int | float) else "this scenario"
 
@@ -141,18 +143,18 @@ def build_report(results: Results) -> Report:
         ],
     )
     auditors = Section("auditors", "Auditors over time")
-    if observations.empty:
+    if auditor_rows.empty:
         auditors.paragraphs.append(
             'No per-step auditors ran in this scenario. Add [[observers]] with name = "facts", "ccm" or '
             '"equality_of_effort" to the scenario to see them here.'
         )
     else:
-        names = ", ".join(sorted(observations["observer"].astype(str).unique()))
+        names = ", ".join(sorted(auditor_rows["observer"].astype(str).unique()))
         auditors.paragraphs.append(f"Per-step auditors ({names}) on the waiting population and the current model.")
         auditors.figures.append(
             ReportFigure(
                 "auditors_over_time",
-                draw.auditor_figure(observations, groups),
+                draw.auditor_figure(auditor_rows, groups),
                 "each auditor metric over time per group, mean across seeds",
             )
         )
@@ -214,6 +216,9 @@ def build_report(results: Results) -> Report:
         distributions,
         outcome_section,
     ]
+    shift = shift_section(observations.loc[observations["observer"].isin(shift_observers(observations))], groups, n)
+    if shift is not None:
+        sections.insert(sections.index(auditors) + 1, shift)
     listing = [f"{f.name}.png (and .svg): {f.caption}." for s in sections for f in s.figures]
     sections.append(Section("figures", "Figures", ["The figures in this report, also saved as files:", *listing]))
     return Report(f"recoursesim report: {scenario.name} ({n} seed{'s' if n != 1 else ''})", sections)
