@@ -1,0 +1,177 @@
+"""The shift-dynamics experiment: domain shift, model shift and gaming over time, per world, generator and retraining.
+
+Used by ``experiments/shift_dynamics.py``; docs/shift.md describes the metrics.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+from matplotlib.figure import Figure
+from matplotlib.ticker import FixedLocator
+
+from recoursesim.registry import names
+from recoursesim.report.aggregate import mean_ci
+from recoursesim.scenario import Scenario
+from recoursesim.simulate import simulate
+
+#: Steps at which the experiment reports (the observers run every 10 steps).
+STEPS: tuple[int, ...] = (0, 10, 20)
+#: (observer, metric, label) reported for everyone.
+METRICS: tuple[tuple[str, str, str], ...] = (
+    ("domain_shift", "mmd2", "MMD² to step 0"),
+    ("domain_shift", "p_value", "MMD p-value"),
+    ("model_shift", "disagreement", "disagreement with step-0 model"),
+    ("model_shift", "param_change", "parameter change (L2)"),
+    ("ground_truth", "gaming_rate", "gaming rate"),
+    ("ground_truth", "precision", "precision of selections"),
+)
+
+#: The synthetic world: the paper's population (x0 is the latent qualification, x1 pure noise),
+#: truly qualified iff scaled x0 >= 0.5 (between the low and the high performers); only x0 is causal.
+SYNTHETIC: dict[str, Any] = {
+    "preset": "bell2024",
+    "run": {"steps": 20, "seed": 0},
+    "population": {"name": "bell2024", "initial": 1000, "entrants": 100, "q": 2.0},
+    "scorer": {"name": "linear", "weights": [0.5, 0.5]},
+    "selection": {"name": "top_k", "k": 100},
+    "behaviour": {"name": "bounded_effort"},
+    "metrics": {"effort": "cost", "reference_group": "advantaged"},
+}
+SYNTHETIC_TRUTH: dict[str, Any] = {"outcome": "linear", "weights": {"x0": 1.0}, "cutoff": 0.5, "causal": ["x0"]}
+
+#: Generators compared, when registered: the exact linear one and the model-agnostic ones.
+GENERATORS: dict[str, dict[str, Any]] = {
+    "linear": {"name": "linear", "action_set": {"lower": [-0.1, -0.1], "upper": [1.1, 1.1]}},
+    "search": {"name": "search"},
+    "manifold": {"name": "manifold"},
+}
+RETRAINING: dict[str, dict[str, Any] | None] = {
+    "fixed model": None,
+    "refit each step": {"name": "refit", "initial_threshold": 0.5},
+}
+
+
+def worlds() -> dict[str, tuple[dict[str, Any], dict[str, Any], dict[str, dict[str, Any]]]]:
+    """The worlds available in this installation: ``name -> (base spec, ground truth, generators)``."""
+    return {"synthetic": (SYNTHETIC, SYNTHETIC_TRUTH, GENERATORS)}
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One cell of the experiment."""
+
+    world: str
+    generator: str
+    retraining: str
+    spec: dict[str, Any]
+
+
+def observers(truth: dict[str, Any], permutations: int = 200) -> list[dict[str, Any]]:
+    """The observer tables every condition runs (every 10 steps)."""
+    return [
+        {"name": "domain_shift", "every": 10, "permutations": permutations, "max_samples": 300},
+        {"name": "model_shift", "every": 10, "reference_size": 500},
+        {"name": "ground_truth", "every": 10, **truth},
+    ]
+
+
+def conditions(worlds: dict[str, tuple[dict[str, Any], dict[str, Any], dict[str, dict[str, Any]]]]) -> list[Condition]:
+    """Every (world, generator, retraining) whose generator is registered.
+
+    Args:
+        worlds: ``name -> (base spec, ground-truth table, generator tables)``.
+    """
+    available = set(names("recourse"))
+    out = []
+    for world, (base, truth, generators) in worlds.items():
+        for generator, table in generators.items():
+            if table["name"] not in available:
+                continue
+            for retraining, trainer in RETRAINING.items():
+                spec = copy.deepcopy(base) | {"recourse": table, "observers": observers(truth)}
+                if trainer is not None:
+                    spec["training"] = trainer
+                out.append(Condition(world, generator, retraining, spec))
+    return out
+
+
+def run_condition(condition: Condition, seed: int) -> pd.DataFrame:
+    """Run one condition for one seed; return its observations for everyone at :data:`STEPS`."""
+    result = simulate(Scenario.from_dict(condition.spec), seed)
+    rows = result.model.observations
+    rows = rows.loc[rows["group"].isna() & rows["step"].isin(STEPS)].copy()
+    rows["world"], rows["generator"], rows["retraining"], rows["seed"] = (
+        condition.world,
+        condition.generator,
+        condition.retraining,
+        seed,
+    )
+    return rows
+
+
+def run(conditions_: Sequence[Condition], seeds: int, workers: int = 1) -> pd.DataFrame:
+    """All conditions × seeds (in ``workers`` processes); the stacked observations."""
+    jobs = [(c, s) for c in conditions_ for s in range(seeds)]
+    frames = Parallel(n_jobs=workers)(delayed(run_condition)(c, s) for c, s in jobs)
+    return pd.concat(frames, ignore_index=True)
+
+
+def summarise(rows: pd.DataFrame) -> pd.DataFrame:
+    """Mean and 95% CI across seeds of each reported metric per condition and step."""
+    keys = ["world", "generator", "retraining", "step"]
+    out = []
+    for observer, metric, label in METRICS:
+        mine = rows.loc[(rows["observer"] == observer) & (rows["metric"] == metric)]
+        if mine.empty:
+            continue
+        summary = mean_ci(mine, keys, ["value"])
+        summary.insert(len(keys), "metric", label)
+        out.append(summary)
+    frame = pd.concat(out, ignore_index=True)
+    return frame.rename(columns=lambda c: c.removeprefix("value_"))
+
+
+def table(summary: pd.DataFrame) -> pd.DataFrame:
+    """One row per condition and metric, a ``mean [low, high]`` column per step."""
+    text = summary.assign(
+        cell=[
+            "n/a" if not np.isfinite(m) else (f"{m:.3f}" if n <= 1 else f"{m:.3f} [{lo:.3f}, {hi:.3f}]")
+            for m, lo, hi, n in zip(summary["mean"], summary["low"], summary["high"], summary["n"], strict=True)
+        ]
+    )
+    wide = text.pivot_table(
+        index=["world", "generator", "retraining", "metric"], columns="step", values="cell", aggfunc="first"
+    )
+    wide.columns = [f"step {c}" for c in wide.columns]
+    return wide.reset_index()
+
+
+def figure(summary: pd.DataFrame, world: str) -> Figure:
+    """MMD², disagreement and gaming rate at steps 0, 10, 20 for one world, one line per condition."""
+    shown = ["MMD² to step 0", "disagreement with step-0 model", "gaming rate"]
+    fig = Figure(figsize=(13, 3.8), layout="constrained")
+    axes = fig.subplots(1, len(shown))
+    mine = summary.loc[summary["world"] == world]
+    for ax, metric in zip(axes, shown, strict=True):
+        part = mine.loc[mine["metric"] == metric]
+        for (generator, retraining), line in part.groupby(["generator", "retraining"], sort=True):
+            line = line.sort_values("step")
+            style = "-" if retraining == "fixed model" else "--"
+            handle = ax.plot(line["step"], line["mean"], style, marker="o", label=f"{generator}, {retraining}")[0]
+            ax.fill_between(line["step"], line["low"], line["high"], color=handle.get_color(), alpha=0.15, lw=0)
+        ax.set_title(metric, fontsize=10)
+        ax.set_xlabel("step t")
+        ax.xaxis.set_major_locator(FixedLocator(list(STEPS)))
+        ax.set_xlim(min(STEPS) - 1, max(STEPS) + 1)
+        ax.legend(fontsize=7)
+    axes[0].set_ylabel("value (mean across seeds, 95% CI)")
+    n = int(mine["n"].max()) if not mine.empty else 0
+    fig.suptitle(f"Shift dynamics, {world} ({n} seeds)", fontsize=11)
+    return fig

@@ -1,0 +1,39 @@
+"""The shift-dynamics experiment's pieces on a small synthetic world."""
+
+import copy
+
+import numpy as np
+
+from recoursesim.shift import dynamics
+
+
+def _small():
+    base = copy.deepcopy(dynamics.SYNTHETIC)
+    base["population"] |= {"initial": 200, "entrants": 20}
+    base["selection"] = {"name": "top_k", "k": 20}
+    return {"synthetic": (base, dynamics.SYNTHETIC_TRUTH, {"linear": dynamics.GENERATORS["linear"]})}
+
+
+def test_conditions_run_summarise_and_draw():
+    cells = dynamics.conditions(_small())
+    assert [(c.generator, c.retraining) for c in cells] == [("linear", "fixed model"), ("linear", "refit each step")]
+    for cell in cells:
+        assert [o["name"] for o in cell.spec["observers"]] == ["domain_shift", "model_shift", "ground_truth"]
+    rows = dynamics.run(cells, seeds=2)
+    assert set(rows["step"]) == set(dynamics.STEPS) and set(rows["seed"]) == {0, 1}
+    summary = dynamics.summarise(rows)
+    fixed = summary[(summary["retraining"] == "fixed model") & (summary["metric"] == "disagreement with step-0 model")]
+    assert np.allclose(fixed["mean"], 0.0)  # a model that never changes never disagrees with itself
+    mmd = summary[(summary["retraining"] == "fixed model") & (summary["metric"] == "MMD² to step 0")]
+    assert mmd.set_index("step").loc[20, "mean"] > mmd.set_index("step").loc[0, "mean"]
+    table = dynamics.table(summary)
+    assert {"step 0", "step 10", "step 20"} <= set(table.columns)
+    titles = [ax.get_title() for ax in dynamics.figure(summary, "synthetic").axes]
+    assert titles == ["MMD² to step 0", "disagreement with step-0 model", "gaming rate"]
+
+
+def test_unregistered_generators_are_skipped():
+    worlds = _small()
+    base, truth, _ = worlds["synthetic"]
+    cells = dynamics.conditions({"synthetic": (base, truth, {"nope": {"name": "no_such_generator"}})})
+    assert cells == []
