@@ -104,6 +104,7 @@ class GroundTruthObserver:
         if self.outcome != "linear" and weights is not None:
             raise ConfigError("weights", f"only the linear outcome takes weights, not {outcome!r}", "remove weights")
         self._labelled = None
+        self._schema = getattr(population, "schema", None)
         if self.outcome == "fitted":
             self._labelled = labelled_rows(population)
             if self._labelled is None:
@@ -154,7 +155,9 @@ class GroundTruthObserver:
             return LinearOutcome(weight_vector(self.weights, names), float(self.cutoff))  # type: ignore[arg-type]
         if self.outcome == "fitted":
             features, labels = self._labelled  # type: ignore[misc]
-            return FittedOutcome(features, labels, 0.5 if self.cutoff is None else self.cutoff)
+            kinds = getattr(self._schema, "kinds", ())
+            categorical = [j for j, kind in enumerate(kinds) if kind == "categorical"]
+            return FittedOutcome(features, labels, 0.5 if self.cutoff is None else self.cutoff, categorical)
         if snapshot.initial_scorer is None:
             raise ConfigError("outcome", '"decision" needs the step-0 decision model', "run inside a RecourseModel")
         cutoff = self.cutoff if self.cutoff is not None else cut_off(run_ledger(snapshot).step_record(0).threshold)

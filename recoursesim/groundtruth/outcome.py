@@ -61,23 +61,36 @@ class DecisionOutcome:
 class FittedOutcome:
     """Qualified when a logistic regression fitted on all labelled rows gives ``P(y = 1) >= cutoff``.
 
-    This is an assumption, not a fact about the data: it treats the best linear fit of the labels
-    on the agents' features (in the engine's feature codes) as the true outcome.
+    This is an assumption, not a fact about the data: it treats the best logistic fit of the
+    labels on the agents' features as the true outcome. Categorical features (by their column
+    index in the agents' feature codes) are one-hot encoded, the others standardised.
 
     Args:
         features: ``(n, d)`` every labelled row, in the agents' feature space.
         labels: ``(n,)`` their 0/1 labels.
         cutoff: The probability cut-off.
+        categorical: Column indices of categorical features.
     """
 
-    def __init__(self, features: np.ndarray, labels: np.ndarray, cutoff: float = 0.5) -> None:
+    def __init__(
+        self, features: np.ndarray, labels: np.ndarray, cutoff: float = 0.5, categorical: Sequence[int] = ()
+    ) -> None:
+        from sklearn.compose import ColumnTransformer
         from sklearn.linear_model import LogisticRegression
         from sklearn.pipeline import make_pipeline
-        from sklearn.preprocessing import StandardScaler
+        from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
+        features = np.asarray(features, dtype=float)
         self.cutoff = float(cutoff)
-        self.model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
-        self.model.fit(np.asarray(features, dtype=float), np.asarray(labels).astype(int))
+        other = [j for j in range(features.shape[1]) if j not in set(categorical)]
+        encode = ColumnTransformer(
+            [
+                ("categorical", OneHotEncoder(handle_unknown="ignore"), list(categorical)),
+                ("numeric", StandardScaler(), other),
+            ]
+        )
+        self.model = make_pipeline(encode, LogisticRegression(max_iter=2000))
+        self.model.fit(features, np.asarray(labels).astype(int))
 
     def qualified(self, features: np.ndarray) -> np.ndarray:
         """Return ``P(y = 1 | features) >= cutoff`` under the fitted model."""
@@ -85,9 +98,18 @@ class FittedOutcome:
 
 
 def labelled_rows(population: Any) -> tuple[np.ndarray, np.ndarray] | None:
-    """All labelled rows ``(features, labels)`` a population offers through ``labelled_rows()``, or ``None``."""
+    """Every labelled row ``(features, labels)`` of a population's data set, or ``None`` if it has no labels.
+
+    A population offers them through a ``labelled_rows()`` method, or (like the ``dataset``
+    population) as ``codes`` (features in the agents' feature space) and 0/1 ``labels`` attributes.
+    """
     method = getattr(population, "labelled_rows", None)
-    return method() if callable(method) else None
+    if callable(method):
+        return method()
+    codes, labels = getattr(population, "codes", None), getattr(population, "labels", None)
+    if codes is None or labels is None:
+        return None
+    return np.asarray(codes, dtype=float), np.asarray(labels).astype(int)
 
 
 def weight_vector(weights: object, feature_names: Sequence[str]) -> np.ndarray:

@@ -48,13 +48,15 @@ class ModelShiftObserver:
         self.every = check_every(every)
         self.reference_size = check_int("reference_size", reference_size, minimum=1)
         self.name = check_name(name)
-        self._test = labelled_test_split(population)
+        self.population = population
+        self._test: tuple[np.ndarray, np.ndarray] | None = None
         self._state: tuple[np.ndarray, np.ndarray, float, np.ndarray | None] | None = None
 
     def observe(self, snapshot: PopulationSnapshot) -> pd.DataFrame:
         """Return rows (group NA) ``disagreement, decisiveness, param_change, accuracy, auc``."""
         if self._state is None or snapshot.step == 0:
             self._state = self._reference(snapshot)
+            self._test = labelled_test_split(self.population)  # the population is fitted by now
         sample, initial_scores, s0, initial_params = self._state
         scores = np.asarray(snapshot.scorer.score(sample), dtype=float)
         entries: list[tuple[object, str, float]] = [
@@ -88,13 +90,18 @@ class ModelShiftObserver:
 def labelled_test_split(population: Any) -> tuple[np.ndarray, np.ndarray] | None:
     """The population's held-out labelled rows ``(features, labels)`` in agent feature space, if it has them.
 
-    A population offers them with a ``test_split()`` method; populations without labels return
-    ``None`` (or have no such method).
+    A population offers them with a ``test_split()`` method, or (like the fitted ``dataset``
+    population) as the rows of its applicant pool (``pool_rows_`` into ``codes`` and ``labels``),
+    which the step-0 model was not fitted on. Populations without labels give ``None``.
     """
     method = getattr(population, "test_split", None)
-    if not callable(method):
+    if callable(method):
+        split = method()
+    elif all(hasattr(population, name) for name in ("pool_rows_", "codes", "labels")):
+        rows = np.asarray(population.pool_rows_)
+        split = (np.asarray(population.codes)[rows], np.asarray(population.labels)[rows])
+    else:
         return None
-    split = method()
     if split is None:
         return None
     features, labels = split

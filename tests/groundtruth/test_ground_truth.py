@@ -141,3 +141,35 @@ def test_bad_ground_truth_tables_fail_when_the_scenario_loads(table, message):
     spec = _default() | {"observers": [{k: v for k, v in (base | table).items() if v is not None}]}
     with pytest.raises(ConfigError, match=message):
         Scenario.from_dict(spec)
+
+
+def test_fitted_outcome_and_held_out_split_on_german_credit():
+    from recoursesim.groundtruth.outcome import labelled_rows
+    from recoursesim.populations.dataset import DatasetPopulation
+    from recoursesim.shift.model_shift import labelled_test_split
+
+    population = DatasetPopulation(dataset="german", group="sex")
+    features, labels = labelled_rows(population)
+    assert features.shape == (1000, len(population.feature_names)) and set(np.unique(labels)) == {0, 1}
+    observer = GroundTruthObserver(outcome="fitted", population=population)
+    model = observer._outcome_model(_snapshot_for(population))
+    share = model.qualified(features).mean()
+    assert 0.5 < share < 0.95  # German credit: 70% good risks; the fit reproduces roughly that share
+    assert labelled_test_split(population) is None  # not fitted yet: no applicant pool
+    population.fit(np.random.default_rng(0))
+    test_features, test_labels = labelled_test_split(population)
+    assert test_features.shape[0] == population.pool_rows_.size == test_labels.size
+
+
+def _snapshot_for(population):
+    return PopulationSnapshot(
+        step=0,
+        agent_id=np.zeros(0, dtype=np.int64),
+        features=np.zeros((0, len(population.feature_names))),
+        group=np.zeros(0, dtype=np.int64),
+        feature_names=tuple(population.feature_names),
+        group_names=tuple(population.group_names),
+        scorer=None,
+        threshold=0.5,
+        rng=np.random.default_rng(0),
+    )
