@@ -61,7 +61,7 @@ def quantile_map(values: np.ndarray, source: np.ndarray, target: np.ndarray) -> 
 def ordinal_map(values: np.ndarray, source: np.ndarray, target: np.ndarray) -> np.ndarray:
     """Map ordinal values to the target support value whose CDF is nearest (nearest-CDF reading).
 
-    The spec's reading of the paper: ``p = F_A(v)`` as for continuous features, then the target
+    Our reading of the paper (docs/ccm.md): ``p = F_A(v)`` as for continuous features, then the target
     support value minimising ``|F_B(x) - p|``; ties go to the smaller value. (The alternative
     reading, interpolate then round, is not implemented.)
 

@@ -1,4 +1,4 @@
-"""Optional PCA validation of counterfactuals (Pinto et al., §2.1; details are the spec's choices)."""
+"""Optional PCA validation of counterfactuals (Pinto et al., §2.1; details are our choices, docs/ccm.md)."""
 
 from __future__ import annotations
 
