@@ -19,8 +19,10 @@ class CounterfactualSwitchObserver:
 
     Each waiting agent of group A gets, for every other group B present, a counterfactual whose
     features are quantile-mapped from A's current feature distribution to B's (ordinal features
-    by nearest CDF). The current decision rule (``score < threshold`` is negative) classifies both;
-    the result is the CCM of each direction A→B with its switch rates.
+    by nearest CDF; on a dataset population also integer and ordinal features, while categorical
+    features keep their category unless they are the group itself). The current decision rule
+    (``score < threshold`` is negative) classifies both; the result is the CCM of each direction
+    A→B with its switch rates.
 
     Args:
         every: Observe every ``every`` steps.
@@ -50,6 +52,10 @@ class CounterfactualSwitchObserver:
         if unknown:
             raise ConfigError("ordinal", f"unknown feature(s) {sorted(unknown)}", "name features of the population")
         is_ordinal = np.array([f in self.ordinal for f in snapshot.feature_names], dtype=bool)
+        categorical = np.zeros(features.shape[1], dtype=bool)
+        if snapshot.schema is not None:  # whole-number features map by nearest CDF; categories see below
+            is_ordinal |= snapshot.schema.is_integer | snapshot.schema.is_ordinal
+            categorical = snapshot.schema.is_categorical
         present = [int(c) for c in np.unique(codes)]
         threshold = snapshot.agent_thresholds()
         rows: list[dict[str, object]] = []
@@ -65,6 +71,9 @@ class CounterfactualSwitchObserver:
                 in_b = codes == b
                 cf = features[in_a].copy()
                 for j in range(features.shape[1]):
+                    if categorical[j]:
+                        cf[:, j] = _category_map(features[in_a, j], features[in_b, j])
+                        continue
                     mapper = ordinal_map if is_ordinal[j] else quantile_map
                     cf[:, j] = mapper(features[in_a, j], features[in_a, j], features[in_b, j])
                 pred_cf = snapshot.scorer.score(cf) >= threshold[in_a]
@@ -74,3 +83,15 @@ class CounterfactualSwitchObserver:
                 values = {"n": float(in_a.sum()), **counts, **{k: rates[k] for k in ("SR", "PSR", "NSR", "CMCC")}}
                 rows.extend({"group": label, "metric": k, "value": float(v)} for k, v in values.items())
         return pd.DataFrame(rows, columns=["group", "metric", "value"])
+
+
+def _category_map(source: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """Counterfactual values of a categorical feature (codes) for agents moved from one group to another.
+
+    Categories have no order, so there is no quantile to match: a feature that is constant within
+    both groups (the protected attribute itself, such as sex) takes the other group's value, and
+    any other categorical feature keeps the agent's own category.
+    """
+    if source.size and target.size and np.all(source == source[0]) and np.all(target == target[0]):
+        return np.full(source.shape, target[0])
+    return source.copy()

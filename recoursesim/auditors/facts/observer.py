@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
 from recoursesim._validate import check_int
 from recoursesim.auditors.facts.auditor import FactsAuditor
-from recoursesim.auditors.facts.binning import quantile_bins
-from recoursesim.auditors.facts.config import FactsConfig
+from recoursesim.auditors.facts.population_view import population_view
 from recoursesim.errors import DataError
 from recoursesim.observers import PopulationSnapshot
 
@@ -43,8 +45,9 @@ class _BinnedScorerModel:
 class FactsObserver:
     """Per-step FACTS audit of the simulated population (the :class:`~recoursesim.observers.Observer` protocol).
 
-    Every ``every`` steps it bins each feature into quantile bins of the current population,
-    audits the decision model on the binned population (a counterfactual puts a feature at its
+    Every ``every`` steps it bins each numeric feature into quantile bins of the current
+    population (categorical and ordinal features of a dataset population keep their own
+    categories), audits the decision model on the discrete population (a counterfactual puts a feature at its
     target bin's median; who is affected comes from the real scores, ``score < threshold``), and
     records, per metric variant, the top unfairness score and the number of unfair subgroups.
 
@@ -58,6 +61,9 @@ class FactsObserver:
         phis: Effectiveness levels ϕ.
         budgets: Cost budgets (default: chosen per audit as in the paper's Appendix A).
         name: The observer's name in the observations table.
+        action_defaults: Supplied by the scenario for a dataset population: its default action
+            set's immutable and increase-only features (see
+            :mod:`recoursesim.auditors.facts.population_view` for how real feature types are kept).
     """
 
     def __init__(
@@ -68,6 +74,7 @@ class FactsObserver:
         phis: tuple[float, ...] = (0.3, 0.7),
         budgets: tuple[float, ...] | None = None,
         name: str = "facts",
+        action_defaults: Mapping[str, Any] | None = None,
     ) -> None:
         self.every = check_int("every", every, minimum=1)
         self.n_bins = n_bins
@@ -75,26 +82,19 @@ class FactsObserver:
         self.phis = phis
         self.budgets = budgets
         self.name = name
+        self.action_defaults = action_defaults
 
     def observe(self, snapshot: PopulationSnapshot) -> pd.DataFrame:
         """Audit one snapshot; return rows ``metric, value`` (top score and unfair count per variant)."""
         features = list(snapshot.feature_names)
-        frame = pd.DataFrame(index=range(len(snapshot.features)))
-        orders: dict[str, list[str]] = {}
-        medians: dict[str, dict] = {}
-        for j, name in enumerate(features):
-            values = np.asarray(snapshot.features[:, j], dtype=float)
-            binned, labels = quantile_bins(values, self.n_bins)
-            frame[name] = binned.to_numpy()
-            orders[name] = labels
-            medians[name] = {label: float(np.median(values[binned.to_numpy() == label])) for label in labels}
+        view = population_view(snapshot, self.n_bins, self.action_defaults)
+        frame = view.frame
         names = np.asarray(snapshot.group_names, dtype=object)
         frame[GROUP_COLUMN] = names[np.asarray(snapshot.group, dtype=np.int64)]
         threshold = snapshot.agent_thresholds()
         positive = np.asarray(snapshot.scorer.score(snapshot.features), dtype=float) >= threshold
-        model = _BinnedScorerModel(snapshot.scorer, float(np.median(threshold)), features, medians)
-        config = FactsConfig(feature_types=dict.fromkeys(features, "ordinal"), ordinal_orders=orders)
-        auditor = FactsAuditor(min_support=self.min_support, phis=self.phis, budgets=self.budgets, config=config)
+        model = _BinnedScorerModel(snapshot.scorer, float(np.median(threshold)), features, view.lookups)
+        auditor = FactsAuditor(min_support=self.min_support, phis=self.phis, budgets=self.budgets, config=view.config)
         try:
             auditor.fit(frame, model, GROUP_COLUMN, y_pred=positive.astype(np.int64))
         except DataError as error:
