@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class RecourseSimError(Exception):
     """Base class of every error recoursesim raises on purpose.
@@ -24,6 +26,10 @@ class ConfigError(RecourseSimError, ValueError):
         self.problem = problem
         self.fix = fix
         super().__init__(f"{field}: {problem}; fix: {fix}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle by the three parts, so the error crosses process boundaries (workers, Dask)."""
+        return (type(self), (self.field, self.problem, self.fix), self.__dict__)
 
     def under(self, prefix: str) -> ConfigError:
         """Return the same error with ``prefix`` prepended to the field name."""

@@ -9,7 +9,13 @@ A plug-in is registered with a decorator::
         ...
 
 and a scenario then says ``[selection] name = "lottery"``. The table's other keys are passed
-to the class's ``__init__`` as keyword arguments.
+to the class's ``__init__`` as keyword arguments. A scenario may also name a class by its import
+path, ``name = "my_package.selectors:LotterySelector"``, without registering it; installed
+packages register through the ``recoursesim.plugins`` entry point (:mod:`recoursesim.plugins`).
+
+Registrations live in the process that made them. So that worker processes and Dask workers know
+the plug-ins a scenario uses, :func:`plugin_classes` lists them and :func:`install` registers them
+again on the other side (a pickled :class:`~recoursesim.scenario.Scenario` carries them).
 """
 
 from __future__ import annotations
@@ -83,9 +89,15 @@ def names(kind: str) -> list[str]:
 
 
 def lookup(kind: str, name: object, *, field: str | None = None) -> type:
-    """Return the class registered as ``name``, or raise a :class:`ConfigError` with suggestions."""
+    """Return the class registered as ``name`` (or at the import path ``"package.module:Class"``).
+
+    Raises:
+        ConfigError: unknown name (with suggestions), or an import path that cannot be imported.
+    """
     _load_builtins()
     field = field or f"{KINDS[kind]}.name"
+    if isinstance(name, str) and ":" in name:
+        return _import_class(name, field)
     table = _REGISTRY[kind]
     lazy = _LAZY.get(kind, {})
     if isinstance(name, str) and name not in table and name in lazy:
@@ -99,6 +111,64 @@ def lookup(kind: str, name: object, *, field: str | None = None) -> type:
         hint = f"did you mean {close[0]!r}? " if close else ""
         raise ConfigError(field, f"unknown {kind} {name!r}", f"{hint}use one of {', '.join(known)}")
     return table[name]
+
+
+def _import_class(path: str, field: str) -> type:
+    module_name, _, attribute = path.partition(":")
+    parts = [*module_name.split("."), *attribute.split(".")]
+    if not module_name or not attribute or not all(part.isidentifier() for part in parts):
+        raise ConfigError(field, f"{path!r} is not an import path", 'write "package.module:ClassName"')
+    try:
+        target: Any = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        raise ConfigError(
+            field,
+            f"cannot import {module_name!r} ({error})",
+            "install the package that provides it, or put its folder on PYTHONPATH",
+        ) from None
+    except Exception as error:  # the plug-in's own import failed
+        raise ConfigError(
+            field, f"importing {module_name!r} failed ({type(error).__name__}: {error})", "fix the plug-in module"
+        ) from None
+    for part in attribute.split("."):
+        target = getattr(target, part, None)
+    if not isinstance(target, type):
+        raise ConfigError(field, f"{module_name} has no class {attribute!r}", "check the class name after the colon")
+    return target
+
+
+def components_of(spec: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Return ``(kind, name)`` for every component a resolved scenario table names."""
+    found = []
+    for kind, section in KINDS.items():
+        tables = spec.get(section)
+        for table in tables if isinstance(tables, list) else [tables]:
+            if isinstance(table, Mapping) and isinstance(table.get("name"), str):
+                found.append((kind, table["name"]))
+    return found
+
+
+def plugin_classes(spec: Mapping[str, Any]) -> dict[str, dict[str, type]]:
+    """Return the registered non-built-in classes a scenario table names, as ``kind -> name -> class``.
+
+    Built-in components and import paths (``"module:Class"``) resolve by themselves in any process
+    and are left out; unknown names are left out too (building the scenario reports them).
+    """
+    _load_builtins()
+    found: dict[str, dict[str, type]] = {}
+    for kind, name in components_of(spec):
+        cls = _REGISTRY[kind].get(name)
+        if cls is not None and ":" not in name and not cls.__module__.startswith("recoursesim."):
+            found.setdefault(kind, {})[name] = cls
+    return found
+
+
+def install(classes: Mapping[str, Mapping[str, type]]) -> None:
+    """Register classes listed by :func:`plugin_classes` (in a worker process); the given classes win."""
+    _load_builtins()
+    for kind, table in classes.items():
+        for name, cls in table.items():
+            _REGISTRY[kind][name] = cls
 
 
 def build(kind: str, spec: Mapping[str, Any], *, section: str | None = None, **extra: Any) -> Any:
@@ -177,3 +247,6 @@ def _load_builtins() -> None:
     import recoursesim.scoring
     import recoursesim.selection
     import recoursesim.training  # noqa: F401
+    from recoursesim.plugins import load_plugins
+
+    load_plugins(strict=False)

@@ -10,10 +10,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from recoursesim._validate import check_int
+from recoursesim.errors import ConfigError
 from recoursesim.ledger import write_parquet
 from recoursesim.metrics import agent_outcomes, recourse_over_time, recourse_summary
 from recoursesim.model import RecourseModel
-from recoursesim.scenario import Scenario
+from recoursesim.resources import check_run_memory
+from recoursesim.scenario import Scenario, load_scenario
 
 #: Files a run writes, and what each holds.
 RESULT_FILES: dict[str, str] = {
@@ -104,28 +107,61 @@ class RunResult:
 
 
 def simulate(
-    scenario: Scenario, seed: int | np.random.SeedSequence | None = None, *, steps: int | None = None
+    scenario: Scenario | str | Path,
+    seed: int | np.random.SeedSequence | None = None,
+    *,
+    steps: int | None = None,
+    force: bool = False,
 ) -> RunResult:
     """Run ``scenario`` once.
 
     Args:
-        scenario: A validated scenario.
-        seed: The run seed (default: the scenario's ``run.seed``), or a ``SeedSequence`` spawned
-            by a sweep.
+        scenario: A :class:`Scenario`, a bundled scenario name (``"default"``) or a TOML file path.
+        seed: The run seed, a non-negative integer (default: the scenario's ``run.seed``), or a
+            ``SeedSequence`` spawned by a sweep.
         steps: Override ``T``.
+        force: Run even if the estimated memory (:func:`~recoursesim.resources.check_run_memory`)
+            exceeds what is available.
 
     Returns:
         The finished run.
+
+    Raises:
+        ConfigError: a bad scenario, seed or step count, or a run too large for the memory.
     """
+    if not isinstance(scenario, Scenario):
+        if not isinstance(scenario, str | Path):
+            raise ConfigError(
+                "scenario", f"must be a Scenario, a bundled name or a file path, got {type(scenario).__name__}",
+                "pass load_scenario(...) or a name such as 'default'",
+            )  # fmt: skip
+        scenario = load_scenario(scenario)
+    seed = check_seed(seed)
+    if steps is not None:
+        steps = check_int("steps", steps, minimum=0)
+    check_run_memory(scenario, steps=steps, force=force)
     if steps is not None:
         scenario = scenario.with_overrides({"run.steps": steps})
     if seed is None:
         seed = scenario.seed
-    elif not isinstance(seed, np.random.SeedSequence):
-        seed = int(seed)
     model = scenario.build_model(seed)
     model.run()
     return RunResult(scenario, seed, model)
+
+
+def check_seed(seed: object, field: str = "seed") -> int | np.random.SeedSequence | None:
+    """Return a valid run seed: ``None``, a ``SeedSequence``, or a non-negative integer (not a bool).
+
+    Raises:
+        ConfigError: for floats (even whole ones), strings, bools, NaN and negative integers.
+    """
+    if seed is None or isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise ConfigError(field, f"must be a non-negative integer or a SeedSequence, got {seed!r}", "pass e.g. seed=0")
+    if seed < 0:
+        raise ConfigError(field, f"must be non-negative, got {seed}", "pass a seed of 0 or more")
+    return int(seed)
 
 
 def _seed_record(seed: int | np.random.SeedSequence) -> int | dict[str, object]:

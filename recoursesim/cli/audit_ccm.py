@@ -14,8 +14,9 @@ from recoursesim.auditors.ccm.matrix import ECCM_CELLS
 from recoursesim.auditors.ccm.metrics import CCM_METRICS, ECCM_METRICS
 from recoursesim.auditors.ccm.report import ccm_parity
 from recoursesim.auditors.ccm.tabular import KNOWN_TYPES, EncodedTable, encode_table
-from recoursesim.cli._common import atomic_output_dir, non_negative_int, positive_int
-from recoursesim.errors import ConfigError, DataError
+from recoursesim.cli._common import non_negative_int, positive_int, read_csv_table
+from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out
+from recoursesim.errors import ConfigError
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -53,12 +54,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, default=0, help="fold shuffle seed")
     parser.add_argument("--threshold", type=float, default=0.5, help="decision threshold on the probability")
     parser.add_argument("--format", choices=["csv", "parquet"], default="csv", help="table format")
-    parser.add_argument("--out", type=Path, default=Path("ccm-audit"), help="output directory")
+    add_out_arguments(parser, "output directory (default ccm-audit)", default=Path("ccm-audit"))
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the audit, print the matrices and write ``ccm_report``, ``ccm_parity`` and ``counterfactuals``."""
+    check_out(args.out, overwrite=args.overwrite)
     frame, target, types, orders = _load(args)
     table = encode_table(frame, types, args.sensitive, target, orders, args.features)
     if args.mode == "explicit":
@@ -78,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     )
     parity = ccm_parity(report)
     print(format_report(report))
-    with atomic_output_dir(args.out) as tmp:
+    with atomic_output_dir(args.out, overwrite=args.overwrite) as tmp:
         for name, data in (("ccm_report", report), ("ccm_parity", parity), ("counterfactuals", rows)):
             write_table(data, tmp / f"{name}.{args.format}")
     print(f"wrote ccm_report, ccm_parity and counterfactuals ({args.format}) to {args.out}")
@@ -93,9 +95,7 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, str, dict[str, str], 
         return dataset.frame, dataset.target, dict(dataset.feature_types), dict(dataset.ordinal_orders)
     if not args.target:
         raise ConfigError("--target", "is required with --csv", "name the 0/1 target column")
-    if not args.csv.is_file():
-        raise DataError("--csv", f"{args.csv} is not a file", "give the path of a CSV file")
-    frame = pd.read_csv(args.csv)
+    frame = read_csv_table(args.csv)
     types = infer_types(frame.drop(columns=[c for c in (args.target,) if c in frame.columns]))
     for item in args.types:
         column, sep, kind = item.partition("=")

@@ -12,7 +12,8 @@ from recoursesim.auditors.effort.audit import DEFAULT_QS, EqualityOfEffortAudito
 from recoursesim.auditors.effort.german import GERMAN_DAG, GERMAN_VARIABLES
 from recoursesim.auditors.effort.ratio import effort_decision
 from recoursesim.auditors.effort.setup import fit_logistic_audit
-from recoursesim.cli._common import atomic_output_dir
+from recoursesim.cli._common import read_csv_table
+from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out
 from recoursesim.cli.audit_ccm import write_table
 from recoursesim.errors import ConfigError, DataError
 
@@ -51,12 +52,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--eps", type=float, default=0.1, help="RD tolerance of the decision rule")
     parser.add_argument("--rule", choices=["one_sided", "band"], default="one_sided", help="decision rule")
     parser.add_argument("--format", choices=["csv", "parquet"], default="csv", help="table format")
-    parser.add_argument("--out", type=Path, default=Path("effort-audit"), help="output directory")
+    add_out_arguments(parser, "output directory (default effort-audit)", default=Path("effort-audit"))
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the audit; print and write ``effort_system``, ``effort_curve`` and ``acr_curve.png``."""
+    check_out(args.out, overwrite=args.overwrite)
     auditor, _ = _fit(args)
     system_rows = []
     for group in ("protected", "unprotected"):
@@ -81,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
             index=False, float_format=lambda v: f"{v:.3f}"
         )
     )
-    with atomic_output_dir(args.out) as tmp:
+    with atomic_output_dir(args.out, overwrite=args.overwrite) as tmp:
         write_table(system, tmp / f"effort_system.{args.format}")
         write_table(curve, tmp / f"effort_curve.{args.format}")
         plot_acr_curves(curve, tmp / "acr_curve.png")
@@ -112,9 +114,7 @@ def _fit(args: argparse.Namespace) -> tuple[EqualityOfEffortAuditor, Pipeline]:
             raise ConfigError(f"--{option}", "is required with --csv", f"pass --{option}")
     if not args.variables or not args.actionable:
         raise ConfigError("--variables", "--variables and --actionable are required with --csv", "list them")
-    if not args.csv.is_file():
-        raise DataError("--csv", f"{args.csv} is not a file", "give the path of a CSV file")
-    frame = pd.read_csv(args.csv)
+    frame = read_csv_table(args.csv)
     if args.sensitive in frame.columns:
         column = frame[args.sensitive]
         protected = type(column.iloc[0])(args.protected) if pd.api.types.is_numeric_dtype(column) else args.protected

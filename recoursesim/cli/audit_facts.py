@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from recoursesim.cli._common import atomic_output_dir
+from recoursesim.cli._common import read_csv_table
+from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out
 from recoursesim.errors import ConfigError, DataError
 
 
@@ -48,7 +49,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--phi", type=_number, nargs="+", default=[0.3, 0.7], help="effectiveness levels (default 0.3 0.7)"
     )
     parser.add_argument("--budget", type=_number, nargs="+", default=None, help="cost budgets (default: paper's rule)")
-    parser.add_argument("--out", type=Path, default=None, help="write ranking.parquet, summary.json, report.md here")
+    add_out_arguments(parser, "write ranking.parquet, summary.json, report.md here")
     parser.set_defaults(func=run)
 
 
@@ -56,20 +57,15 @@ def run(args: argparse.Namespace) -> int:
     """Run the audit; print the summary and top subgroups; write outputs when ``--out`` is given."""
     from recoursesim.auditors.facts import FactsAuditor, comparative_counterfactual, paper_setup, presets
 
+    if args.out is not None:
+        check_out(args.out, overwrite=args.overwrite)
+
     if not (isinstance(args.support, float) and 0 < args.support <= 1):
         raise ConfigError("--support", f"must be in (0, 1], got {args.support}", "use a fraction such as 0.01")
     if args.csv is not None:
         if args.target is None:
             raise ConfigError("--target", "is required with --csv", "name the binary target column")
-        if not args.csv.is_file():
-            raise ConfigError("--csv", f"file {args.csv} does not exist", "give the path of a CSV file")
-        try:
-            table = pd.read_csv(args.csv)
-        except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as error:
-            raise DataError(
-                "--csv", f"cannot read {args.csv}: {error}", "give a comma-separated file with a header"
-            ) from None
-        data = presets.from_frame(table, args.target)
+        data = presets.from_frame(read_csv_table(args.csv), args.target)
     else:
         data = presets.preset(args.dataset or "adult")
     if args.protected not in data.features:
@@ -96,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
                 f"### {key}, subgroup {sid}\n\n" + comparative_counterfactual(auditor, int(sid), str(key)).to_markdown()
             )
     if args.out is not None:
-        with atomic_output_dir(args.out) as tmp:
+        with atomic_output_dir(args.out, overwrite=args.overwrite) as tmp:
             auditor.ranking_.to_parquet(tmp / "ranking.parquet", index=False)
             (tmp / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
             (tmp / "report.md").write_text("# FACTS report\n\n" + "\n\n".join(report) + "\n")

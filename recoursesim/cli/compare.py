@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
-from recoursesim.cli._common import atomic_output_dir, non_negative_int, positive_int
+from recoursesim.cli._common import non_negative_int, positive_int
+from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out
 from recoursesim.compare import compare_policies, comparison_figure, format_comparison
 from recoursesim.errors import ConfigError
 from recoursesim.ledger import write_parquet
+from recoursesim.resources import cap_workers, check_run_memory
 from recoursesim.scenario import load_scenario
 
 #: Files written by ``--out``.
@@ -38,26 +41,39 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("scenarios", nargs="+", help="two or more scenario TOML files or bundled names")
     parser.add_argument("--seeds", type=positive_int, default=20, help="seeds per scenario (default 20; at least 2)")
     parser.add_argument("--first-seed", type=non_negative_int, default=0, help="the first seed (default 0)")
-    parser.add_argument("--workers", type=positive_int, default=1, help="parallel processes (default 1)")
-    parser.add_argument("--out", type=Path, default=None, help="write the tables and the figure to this directory")
+    parser.add_argument(
+        "--workers",
+        type=positive_int,
+        default=1,
+        help="parallel processes (default 1; capped at the CPU count and the number of runs)",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="run even if the estimated memory exceeds what is available"
+    )
+    add_out_arguments(parser, "write the tables and the figure to this directory")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Execute ``recoursesim compare``."""
+    if args.out is not None:
+        check_out(args.out, overwrite=args.overwrite)
     if len(args.scenarios) < 2:
         raise ConfigError("scenarios", f"need at least two to compare, got {len(args.scenarios)}", "give two or more")
     scenarios = [load_scenario(name) for name in args.scenarios]
     labels = [s.name for s in scenarios]
     if len(set(labels)) != len(labels):
         labels = [Path(name).stem for name in args.scenarios]
+    workers, note = cap_workers(args.workers, len(scenarios) * args.seeds)
+    for scenario in scenarios:
+        check_run_memory(scenario, runs_at_once=workers, force=args.force)
+    if note:
+        print(note, file=sys.stderr)
     started = time.perf_counter()
-    comparison = compare_policies(
-        scenarios, args.seeds, labels=labels, first_seed=args.first_seed, workers=args.workers
-    )
+    comparison = compare_policies(scenarios, args.seeds, labels=labels, first_seed=args.first_seed, workers=workers)
     elapsed = time.perf_counter() - started
     if args.out is not None:
-        with atomic_output_dir(args.out) as tmp:
+        with atomic_output_dir(args.out, overwrite=args.overwrite) as tmp:
             comparison.table.to_csv(tmp / "comparison.csv", index=False)
             comparison.differences.to_csv(tmp / "differences.csv", index=False)
             write_parquet(comparison.per_seed, tmp / "per_seed.parquet")

@@ -8,7 +8,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from recoursesim.cli._common import atomic_output_dir, non_negative_int
+from recoursesim.cli._common import non_negative_int
+from recoursesim.cli._output import add_out_arguments, atomic_output_dir, slug
+from recoursesim.resources import check_run_memory
 from recoursesim.scenario import bundled_names, load_scenario
 from recoursesim.simulate import RESULT_FILES, RunResult, simulate
 
@@ -33,24 +35,29 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--seed", type=non_negative_int, default=None, help="run seed (default: the scenario's)")
     parser.add_argument("--steps", type=non_negative_int, default=None, help="override T (steps 0..T)")
-    parser.add_argument(
-        "--out", type=Path, default=None, help="results directory (default: results/<scenario>/seed-<N>)"
-    )
+    add_out_arguments(parser, "results directory (default: results/<scenario name>/seed-<N>)")
     parser.add_argument("--no-write", action="store_true", help="print the summary only, write no files")
+    parser.add_argument(
+        "--force", action="store_true", help="run even if the estimated memory exceeds what is available"
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Execute ``recoursesim run``."""
     scenario = load_scenario(args.scenario)
-    result = simulate(scenario, args.seed, steps=args.steps)
-    out = args.out or Path("results") / scenario.name / f"seed-{result.seed}"
-    if not args.no_write:
-        with atomic_output_dir(out) as tmp:
-            result.write(tmp)
+    seed = scenario.seed if args.seed is None else args.seed
+    check_run_memory(scenario, steps=args.steps, force=args.force)
+    if args.no_write:
+        result = simulate(scenario, seed, steps=args.steps, force=True)
+        print(format_summary(result))
+        return 0
+    out = args.out or Path("results") / slug(scenario.name) / f"seed-{seed}"
+    with atomic_output_dir(out, overwrite=args.overwrite) as tmp:  # checks --out before the run
+        result = simulate(scenario, seed, steps=args.steps, force=True)
+        written = result.write(tmp)
     print(format_summary(result))
-    if not args.no_write:
-        print(f"\nwrote {', '.join(n for n in RESULT_FILES if (out / n).exists())} to {out}")
+    print(f"\nwrote {', '.join(path.name for path in written)} to {out}")
     return 0
 
 

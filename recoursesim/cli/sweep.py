@@ -7,9 +7,11 @@ import sys
 from pathlib import Path
 
 from recoursesim.cli._common import non_negative_int, positive_int
+from recoursesim.cli._output import out_path, slug
 from recoursesim.errors import ConfigError
+from recoursesim.resources import cap_workers, check_run_memory
 from recoursesim.scenario import bundled_names, load_scenario
-from recoursesim.sweep import SweepPlan, SweepReport, make_executor, parse_grid, run_sweep, summarise
+from recoursesim.sweep import SweepPlan, SweepReport, SweepStore, make_executor, parse_grid, run_sweep, summarise
 from recoursesim.sweep.executors import DEFAULT_CONNECT_TIMEOUT
 from recoursesim.sweep.runner import SweepAbortedError
 
@@ -42,8 +44,18 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         metavar="KEY=V1,V2",
         help="a dotted scenario key and its values, e.g. selection.k=50,100 (repeat for a product grid)",
     )
-    parser.add_argument("--workers", type=positive_int, default=1, help="local worker processes (default 1)")
-    parser.add_argument("--out", type=Path, default=None, help="output directory (default: results/sweep-<scenario>)")
+    parser.add_argument(
+        "--workers",
+        type=positive_int,
+        default=1,
+        help="local worker processes (default 1; capped at the CPU count and the number of runs)",
+    )
+    parser.add_argument(
+        "--out", type=out_path, default=None, help="output directory (default: results/sweep-<scenario name>)"
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="run even if the estimated memory exceeds what is available"
+    )
     parser.add_argument("--resume", action="store_true", help="continue the same sweep in --out (skip finished runs)")
     dask = parser.add_mutually_exclusive_group()
     dask.add_argument("--scheduler", metavar="ADDRESS", default=None, help="run on a Dask scheduler (tcp://host:8786)")
@@ -79,11 +91,20 @@ def sweep(args: argparse.Namespace) -> int:
         root_seed=args.root_seed,
         per_step=not args.pooled_only,
     )
-    out = args.out or Path("results") / f"sweep-{scenario.name}"
+    workers, note = cap_workers(args.workers, plan.n_runs)
+    dask_local, dask_note = (None, None) if args.dask_local is None else cap_workers(args.dask_local, plan.n_runs)
+    at_once = dask_local or workers
+    for point in plan.points:  # a remote scheduler's memory is not ours to judge: only absurd sizes are refused
+        check_run_memory(point.scenario, runs_at_once=at_once, force=args.force or args.scheduler is not None)
+    out = args.out or Path("results") / f"sweep-{slug(scenario.name)}"
+    SweepStore(out).check(plan, resume=args.resume, missing_parent_ok=args.out is None)
+    for line in (note, dask_note and dask_note.replace("--workers", "--dask-local")):
+        if line:
+            print(line, file=sys.stderr)
     if args.out is None:
         out.parent.mkdir(parents=True, exist_ok=True)
     with make_executor(
-        args.workers, scheduler=args.scheduler, dask_local=args.dask_local, connect_timeout=args.connect_timeout
+        workers, scheduler=args.scheduler, dask_local=dask_local, connect_timeout=args.connect_timeout
     ) as executor:
         try:
             report = run_sweep(plan, out, executor=executor, resume=args.resume, progress=not args.quiet)

@@ -17,7 +17,7 @@ import numpy as np
 from recoursesim._validate import check_choice, check_int
 from recoursesim.errors import ConfigError
 from recoursesim.refit_order import refit_order_of
-from recoursesim.registry import build, names
+from recoursesim.registry import build, install, names, plugin_classes
 from recoursesim.scenario.presets import PRESETS, apply_preset
 
 #: Top-level scenario keys and what they hold.
@@ -51,6 +51,9 @@ class ScenarioError(ConfigError):
 
     def __str__(self) -> str:
         return self.args[0]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.source, ConfigError(self.field, self.problem, self.fix)))
 
 
 @dataclass(frozen=True)
@@ -157,6 +160,10 @@ class Scenario:
         """The resolved configuration as canonical JSON (sorted keys), for saving with results."""
         return json.dumps(self.spec, sort_keys=True, indent=2, default=_json_default)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle with the plug-in classes the scenario names, registered again where it is unpickled."""
+        return (_unpickle_scenario, (self.spec, self.source, plugin_classes(self.spec)))
+
     def build_model(self, seed: int | np.random.SeedSequence | None = None, *, dry_run: bool = False) -> Any:
         """Construct a fresh :class:`~recoursesim.model.RecourseModel` for ``seed``.
 
@@ -220,13 +227,21 @@ class Scenario:
         if dry_run:
             from recoursesim.model import _entrants_schedule
 
-            _entrants_schedule(entrants, self.steps)
+            if isinstance(entrants, int | np.integer) and not isinstance(entrants, bool):
+                check_int("population.entrants", entrants, minimum=0)  # no schedule array: T may be huge
+            else:
+                _entrants_schedule(entrants, self.steps)
             if kwargs["patience"] is not None:
                 check_int("model.patience", kwargs["patience"], minimum=1)
             return None
         return RecourseModel(
             population, scorer, selector, recourse, behaviour, seed=self.seed if seed is None else seed, **kwargs
         )
+
+
+def _unpickle_scenario(spec: dict[str, Any], source: str, plugins: dict[str, dict[str, type]]) -> Scenario:
+    install(plugins)
+    return Scenario(spec, source)
 
 
 def bundled_names() -> list[str]:

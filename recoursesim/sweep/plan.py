@@ -112,6 +112,7 @@ class SweepPlan:
         for key, values in grid.items():
             if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or len(values) == 0:
                 raise ConfigError(f"--grid {key}", "needs a non-empty list of values", f"write {key}=v1,v2")
+            values = [_plain_value(key, value) for value in values]
             if len({canonical_json(v) for v in values}) != len(values):
                 raise ConfigError(f"--grid {key}", "lists a value twice", "give each value once")
         keys = sorted(grid)
@@ -242,6 +243,8 @@ def _plain_value(key: str, value: Any) -> Any:
         canonical_json(value)
     except (TypeError, ValueError):
         raise ConfigError(
-            f"--grid {key}", f"value {value!r} is not a plain number, string, boolean or list", "give plain values"
+            f"--grid {key}",
+            f"value {value!r} is not a finite number, string, boolean or list of them",
+            "give plain values (no nan or inf)",
         ) from None
     return value

@@ -90,6 +90,26 @@ class SweepStore:
             ConfigError: The directory holds other files or another sweep, or holds this sweep
                 and ``resume`` is not set.
         """
+        self.check(plan, resume=resume)
+        directory = self.directory
+        manifest = directory / MANIFEST
+        directory.mkdir(exist_ok=True)
+        self.runs_dir.mkdir(exist_ok=True)
+        self.errors_dir.mkdir(exist_ok=True)
+        if not manifest.exists():
+            self.write_manifest(plan)
+
+    def check(self, plan: SweepPlan, *, resume: bool, missing_parent_ok: bool = False) -> None:
+        """Check, writing nothing, that :meth:`prepare` can use the directory for ``plan``.
+
+        Args:
+            plan: The sweep to run.
+            resume: Whether continuing an existing sweep in this directory is intended.
+            missing_parent_ok: Accept a parent directory that does not exist yet (the caller creates it).
+
+        Raises:
+            ConfigError: as :meth:`prepare`.
+        """
         directory = self.directory
         if directory.exists() and not directory.is_dir():
             raise ConfigError("--out", f"{directory} exists and is not a directory", "choose a directory path")
@@ -109,13 +129,8 @@ class SweepStore:
         elif directory.exists() and any(p.name != LOCK for p in directory.iterdir()):
             raise ConfigError("--out", f"{directory} is not empty and holds no sweep", "choose a new or empty one")
         parent = directory.resolve().parent
-        if not parent.is_dir():
+        if not parent.is_dir() and not missing_parent_ok:
             raise ConfigError("--out", f"the parent directory {parent} does not exist", "create it first")
-        directory.mkdir(exist_ok=True)
-        self.runs_dir.mkdir(exist_ok=True)
-        self.errors_dir.mkdir(exist_ok=True)
-        if not manifest.exists():
-            self.write_manifest(plan)
 
     def write_manifest(self, plan: SweepPlan) -> None:
         """Write the plan (and the list of its runs) as the manifest, atomically."""

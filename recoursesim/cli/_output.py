@@ -1,0 +1,213 @@
+"""Where the command line writes: safe default paths, checked ``--out`` directories, atomic replacement.
+
+Every command that writes a results directory goes through :func:`atomic_output_dir`:
+
+* the default path is built from a *slug* of the scenario name (letters, digits, ``.``, ``_``,
+  ``-``), so a scenario file cannot direct output outside ``results/``; only an explicit ``--out``
+  writes elsewhere;
+* ``--out`` is checked before any work: it must not be empty, contain a NUL byte, name a file, or
+  name a directory that already holds files (unless ``--overwrite``);
+* results are written into a hidden temporary directory ``.<name>.tmp-<pid>-*`` next to the
+  target and moved into place only when complete; with ``--overwrite`` the old directory is
+  replaced as a whole, so no stale file of an earlier run survives;
+* temporary directories left by a killed process (its pid no longer running) are removed the next
+  time a command writes into the same parent directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from recoursesim.cli._common import os_cause, quote_path
+from recoursesim.errors import ConfigError
+
+#: Longest slug :func:`slug` returns (file systems allow 255 bytes per name).
+MAX_SLUG = 64
+
+#: Hidden working directories of :func:`atomic_output_dir`: ``.<name>.tmp-<pid>-<random>`` while
+#: writing, ``.<name>.old-<pid>-<random>`` while replacing.
+_WORKING = re.compile(r"^\..*\.(?:tmp|old)-(\d+)-[A-Za-z0-9_]+$")
+
+
+def slug(name: str) -> str:
+    """Return a file-name-safe version of ``name``: no separators, no leading dots, at most :data:`MAX_SLUG` chars.
+
+    Runs of characters other than letters, digits, ``.``, ``_`` and ``-`` become one ``-``;
+    ``"../../x"`` gives ``"x"``, ``"/tmp/pwned"`` gives ``"tmp-pwned"``, and a name with nothing
+    usable gives ``"scenario"``.
+    """
+    text = re.sub(r"[^A-Za-z0-9._-]+", "-", name)
+    text = re.sub(r"\.{2,}", ".", text).strip(".-")[:MAX_SLUG].strip(".-")
+    return text or "scenario"
+
+
+def out_path(text: str) -> Path:
+    """Argparse type of ``--out``: a non-empty path without NUL bytes."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty (give a directory path; '.' is the current directory)")
+    if "\x00" in text:
+        raise argparse.ArgumentTypeError("must not contain a NUL byte")
+    return Path(text)
+
+
+def add_out_arguments(parser: argparse.ArgumentParser, help: str, default: Path | None = None) -> None:
+    """Add ``--out`` (a results directory) and ``--overwrite`` to a command."""
+    parser.add_argument("--out", type=out_path, default=default, help=help)
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace the --out directory as a whole if it already holds files (default: refuse)",
+    )
+
+
+def check_out(path: str | Path, *, overwrite: bool = False) -> Path:
+    """Check an output directory before any work is done; return it as an absolute path.
+
+    Args:
+        path: The directory.
+        overwrite: Whether an existing directory holding files may be replaced.
+
+    Raises:
+        ConfigError: the path is empty or contains a NUL byte, names a file, holds files and
+            ``overwrite`` is not set, or no ancestor is a directory.
+    """
+    text = os.fspath(path)
+    if not str(text).strip():
+        raise ConfigError("--out", "is empty", "give a directory path ('.' is the current directory)")
+    if "\x00" in str(text):
+        raise ConfigError("--out", "contains a NUL byte", "give a plain directory path")
+    target = Path(text).absolute()
+    if target.exists() and not target.is_dir():
+        raise ConfigError("--out", f"{target} exists and is not a directory", "choose a directory path")
+    if target.is_dir() and not overwrite and any(True for _ in target.iterdir()):
+        raise ConfigError(
+            "--out",
+            f"{target} already holds files (earlier results?)",
+            "add --overwrite to replace the whole directory, or choose a new --out",
+        )
+    if overwrite and target.is_dir() and (target == Path.home() or Path.cwd().is_relative_to(target)):
+        raise ConfigError(
+            "--out", f"{target} is the working or home directory (or holds it)", "give a dedicated results directory"
+        )
+    anchor = existing_ancestor(target)
+    if not anchor.is_dir():
+        raise ConfigError("--out", f"{anchor} is not a directory", "choose another output path")
+    return target
+
+
+def existing_ancestor(path: Path) -> Path:
+    """Return the nearest ancestor of ``path`` (or ``path`` itself) that exists."""
+    anchor = path
+    while not anchor.exists() and anchor != anchor.parent:
+        anchor = anchor.parent
+    return anchor
+
+
+@contextlib.contextmanager
+def atomic_output_dir(path: str | Path, *, overwrite: bool = False) -> Iterator[Path]:
+    """Write into a temporary directory; move it to ``path`` only when the body succeeds.
+
+    ``path`` is checked (:func:`check_out`) and the temporary directory created on entry, so an
+    unusable ``--out`` fails before any work. If the body raises, nothing is written: neither
+    ``path`` nor any missing parent directory is created. On success missing parents are created
+    (like ``mkdir -p``) and the temporary directory becomes ``path``; an existing ``path`` (empty,
+    or any with ``overwrite``) is replaced as a whole.
+
+    Args:
+        path: The output directory.
+        overwrite: Whether an existing directory holding files may be replaced.
+
+    Yields:
+        The temporary directory to write into.
+    """
+    target = check_out(path, overwrite=overwrite)
+    anchor = existing_ancestor(target.parent)
+    remove_stale_working_dirs(anchor)
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=_working_prefix(target, "tmp"), dir=anchor))
+    except OSError as error:
+        raise _out_error(target, f"cannot create a directory in {quote_path(anchor)}", error) from None
+    try:
+        try:
+            yield tmp
+        except OSError as error:
+            if error.filename is not None and not str(error.filename).startswith(str(tmp)):
+                raise  # not a write into the output (an input file, say): reported as it is
+            raise _out_error(target, "writing the results failed", error) from None
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=_working_prefix(target, "old"), dir=target.parent))
+            os.replace(target, old)
+            try:
+                os.rename(tmp, target)
+            except OSError:
+                os.replace(old, target)  # put the earlier results back
+                raise
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.rename(tmp, target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _out_error(target: Path, what: str, error: OSError) -> ConfigError:
+    cause, fix = os_cause(error)
+    return ConfigError("--out", f"{quote_path(target)}: {what} ({cause})", fix)
+
+
+def _working_prefix(target: Path, role: str) -> str:
+    return f".{slug(target.name)[:40]}.{role}-{os.getpid()}-"
+
+
+def remove_stale_working_dirs(directory: Path) -> list[Path]:
+    """Remove working directories of :func:`atomic_output_dir` whose process no longer runs.
+
+    Only hidden directories named ``.<name>.tmp-<pid>-*`` or ``.<name>.old-<pid>-*``, owned by the
+    current user, whose pid is not a running process, are removed.
+
+    Args:
+        directory: The parent directory to clean.
+
+    Returns:
+        The directories removed.
+    """
+    removed = []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _WORKING.match(entry.name)
+        if match is None or int(match.group(1)) == os.getpid():
+            continue
+        try:
+            if not entry.is_dir(follow_symlinks=False) or entry.stat(follow_symlinks=False).st_uid != os.getuid():
+                continue
+        except OSError:
+            continue
+        if not process_alive(int(match.group(1))):
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed.append(Path(entry.path))
+    return removed
+
+
+def process_alive(pid: int) -> bool:
+    """Return whether a process with this pid exists (on this machine)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, owned by someone else
+    except OSError:
+        return False
+    return True

@@ -1,0 +1,191 @@
+"""Resource limits: a run's memory estimated before anything is allocated, and worker counts capped.
+
+A run keeps one ledger row per (agent, step) while the agent waits. Without departures the number
+of rows would be ``agents × steps``; a selector with a fixed ``k`` removes ``min(k, waiting)``
+agents per step, which :func:`estimate_run` takes into account, so its figure is an upper bound on
+the rows of a run in which nobody gives up. Each row holds ``8 + 2d`` numbers for ``d`` features;
+:data:`BYTES_PER_CELL` (bytes per number at the run's peak: the ledger, its table form and the
+Parquet encoding exist at the same time) was measured with ``benchmarks/memory_estimate.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from recoursesim.errors import ConfigError
+
+#: Peak bytes per ledger number (see the module docstring).
+BYTES_PER_CELL = 24
+#: Peak bytes per agent and feature-or-attribute in the agent table and its frames.
+BYTES_PER_AGENT_CELL = 24
+#: Memory every run needs whatever its size (interpreter, libraries, model objects).
+BASE_BYTES = 300 * 2**20
+#: Runs larger than this are refused even with ``force`` (no machine has that much memory).
+ABSURD_BYTES = 2**50
+
+
+@dataclass(frozen=True)
+class RunSize:
+    """The estimated size of one run.
+
+    Attributes:
+        agents: Agents that enter over the whole run.
+        rows: Upper bound on ledger rows (agent-steps spent waiting).
+        columns: Numbers per ledger row.
+        bytes: Estimated peak memory.
+    """
+
+    agents: int
+    rows: int
+    columns: int
+    bytes: int
+
+
+def waiting_rows(initial: int, entrants: int | list[int], steps: int, k: int) -> int:
+    """Upper bound on the agent-steps of a run: ``sum_t waiting_t`` for ``t = 0..steps``.
+
+    ``waiting_0 = initial``; after each step ``min(k, waiting)`` agents leave and that step's
+    entrants join. Exact when nobody gives up and exactly ``min(k, n)`` are selected per step;
+    computed in closed form for a constant number of entrants (any ``steps``).
+    """
+    if isinstance(entrants, list):
+        total = waiting = initial
+        for joining in entrants[:steps]:
+            waiting = waiting - min(k, waiting) + joining
+            total += waiting
+        return total
+    e = entrants
+    if initial < k:  # everybody waiting at step 0 is selected; from step 1 on, e agents wait at first
+        if e < k:
+            return initial + steps * e
+        return initial + steps * e + (e - k) * steps * (steps - 1) // 2
+    if e >= k:  # the queue never drains: waiting_t = initial + t (e - k)
+        return (steps + 1) * initial + (e - k) * steps * (steps + 1) // 2
+    # the queue shrinks by k - e per step while at least k wait, then everybody is selected each step
+    last_full = (initial - k) // (k - e)  # the last step at which at least k agents wait
+    m = min(steps, last_full + 1)
+    return (m + 1) * initial - (k - e) * m * (m + 1) // 2 + e * (steps - m)
+
+
+def estimate_run(scenario: Any, *, steps: int | None = None) -> RunSize:
+    """Estimate the peak memory of one run of ``scenario`` without building it.
+
+    Args:
+        scenario: A :class:`~recoursesim.scenario.Scenario` (or anything with its ``spec``).
+        steps: Override ``T``.
+
+    Returns:
+        The estimate.
+    """
+    spec = scenario.spec
+    population = spec["population"]
+    steps = int(spec["run"]["steps"] if steps is None else steps)
+    initial = int(population["initial"])
+    entrants = population.get("entrants", 0)
+    entrants = [int(v) for v in entrants] if isinstance(entrants, list) else int(entrants)
+    total = initial + (sum(entrants) if isinstance(entrants, list) else entrants * steps)
+    k = spec["selection"].get("k", 0)
+    k = int(k) if isinstance(k, int) and not isinstance(k, bool) and k > 0 else 0
+    d = _n_features(spec)
+    columns = 8 + 2 * d
+    rows = waiting_rows(initial, entrants, steps, k)
+    size = BASE_BYTES + rows * columns * BYTES_PER_CELL + total * (8 + d) * BYTES_PER_AGENT_CELL
+    return RunSize(total, rows, columns, size)
+
+
+def _n_features(spec: dict[str, Any]) -> int:
+    weights = spec.get("scorer", {}).get("weights")
+    if isinstance(weights, list):
+        return len(weights)
+    features = spec["population"].get("features")
+    return len(features) if isinstance(features, list) else 2
+
+
+def available_memory() -> int | None:
+    """Bytes this process may still allocate: the smaller of the system's available memory and the cgroup's room."""
+    candidates = []
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                candidates.append(int(line.split()[1]) * 1024)
+    except (OSError, ValueError, IndexError):
+        with contextlib.suppress(ValueError, OSError, AttributeError):
+            candidates.append(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    try:
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        used = Path("/sys/fs/cgroup/memory.current").read_text().strip()
+        if limit != "max":
+            candidates.append(max(0, int(limit) - int(used)))
+    except (OSError, ValueError):
+        pass
+    return min(candidates) if candidates else None
+
+
+def format_bytes(n: float) -> str:
+    """``1.5 GiB``-style size."""
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if abs(n) < 1024 or unit == "PiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} PiB"  # pragma: no cover - loop always returns
+
+
+def check_run_memory(scenario: Any, *, steps: int | None = None, runs_at_once: int = 1, force: bool = False) -> RunSize:
+    """Refuse a run (or ``runs_at_once`` parallel runs) that would not fit in the available memory.
+
+    Args:
+        scenario: The scenario.
+        steps: Override ``T``.
+        runs_at_once: Runs that execute at the same time (parallel workers).
+        force: Skip the comparison with the available memory (absurd sizes are still refused).
+
+    Returns:
+        The estimate of one run.
+
+    Raises:
+        ConfigError: naming the size, the memory available and what to change.
+    """
+    size = estimate_run(scenario, steps=steps)
+    needed = size.bytes * runs_at_once
+    what = f"{size.agents:,} agents and up to {size.rows:,} ledger rows × {size.columns} columns" + (
+        f", {runs_at_once} runs at once" if runs_at_once > 1 else ""
+    )
+    fix = "lower run.steps (--steps), population.initial or population.entrants"
+    if runs_at_once > 1:
+        fix += ", or use fewer --workers"
+    if needed > ABSURD_BYTES:
+        raise ConfigError("run size", f"needs about {format_bytes(needed)} of memory ({what})", fix)
+    available = None if force else available_memory()
+    if available is not None and needed > available:
+        raise ConfigError(
+            "run size",
+            f"needs about {format_bytes(needed)} of memory ({what}) but {format_bytes(available)} is available",
+            f"{fix}; or add --force to try anyway",
+        )
+    return size
+
+
+def usable_cpus() -> int:
+    """CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def cap_workers(requested: int, n_runs: int, option: str = "--workers") -> tuple[int, str | None]:
+    """Cap a worker count at the usable CPUs and the number of runs.
+
+    Returns:
+        The count to use, and a one-line note when it was capped (else ``None``).
+    """
+    cpus = usable_cpus()
+    workers = max(1, min(requested, cpus, n_runs))
+    if workers == requested:
+        return workers, None
+    reason = f"{cpus} CPUs" if cpus < min(requested, n_runs) else f"{n_runs} runs"
+    return workers, f"note: {option} {requested} capped at {workers} ({reason})"
