@@ -20,7 +20,8 @@ from recoursesim.scenario import load_scenario
 from recoursesim.simulate import simulate
 initial, steps = int(sys.argv[1]), int(sys.argv[2])
 scenario = load_scenario("default").with_overrides(
-    {"population.initial": initial, "population.entrants": initial // 10, "selection.k": initial // 10, "run.steps": steps}
+    {"population.initial": initial, "population.entrants": initial // 10, "selection.k": initial // 10,
+     "run.steps": steps}
 )
 result = simulate(scenario, 0, force=True)
 for frame in (result.ledger, result.metrics, result.summary, result.model.agent_frame()):

@@ -39,12 +39,13 @@ _WORKING = re.compile(r"^\..*\.(?:tmp|old)-(\d+)-[A-Za-z0-9_]+$")
 def slug(name: str) -> str:
     """Return a file-name-safe version of ``name``: no separators, no leading dots, at most :data:`MAX_SLUG` chars.
 
-    Runs of characters other than letters, digits, ``.``, ``_`` and ``-`` become one ``-``;
-    ``"../../x"`` gives ``"x"``, ``"/tmp/pwned"`` gives ``"tmp-pwned"``, and a name with nothing
-    usable gives ``"scenario"``.
+    The name is split at every run of characters other than letters, digits, ``.``, ``_`` and
+    ``-``; parts made only of dots are dropped and the rest joined with ``-``: ``"../../x"`` gives
+    ``"x"``, ``"/tmp/pwned"`` gives ``"tmp-pwned"``, and a name with nothing usable gives
+    ``"scenario"``.
     """
-    text = re.sub(r"[^A-Za-z0-9._-]+", "-", name)
-    text = re.sub(r"\.{2,}", ".", text).strip(".-")[:MAX_SLUG].strip(".-")
+    parts = [part for part in re.split(r"[^A-Za-z0-9._-]+", name) if part.strip(".")]
+    text = "-".join(parts).lstrip(".-")[:MAX_SLUG].rstrip(".-")
     return text or "scenario"
 
 
@@ -99,6 +100,27 @@ def check_out(path: str | Path, *, overwrite: bool = False) -> Path:
     anchor = existing_ancestor(target)
     if not anchor.is_dir():
         raise ConfigError("--out", f"{anchor} is not a directory", "choose another output path")
+    return target
+
+
+def check_out_file(path: str | Path, field: str) -> Path:
+    """Check an output file path before any work: non-empty, no NUL, not an existing non-regular file.
+
+    A device, directory or pipe is refused: an atomic write replaces the file by a rename, which
+    would replace the device node itself (as root) instead of writing to it.
+
+    Raises:
+        ConfigError: naming ``field``.
+    """
+    text = str(os.fspath(path))
+    if not text.strip() or "\x00" in text:
+        raise ConfigError(field, f"{text!r} is not a usable file path", "give a file path")
+    target = Path(text).absolute()
+    if target.exists() and not target.is_file():
+        raise ConfigError(field, f"{quote_path(target)} exists and is not a regular file", "give a new file path")
+    anchor = existing_ancestor(target.parent)
+    if not anchor.is_dir():
+        raise ConfigError(field, f"{quote_path(anchor)} is not a directory", "give a path inside a directory")
     return target
 
 
