@@ -26,6 +26,7 @@ settings = solara.reactive(DashboardSettings())
 version = solara.reactive(0)
 playing = solara.reactive(False)
 resets = solara.reactive(0)
+colour_by_truth = solara.reactive(False)
 
 
 def _set(**changes: object) -> None:
@@ -80,6 +81,13 @@ def Controls() -> None:  # noqa: N802 (Solara components are capitalised)
         on_value=lambda v: _set(weights=(s.weights[0], v)),
     )
     solara.InputInt("seed", value=s.seed, on_value=lambda v: _set(seed=max(int(v or 0), 0)), classes=["rs-seed"])
+    solara.Text("colour agents by (ground truth: x0 is the qualification, x1 a proxy)")
+    solara.ToggleButtonsSingle(
+        value="ground truth" if colour_by_truth.value else "group",
+        values=["group", "ground truth"],
+        on_value=lambda v: setattr(colour_by_truth, "value", v == "ground truth"),
+        classes=["rs-ground-truth"],
+    )
     solara.Text("auditor panel (equality of effort)")
     solara.ToggleButtonsSingle(
         value="on" if s.auditor else "off",
@@ -181,7 +189,11 @@ def Panels(session: DashboardSession, tick: int) -> None:  # noqa: N802 (a Solar
         solara.Markdown(_metrics_markdown(session))
     with solara.Row():
         with solara.Div(classes=["rs-scatter"]):
-            solara.FigureMatplotlib(figures.scatter_figure(session), dependencies=[session, tick], format="png")
+            solara.FigureMatplotlib(
+                figures.scatter_figure(session, colour_by_truth.value),
+                dependencies=[session, tick, colour_by_truth.value],
+                format="png",
+            )
         with solara.Div(classes=["rs-etr-ttr"]):
             solara.FigureMatplotlib(figures.metrics_figure(session), dependencies=[session, tick], format="png")
     with solara.Row():

@@ -11,6 +11,9 @@ from recoursesim.scoring import linear_form_of
 
 #: Colours of the groups, in the order of the model's group names.
 GROUP_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
+#: Ground-truth colouring: truly qualified, not truly qualified; group markers.
+TRUTH_COLOURS = ("#2ca02c", "#7f7f7f")
+TRUTH_MARKERS = ("o", "^", "s", "D")
 _STORY_COLOURS = {"Anne": "#ff7f0e", "Dawn": "#8c564b"}
 
 
@@ -18,13 +21,15 @@ def _colour(names: tuple[str, ...], group: str) -> str:
     return GROUP_COLOURS[names.index(group) % len(GROUP_COLOURS)]
 
 
-def scatter_figure(session: DashboardSession) -> Figure:
+def scatter_figure(session: DashboardSession, ground_truth: bool = False) -> Figure:
     """Agents' features coloured by group, the decision boundary and the latest recourse arrows.
 
     Before the first step the initial population is shown; afterwards the agents scored at the
     latest step, at the features they were scored with (selected agents ringed in black), with
     an arrow from each rejected agent to its recommendation, and the boundary of the current
     decision model at the latest cut-off (one line per group when the cut-off is per group).
+    With ``ground_truth`` the agents are coloured by their true qualification when scored
+    (green: truly qualified, grey: not) and the groups are told apart by marker shape.
     """
     model = session.model
     names = model.feature_names
@@ -40,10 +45,15 @@ def scatter_figure(session: DashboardSession) -> Figure:
         ax.set_title("initial population (press Step)")
     else:
         step = int(latest["step"].iloc[0])
-        for group in model.group_names:
-            mine = latest.loc[latest["group"].astype(str) == group]
+        truth = session.true_qualification(latest["agent_id"].to_numpy()) if ground_truth else None
+        for index, group in enumerate(model.group_names):
+            in_group = (latest["group"].astype(str) == group).to_numpy()
+            mine = latest.loc[in_group]
             colour = _colour(model.group_names, group)
-            ax.scatter(mine[x], mine[y], s=12, alpha=0.6, color=colour, label=group)
+            if truth is None:
+                ax.scatter(mine[x], mine[y], s=12, alpha=0.6, color=colour, label=group)
+            else:
+                _truth_scatter(ax, mine, truth[in_group], (x, y), TRUTH_MARKERS[index % len(TRUTH_MARKERS)], group)
             chosen = mine.loc[mine["selected"]]
             ax.scatter(chosen[x], chosen[y], s=30, facecolors="none", edgecolors="black", linewidths=0.8)
             rejected = mine.loc[~mine["selected"]]
@@ -54,7 +64,7 @@ def scatter_figure(session: DashboardSession) -> Figure:
                 )  # fmt: skip
         _draw_boundary(ax, session, latest)
         ax.scatter([], [], s=30, facecolors="none", edgecolors="black", label="selected")
-        ax.set_title(f"step {step}: agents, decision boundary, recourse")
+        ax.set_title(f"step {step}: agents by {'true qualification' if truth is not None else 'group'}, boundary")
     for agent in session.story:
         now = latest.loc[latest["agent_id"] == agent.agent_id]
         if not now.empty:
@@ -67,6 +77,16 @@ def scatter_figure(session: DashboardSession) -> Figure:
     ax.set_ylabel(y)
     ax.legend(loc="lower left", fontsize=8)
     return fig
+
+
+def _truth_scatter(ax: Axes, rows, qualified: np.ndarray, axes_names: tuple[str, str], marker: str, group: str) -> None:
+    x, y = axes_names
+    for label, mask, colour in (
+        ("truly qualified", qualified, TRUTH_COLOURS[0]),
+        ("not", ~qualified, TRUTH_COLOURS[1]),
+    ):
+        part = rows.loc[mask]
+        ax.scatter(part[x], part[y], s=14, alpha=0.7, color=colour, marker=marker, label=f"{group}: {label}")
 
 
 def _draw_boundary(ax: Axes, session: DashboardSession, latest) -> None:

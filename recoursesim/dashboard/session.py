@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from recoursesim.dashboard.settings import DashboardSettings
+from recoursesim.groundtruth.observer import GroundTruthObserver
 from recoursesim.metrics import recourse_over_time
 from recoursesim.model import RecourseModel
 from recoursesim.scenario import Scenario
@@ -99,6 +100,13 @@ class DashboardSession:
         frame["group"] = [self.model.group_names[g] for g in table.group[ids]]
         frame["agent_id"] = ids
         return frame
+
+    def true_qualification(self, agent_id: np.ndarray) -> np.ndarray | None:
+        """Whether each agent was truly qualified when last scored (``None`` before the first step)."""
+        observer = next((o for o in self.model.observers if isinstance(o, GroundTruthObserver)), None)
+        if observer is None or self.ledger.empty:
+            return None
+        return observer.qualified_when_scored(np.asarray(agent_id))
 
     def auditor(self) -> pd.DataFrame:
         """Equality-of-effort observations so far: one row per (step, group, metric)."""

@@ -88,9 +88,19 @@ class DashboardSettings:
         }
         if self.mitigation in ("cda", "cns_cda"):
             spec["training"] = {"name": "cda", "initial_threshold": 0.5}
+        spec["observers"] = [self._ground_truth()]
         if self.auditor:
-            spec["observers"] = [{"name": "equality_of_effort", "every": 1}]
+            spec["observers"].append({"name": "equality_of_effort", "every": 1})
         return spec
+
+    def _ground_truth(self) -> dict[str, Any]:
+        """The ground truth behind the "ground truth" colouring: x0 is the qualification, x1 a proxy.
+
+        Truly qualified iff x0 is above the midpoint between the low and the high performers
+        (0.5 for the bimodal population, 0.7 for the mixture); moving x1 changes only the score.
+        """
+        cutoff = 0.5 if self.distribution == "bimodal" else 0.7
+        return {"name": "ground_truth", "outcome": "linear", "weights": {"x0": 1.0}, "cutoff": cutoff, "causal": ["x0"]}
 
     def to_scenario(self) -> Scenario:
         """Return the validated scenario (raises :class:`ConfigError` on a bad value)."""

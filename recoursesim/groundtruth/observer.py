@@ -149,6 +149,12 @@ class GroundTruthObserver:
             return np.zeros(np.shape(agent_id), dtype=bool)
         return self._state.latest[np.asarray(agent_id, dtype=np.int64)]
 
+    def qualified_when_scored(self, agent_id: np.ndarray) -> np.ndarray:
+        """Whether each agent was truly qualified at its latest scoring (False for agents not scored yet)."""
+        if self._state is None:
+            return np.zeros(np.shape(agent_id), dtype=bool)
+        return self._state.qualified[np.asarray(agent_id, dtype=np.int64)]
+
     def _outcome_model(self, snapshot: PopulationSnapshot) -> OutcomeModel:
         names = tuple(snapshot.feature_names)
         if self.outcome == "linear":

@@ -145,6 +145,15 @@ def test_dashboard_in_a_real_browser(dashboard_url):
                 assert _image(page, ".rs-etr-ttr") != initial_metrics_figure, "the ETR/TTR figure did not change"
                 _image(page, ".rs-story")
                 _image(page, ".rs-auditor")
+
+                # the ground-truth toggle recolours the agents without resetting the run
+                by_group = _image(page, ".rs-scatter")
+                page.locator(".rs-ground-truth button", has_text="ground truth").first.click()
+                page.wait_for_timeout(1500)  # let the recoloured figure arrive
+                assert _image(page, ".rs-scatter") != by_group, "the ground-truth toggle did not recolour the scatter"
+                assert "steps run: 3" in _metrics(page), "the ground-truth toggle reset the run"
+                page.locator(".rs-ground-truth button", has_text="group").first.click()
+                page.wait_for_timeout(1000)
                 story = page.locator(".rs-story").first.inner_text()
                 assert "Anne" in story and "Dawn" in story
 

@@ -127,3 +127,24 @@ def test_dashboard_command_rejects_a_bad_port(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["dashboard", "--port", "0"])
     assert exit_info.value.code == 2
+
+
+def test_ground_truth_colouring_follows_the_observer():
+    session = DashboardSession(SMALL)
+    assert session.true_qualification(np.arange(3)) is None  # nothing scored yet
+    before = figures.scatter_figure(session, ground_truth=True)
+    assert before.axes[0].get_title() == "initial population (press Step)"
+    for _ in range(3):
+        session.step()
+    latest = session.latest()
+    truth = session.true_qualification(latest["agent_id"].to_numpy())
+    assert truth.dtype == bool and truth.shape == (len(latest),)
+    # x1 is a proxy and x0 the qualification: the colouring agrees with x0 >= 0.5 for agents who never moved x0
+    fresh = (latest["entry_step"] == latest["step"]).to_numpy()
+    np.testing.assert_array_equal(truth[fresh], latest["x0"].to_numpy()[fresh] >= 0.5)
+    coloured = figures.scatter_figure(session, ground_truth=True)
+    labels = [text.get_text() for text in coloured.axes[0].get_legend().get_texts()]
+    assert "advantaged: truly qualified" in labels and "disadvantaged: not" in labels
+    assert "true qualification" in coloured.axes[0].get_title()
+    plain = figures.scatter_figure(session)
+    assert "advantaged" in [text.get_text() for text in plain.axes[0].get_legend().get_texts()]
