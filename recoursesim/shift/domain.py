@@ -39,8 +39,8 @@ class DomainShiftObserver:
         self,
         every: int = 1,
         bandwidth: float | str = "median",
-        permutations: int = 200,
-        max_samples: int = 500,
+        permutations: int = 100,
+        max_samples: int = 200,
         by_group: bool = True,
         name: str = "domain_shift",
     ) -> None:

@@ -33,6 +33,11 @@ def _thread_controller() -> ThreadpoolController:
     return ThreadpoolController()
 
 
+def single_threaded() -> Any:
+    """A context manager limiting BLAS/OpenMP to one thread (for small per-step linear algebra)."""
+    return _thread_controller().limit(limits=1)
+
+
 def fit_single_threaded(estimator: Any, *args: Any) -> Any:
     """Fit with BLAS/OpenMP limited to one thread.
 
@@ -40,7 +45,7 @@ def fit_single_threaded(estimator: Any, *args: Any) -> Any:
     with default threading on a busy 2-core machine), and parallel runs get their speed from
     running several simulations at once instead.
     """
-    with _thread_controller().limit(limits=1):
+    with single_threaded():
         return estimator.fit(*args)
 
 
