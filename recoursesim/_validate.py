@@ -60,9 +60,13 @@ def check_vector(name: str, value: object, *, length: int | None = None) -> np.n
     return array
 
 
-def check_choice(name: str, value: object, choices: Sequence[str]) -> str:
-    """Return ``value`` if it is one of ``choices``, or raise listing them."""
-    if value not in choices:
-        listed = ", ".join(repr(c) for c in choices)
-        raise ConfigError(name, f"unknown value {value!r}", f"use one of {listed}")
-    return str(value)
+def check_choice[C: str](name: str, value: object, choices: Sequence[C]) -> C:
+    """Return the entry of ``choices`` equal to ``value``, or raise listing them.
+
+    The result has the choices' type, so a ``Literal`` annotation on the target is checked by mypy.
+    """
+    for choice in choices:
+        if value == choice:
+            return choice
+    listed = ", ".join(repr(c) for c in choices)
+    raise ConfigError(name, f"unknown value {value!r}", f"use one of {listed}")

@@ -39,6 +39,20 @@ class StepRecord:
     effort: np.ndarray
 
 
+@dataclass(slots=True)
+class _StepColumns:
+    """The ledger's own, writable storage of one step (``recommendation``: rows of the waiting agents)."""
+
+    step: int
+    agent_id: np.ndarray
+    features: np.ndarray
+    score: np.ndarray
+    threshold: float | np.ndarray
+    selected: np.ndarray
+    effort: np.ndarray
+    recommendation: np.ndarray | None = None
+
+
 class Ledger:
     """Columnar record of every agent at every step it was in the system.
 
@@ -66,10 +80,10 @@ class Ledger:
         self.group_names = tuple(group_names)
         self.record_recommendations = record_recommendations
         self.schema = schema
-        self._steps: list[dict[str, np.ndarray | float | int]] = []
+        self._steps: list[_StepColumns] = []
 
     def __len__(self) -> int:
-        return int(sum(chunk["agent_id"].shape[0] for chunk in self._steps))
+        return int(sum(chunk.agent_id.shape[0] for chunk in self._steps))
 
     @property
     def n_steps(self) -> int:
@@ -91,44 +105,43 @@ class Ledger:
         """
         id_dtype = np.int32 if agent_id.size == 0 or agent_id.max() < np.iinfo(np.int32).max else np.int64
         self._steps.append(
-            {
-                "step": step,
-                "agent_id": agent_id.astype(id_dtype, copy=False),
-                "features": features,
-                "score": scores,
-                "threshold": threshold if np.isscalar(threshold) else np.asarray(threshold),
-                "selected": selected,
-                "recommendation": None,
-                "effort": np.zeros(agent_id.shape[0]),
-            }
+            _StepColumns(
+                step=step,
+                agent_id=agent_id.astype(id_dtype, copy=False),
+                features=features,
+                score=scores,
+                threshold=threshold if np.isscalar(threshold) else np.asarray(threshold),
+                selected=selected,
+                effort=np.zeros(agent_id.shape[0]),
+            )
         )
 
     def record_actions(self, waiting: np.ndarray, recommendation: np.ndarray, effort: np.ndarray) -> None:
         """Add the latest step's recommendations and effort spent for the rows in ``waiting`` (a mask)."""
         chunk = self._steps[-1]
         if self.record_recommendations:
-            chunk["recommendation"] = recommendation  # rows of ``waiting`` only; expanded in to_frame
-        chunk["effort"][waiting] = effort
+            chunk.recommendation = recommendation  # rows of ``waiting`` only; expanded in to_frame
+        chunk.effort[waiting] = effort
 
     def step_record(self, index: int) -> StepRecord:
         """Return the ``index``-th recorded step (read-only views of its arrays)."""
         chunk = self._steps[index]
         return StepRecord(
-            step=int(chunk["step"]),
-            agent_id=_read_only(chunk["agent_id"]),
-            features=_read_only(chunk["features"]),
-            score=_read_only(chunk["score"]),
-            threshold=chunk["threshold"] if np.isscalar(chunk["threshold"]) else _read_only(chunk["threshold"]),
-            selected=_read_only(chunk["selected"]),
-            effort=_read_only(chunk["effort"]),
+            step=int(chunk.step),
+            agent_id=_read_only(chunk.agent_id),
+            features=_read_only(chunk.features),
+            score=_read_only(chunk.score),
+            threshold=_read_only(chunk.threshold) if isinstance(chunk.threshold, np.ndarray) else chunk.threshold,
+            selected=_read_only(chunk.selected),
+            effort=_read_only(chunk.effort),
         )
 
     def column(self, name: str) -> np.ndarray:
         """Concatenate one stored column over all steps (``step`` and ``threshold`` broadcast)."""
         parts = []
         for chunk in self._steps:
-            n = chunk["agent_id"].shape[0]
-            value = chunk[name]
+            n = chunk.agent_id.shape[0]
+            value = getattr(chunk, name)
             parts.append(np.full(n, value) if np.isscalar(value) else value)
         if not parts:
             return np.empty(0)
@@ -147,9 +160,7 @@ class Ledger:
         """
         agent_id = self.column("agent_id").astype(np.int64)
         features = (
-            np.concatenate([c["features"] for c in self._steps])
-            if self._steps
-            else np.empty((0, len(self.feature_names)))
+            np.concatenate([c.features for c in self._steps]) if self._steps else np.empty((0, len(self.feature_names)))
         )
         columns: dict[str, object] = {
             "step": self.column("step").astype(np.int32),
@@ -185,10 +196,10 @@ def _read_only(array: np.ndarray) -> np.ndarray:
     return view
 
 
-def _recommendation(chunk: dict) -> np.ndarray:
-    full = np.full(chunk["features"].shape, np.nan)
-    if chunk["recommendation"] is not None:
-        full[~chunk["selected"]] = chunk["recommendation"]
+def _recommendation(chunk: _StepColumns) -> np.ndarray:
+    full = np.full(chunk.features.shape, np.nan)
+    if chunk.recommendation is not None:
+        full[~chunk.selected] = chunk.recommendation
     return full
 
 

@@ -166,5 +166,7 @@ def check_seed(seed: object, field: str = "seed") -> int | np.random.SeedSequenc
 
 def _seed_record(seed: int | np.random.SeedSequence) -> int | dict[str, object]:
     if isinstance(seed, np.random.SeedSequence):
-        return {"entropy": int(seed.entropy), "spawn_key": [int(k) for k in seed.spawn_key]}
+        if not isinstance(seed.entropy, int):
+            raise ConfigError("seed", "a spawned seed needs an integer root entropy", "spawn from SeedSequence(n)")
+        return {"entropy": seed.entropy, "spawn_key": [int(k) for k in seed.spawn_key]}
     return int(seed)

@@ -38,6 +38,11 @@ def init_params(obj: Any) -> dict[str, Any]:
     return {name: getattr(obj, name) for name in inspect.signature(type(obj)).parameters if hasattr(obj, name)}
 
 
+def constructor(cls: type, params: dict[str, Any]) -> Callable[[], Any]:
+    """A call that builds ``cls(**params)`` when made (an ``action`` for :func:`expect`)."""
+    return lambda: cls(**params)
+
+
 def expect(error: type[Exception], action: Callable[[], Any], message: str, field: str | None = None) -> None:
     """Assert that ``action`` raises ``error`` (whose message starts with ``field`` when given)."""
     try:

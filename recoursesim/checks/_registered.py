@@ -86,7 +86,7 @@ def registered_cases(kinds: tuple[str, ...] | None = None) -> list[Case]:
     Returns:
         The cases, in kind, name and check order.
     """
-    cases = []
+    cases: list[Case] = []
     for kind in kinds or tuple(registry.KINDS):
         module = check_module(kind)
         if module is None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from recoursesim.checks._common import Check, check_picklable, expect, init_params
+from recoursesim.checks._common import Check, check_picklable, constructor, expect, init_params
 from recoursesim.errors import ConfigError
 from recoursesim.observers import observation_rows
 
@@ -48,7 +48,7 @@ def check_rejects_bad_every(factory: Callable[[], Any], seed: int = 0) -> None:
     for value in (0, -2):
         params = {**init_params(observer), "every": value}
         expect(
-            ConfigError, lambda p=params: type(observer)(**p), f"{name}(every={value}) must raise ConfigError", "every"
+            ConfigError, constructor(type(observer), params), f"{name}(every={value}) must raise ConfigError", "every"
         )
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from recoursesim.checks._common import Check, check_picklable, expect, init_params, same, snapshot
+from recoursesim.checks._common import Check, check_picklable, constructor, expect, init_params, same, snapshot
 from recoursesim.errors import ConfigError, DataError
 from recoursesim.selection.base import Selection, SelectionContext
 
@@ -113,7 +113,7 @@ def check_rejects_bad_k(factory: Callable[[], Any], seed: int = 0) -> None:
         return
     for value in (0, -1):
         params = {**init_params(selector), "k": value}
-        expect(ConfigError, lambda p=params: type(selector)(**p), f"{name}(k={value}) must raise ConfigError", "k")
+        expect(ConfigError, constructor(type(selector), params), f"{name}(k={value}) must raise ConfigError", "k")
 
 
 CHECKS: tuple[Check, ...] = (

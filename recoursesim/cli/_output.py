@@ -200,7 +200,7 @@ def remove_stale_working_dirs(directory: Path) -> list[Path]:
     Returns:
         The directories removed.
     """
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(directory))
     except OSError:

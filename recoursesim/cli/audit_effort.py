@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 from sklearn.pipeline import Pipeline
 
-from recoursesim.auditors.effort.audit import DEFAULT_QS, EqualityOfEffortAuditor
+from recoursesim.auditors.effort.audit import CENTRE_GROUPS, DEFAULT_QS, EqualityOfEffortAuditor
 from recoursesim.auditors.effort.german import GERMAN_DAG, GERMAN_VARIABLES
 from recoursesim.auditors.effort.ratio import effort_decision
 from recoursesim.auditors.effort.setup import fit_logistic_audit
@@ -61,13 +61,13 @@ def run(args: argparse.Namespace) -> int:
     check_out(args.out, overwrite=args.overwrite)
     auditor, _ = _fit(args)
     system_rows = []
-    for group in ("protected", "unprotected"):
+    for group in CENTRE_GROUPS:
         result = auditor.system(group)
         decision = effort_decision(result["ACR"], result["RD"], args.tau, args.eps, args.rule)
         system_rows.append({"centres": group, **result, "decision": decision})
     system = pd.DataFrame(system_rows)
     curves = []
-    for group in ("protected", "unprotected"):
+    for group in CENTRE_GROUPS:
         if (auditor.unfavourable_ & (auditor.protected_ if group == "protected" else ~auditor.protected_)).any():
             curve = auditor.curve(args.qs, group)
             curve.insert(0, "centres", group)

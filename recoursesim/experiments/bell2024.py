@@ -196,7 +196,11 @@ def format_cells(cells: Sequence[Cell], header: bool = True) -> str:
         )
     for c in cells:
         paper = "—" if c.paper_mean is None else f"{c.paper_mean:.3f}±{c.paper_sem:.3f}"
-        z = "" if c.paper_mean is None else f"{(c.ours_mean - c.paper_mean) / math.hypot(c.ours_sem, c.paper_sem):+.2f}"
+        z = (
+            ""
+            if c.paper_mean is None or c.paper_sem is None
+            else f"{(c.ours_mean - c.paper_mean) / math.hypot(c.ours_sem, c.paper_sem):+.2f}"
+        )
         ok = {True: "yes", False: "NO", None: "n/a"}[c.reproduced]
         lines.append(
             f"{c.strategy:9s} {c.effort:9s} {c.q:2d} {c.metric:6s} {paper:>15s} "

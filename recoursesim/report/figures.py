@@ -11,6 +11,7 @@ from recoursesim.errors import ConfigError
 from recoursesim.metrics import EIGHTY_PERCENT_BAND
 from recoursesim.report.results import Results
 from recoursesim.scoring import linear_form_of
+from recoursesim.scoring.base import LinearForm
 
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 
@@ -210,12 +211,12 @@ def _levels(rows: pd.DataFrame, groups: list[str]) -> list[tuple[str, float]]:
     return [(f"cut-off ({g})", float(thresholds[g])) for g in groups if g in thresholds]
 
 
-def _replay_forms(results: Results, steps: list[int]) -> dict[int, object]:
+def _replay_forms(results: Results, steps: list[int]) -> dict[int, LinearForm | None]:
     """The linear form of the decision model that scored each of ``steps``, from a rebuilt first run."""
     run = results.runs[0]
     model = results.scenario.build_model(run.seed_value())
     wanted = set(steps)
-    forms: dict[int, object] = {}
+    forms: dict[int, LinearForm | None] = {}
     while model.t <= max(wanted) and model.running:
         t = model.t
         if t in wanted:

@@ -128,12 +128,10 @@ def load_results(path: str | Path) -> Results:
             "point at a directory written by `recoursesim run`",
         )
     runs = []
-    spec = None
-    for run_dir in run_dirs:
-        meta = _read_meta(run_dir)
-        if spec is None:
-            spec = meta["scenario"]
-        elif meta["scenario"] != spec:
+    metas = [_read_meta(run_dir) for run_dir in run_dirs]
+    spec: dict[str, Any] = metas[0]["scenario"]
+    for run_dir, meta in zip(run_dirs, metas, strict=True):
+        if meta["scenario"] != spec:
             raise ConfigError(
                 "RESULTS",
                 f"{run_dir} ran a different scenario from {run_dirs[0]}",

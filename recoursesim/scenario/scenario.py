@@ -16,6 +16,7 @@ import numpy as np
 
 from recoursesim._validate import check_choice, check_int
 from recoursesim.errors import ConfigError
+from recoursesim.metrics.outcomes import EffortMeasure
 from recoursesim.refit_order import refit_order_of
 from recoursesim.registry import build, install, names, plugin_classes
 from recoursesim.scenario.presets import PRESETS, apply_preset
@@ -136,7 +137,7 @@ class Scenario:
         return self.spec.get("metrics", {}).get("reference_group")
 
     @property
-    def effort_measure(self) -> str:
+    def effort_measure(self) -> EffortMeasure:
         """``"cost"`` or ``"score_gain"``."""
         return self.spec.get("metrics", {}).get("effort", "cost")
 

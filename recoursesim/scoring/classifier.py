@@ -50,7 +50,7 @@ class ClassifierScorer:
         intercept = getattr(self.estimator, "intercept_", None)
         if coef is None or intercept is None or np.ndim(coef) != 2 or np.shape(coef)[0] != 1:
             return None
-        link = "logistic" if self.output_ == "proba" else "identity"
+        link: Literal["identity", "logistic"] = "logistic" if self.output_ == "proba" else "identity"
         logistic = isinstance(self.estimator, LogisticRegression) or (
             getattr(self.estimator, "probability_link_", None) == "logistic"
         )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, clone
@@ -185,6 +185,8 @@ class ModelScorer:
         output: ``"proba"`` or ``"decision"``.
         schema: Supplied by the scenario from the population.
     """
+
+    registered_name: ClassVar[str]  # set by the registry's decorator
 
     def __init__(
         self,

@@ -45,9 +45,9 @@ class SelectionBoundaryObserver:
         if not np.isscalar(record.threshold) and np.ndim(record.threshold) == 1:
             group = np.asarray(snapshot.group_of)[record.agent_id].astype(np.int64)
             thresholds = np.asarray(record.threshold, dtype=float)
-            for code, label in enumerate(snapshot.group_names):
+            for code, group_name in enumerate(snapshot.group_names):
                 mine = thresholds[group == code]
-                values[label] = cut_off(mine) if mine.size else float("nan")
+                values[group_name] = cut_off(mine) if mine.size else float("nan")
         entries: list[tuple[object, str, float]] = []
         for label, value in values.items():
             key = "__all__" if label is pd.NA else label

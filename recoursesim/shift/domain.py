@@ -65,8 +65,8 @@ class DomainShiftObserver:
         entries: list[tuple[object, str, float]] = [(pd.NA, "bandwidth", h)]
         parts: list[tuple[object, np.ndarray, np.ndarray]] = [(pd.NA, reference, current)]
         if self.by_group:
-            for code, label in enumerate(snapshot.group_names):
-                parts.append((label, reference[ref_group == code], current[group == code]))
+            for code, group_name in enumerate(snapshot.group_names):
+                parts.append((group_name, reference[ref_group == code], current[group == code]))
         for label, ref, now in parts:
             if ref.shape[0] < 2 or now.shape[0] < 2:
                 entries += [(label, "mmd2", np.nan), (label, "p_value", np.nan), (label, "n", float(now.shape[0]))]

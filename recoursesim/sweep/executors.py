@@ -132,7 +132,7 @@ class DaskExecutor(_Closing):
             address = self._cluster.scheduler_address
             self.description = f"dask LocalCluster, {local_workers} worker processes"
         try:
-            if local_workers is None:
+            if local_workers is None and address is not None:  # a remote scheduler: fail fast if it is down
                 probe_scheduler(address, connect_timeout)
             self._client = Client(address, timeout=connect_timeout, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as error:

@@ -208,7 +208,9 @@ def parse_grid(items: Sequence[str]) -> dict[str, list[Any]]:
 
 
 def _split_top_level(text: str) -> list[str]:
-    parts, depth, quote, current = [], 0, "", []
+    parts: list[str] = []
+    current: list[str] = []
+    depth, quote = 0, ""
     for char in text:
         if quote:
             quote = "" if char == quote else quote

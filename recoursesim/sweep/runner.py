@@ -106,7 +106,7 @@ def run_sweep(
                 for outcome in executor.map_unordered(runner, pending, key=_task_key):
                     task = outcome.task
                     run_seconds += outcome.seconds
-                    if outcome.ok:
+                    if outcome.ok and outcome.shard is not None:
                         store.record_success(task.run_id, outcome.shard)
                         succeeded += 1
                     else:

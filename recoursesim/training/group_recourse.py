@@ -14,7 +14,7 @@ import warnings
 from typing import Any
 
 import numpy as np
-from scipy.optimize import minimize
+from scipy.optimize import LinearConstraint, minimize
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
@@ -249,33 +249,29 @@ def solve_dual(Z: np.ndarray, y: np.ndarray, s: np.ndarray, lam: float, upsilon:
         grad = np.concatenate([A.T @ w - 1.0, [m @ w]])
         return float(value), grad
 
-    constraint = {
-        "type": "eq",
-        "fun": lambda v: np.array([y @ v[:n] + S * v[n]]),
-        "jac": lambda v: np.concatenate([y, [S]])[None, :],
-    }
     bounds = [(0.0, cap)] * n + [(-lam, lam)]
     result = minimize(
         objective,
         np.zeros(n + 1),
         jac=True,
         bounds=bounds,
-        constraints=[constraint],
+        constraints=[LinearConstraint(np.concatenate([y, [S]])[None, :], 0.0, 0.0)],  # Σ μ_i y_i + ν S = 0
         method="SLSQP",
         options={"ftol": 1e-14, "maxiter": 2000},
     )
-    w = A @ result.x[:n] + result.x[n] * m
+    v = np.asarray(result.x)
+    w = A @ v[:n] + v[n] * m
     return np.concatenate([w, [best_intercept(Z, y, s, lam, upsilon, w)]])
 
 
 def best_intercept(Z: np.ndarray, y: np.ndarray, s: np.ndarray, lam: float, upsilon: float, w: np.ndarray) -> float:
     """``b`` minimising the primal for fixed ``w``, at the best breakpoint (ties: the middle of the tied set)."""
     margins = Z @ w
-    candidates = list(y - margins)
+    breakpoints = list(y - margins)
     S = float(s.sum())
     if S != 0:
-        candidates.append(-float(s @ margins) / S)
-    candidates = np.unique(np.asarray(candidates))
+        breakpoints.append(-float(s @ margins) / S)
+    candidates = np.unique(np.asarray(breakpoints))
     values = np.array([primal_objective(Z, y, s, lam, upsilon, np.concatenate([w, [b]])) for b in candidates])
     tied = candidates[values <= values.min() + 1e-12 * max(1.0, abs(values.min()))]
     middle = 0.5 * (tied.min() + tied.max())

@@ -6,7 +6,7 @@ import functools
 import logging
 import warnings
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from sklearn.base import clone
@@ -97,7 +97,7 @@ class RefitTrainer:
             None if initial_threshold is None else check_float("initial_threshold", initial_threshold)
         )
         self.retrain_every = check_int("retrain_every", retrain_every, minimum=1)
-        self.output = check_choice("output", output, ["proba", "decision"])
+        self.output: Literal["proba", "decision"] = check_choice("output", output, ["proba", "decision"])
         self.order = check_choice("order", order, list(REFIT_ORDERS))
         self.schema = schema
         self._prototype = make_estimator(estimator, self.estimator_params)

@@ -70,7 +70,7 @@ def flip_units(
     new = sample_codes.copy()
     flipped = np.zeros((n, n_units), dtype=bool)
 
-    def flip(u: int, rows: np.ndarray) -> None:
+    def flip(u: int | np.integer, rows: np.ndarray) -> None:
         new[rows, u] = replacement[u][sample_codes[rows, u]]
         flipped[rows, u] = True
 

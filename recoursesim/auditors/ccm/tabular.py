@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 import numpy as np
 import pandas as pd
@@ -19,6 +20,15 @@ from recoursesim.errors import ConfigError, DataError
 KNOWN_TYPES = ("numerical", "ordinal", "binary", "categorical")
 #: Category used for missing values of a categorical feature.
 MISSING = "missing"
+
+
+class FeatureKinds(TypedDict):
+    """The generator's description of the encoded features (see :meth:`EncodedTable.generator_kwargs`)."""
+
+    continuous: list[str]
+    ordinal: list[str]
+    binary: list[str]
+    onehot_groups: list[list[str]]
 
 
 @dataclass(frozen=True)
@@ -50,7 +60,7 @@ class EncodedTable:
         """Encoded feature columns (the sensitive attribute excluded)."""
         return [*self.continuous, *self.ordinal, *self.binary, *(c for b in self.onehot_groups for c in b)]
 
-    def generator_kwargs(self) -> dict[str, object]:
+    def generator_kwargs(self) -> FeatureKinds:
         """Keyword arguments describing the features to the generator."""
         return {
             "continuous": self.continuous,

@@ -17,6 +17,10 @@ from recoursesim.errors import ConfigError, DataError
 
 #: Default quantile levels of the neighbourhood radius.
 DEFAULT_QS = tuple(round(0.1 * k, 1) for k in range(1, 11))
+#: Which group's members serve as neighbourhood centres.
+CentreGroup = Literal["protected", "unprotected"]
+#: Both centre groups, protected first.
+CENTRE_GROUPS: tuple[CentreGroup, ...] = ("protected", "unprotected")
 
 
 class EqualityOfEffortAuditor:
@@ -96,7 +100,7 @@ class EqualityOfEffortAuditor:
         self._numeric, self._categorical, self._ranges = num, cat, feature_ranges(num)
         return self
 
-    def system(self, group: Literal["protected", "unprotected"] = "protected") -> dict[str, float]:
+    def system(self, group: CentreGroup = "protected") -> dict[str, float]:
         """System-level comparison: the whole group against everyone else (``I = D``)."""
         own = self.protected_ if group == "protected" else ~self.protected_
         return cost_ratio(self.cost_[own & self.unfavourable_], self.cost_[~own & self.unfavourable_])
@@ -110,7 +114,7 @@ class EqualityOfEffortAuditor:
             for k in ("ACR", "RD", "Phi_own", "Phi_other", "rho_own", "rho_other", "n_own", "n_other", "size")
         }
 
-    def centre_indices(self, centres: Literal["protected", "unprotected"] | Sequence[int] = "protected") -> np.ndarray:
+    def centre_indices(self, centres: CentreGroup | Sequence[int] = "protected") -> np.ndarray:
         """Return the centres: the unfavourable members of a group, or the given positions."""
         if isinstance(centres, str):
             if centres not in ("protected", "unprotected"):
@@ -174,7 +178,7 @@ class EqualityOfEffortAuditor:
     def curve(
         self,
         qs: Sequence[float] = DEFAULT_QS,
-        centres: Literal["protected", "unprotected"] | Sequence[int] = "protected",
+        centres: CentreGroup | Sequence[int] = "protected",
         confidence: float = 0.95,
     ) -> pd.DataFrame:
         """ACR(q): mean and confidence interval of ACR over the centres where it is defined.
@@ -277,7 +281,7 @@ def acr_curve(
     protected_value: Any,
     *,
     qs: Sequence[float] = DEFAULT_QS,
-    centres: Literal["protected", "unprotected"] | Sequence[int] = "protected",
+    centres: CentreGroup | Sequence[int] = "protected",
     distance_features: Sequence[str] | None = None,
     categorical: Sequence[str] = (),
 ) -> pd.DataFrame:

@@ -80,12 +80,12 @@ def neighbourhood_radii(distances: np.ndarray, qs: Sequence[float]) -> np.ndarra
     Returns:
         ``(len(qs), c)`` radii.
     """
-    qs = _check_qs(qs)
+    levels = _check_qs(qs)
     distances = np.asarray(distances, dtype=float)
     if distances.shape[1] < 2:
         raise DataError("distances", "need at least two individuals", "audit a larger data set")
     others = np.sort(distances, axis=1)[:, 1:]  # drop the centre's own zero distance
-    return np.quantile(others, qs, axis=1)
+    return np.quantile(others, levels, axis=1)
 
 
 def neighbourhood(distances_from_centre: np.ndarray, centre: int, q: float) -> np.ndarray:

@@ -262,7 +262,7 @@ class MinimalInterventionRecourse:
                 [[-gap[i]], self.upper_[upper_rows] - x[i, upper_rows], x[i, lower_rows] - self.lower_[lower_rows]]
             )
             result = linprog(objective, A_ub=a_ub, b_ub=b_ub, bounds=var_bounds, method="highs")
-            if result.status == 0:
+            if result.status == 0 and result.x is not None:
                 cost[i] = result.fun
                 delta[i] = result.x[:k] - result.x[k:]
         return cost, delta

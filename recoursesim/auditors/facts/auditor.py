@@ -215,7 +215,7 @@ class FactsAuditor:
         timings["rank"] = time.perf_counter() - t
         timings["total"] = time.perf_counter() - started
         self.timings_ = timings
-        self.summary_ = {
+        self.summary_: dict[str, Any] = {
             "rows": len(X),
             "affected": len(affected),
             "affected_per_group": dict(zip(group_names, n_group.tolist(), strict=True)),
@@ -263,11 +263,11 @@ class FactsAuditor:
         if name == "equal_choice_for_recourse":
             return fm.choice_count(ev, 0, p), fm.choice_count(ev, 1, p)
         if name == "equal_effectiveness_within_budget":
-            fn = fm.micro_within_budget if view == "micro" else fm.macro_within_budget
-            return fn(ev, 0, p), fn(ev, 1, p)
+            budgeted = fm.micro_within_budget if view == "micro" else fm.macro_within_budget
+            return budgeted(ev, 0, p), budgeted(ev, 1, p)
         if name == "equal_cost_of_effectiveness":
-            fn = fm.micro_cost_of_effectiveness if view == "micro" else fm.macro_cost_of_effectiveness
-            return fn(ev, 0, p), fn(ev, 1, p)
+            costed = fm.micro_cost_of_effectiveness if view == "micro" else fm.macro_cost_of_effectiveness
+            return costed(ev, 0, p), costed(ev, 1, p)
         if name == "equal_conditional_mean_recourse":
             return fm.conditional_mean_recourse(ev, 0), fm.conditional_mean_recourse(ev, 1)
         raise ConfigError("metric", f"no group values for {name!r}", "use the KS statistic columns instead")
@@ -308,7 +308,7 @@ class FactsAuditor:
                         "value_1": value1,
                         "score": score,
                         "fair": score == 0,
-                        "rank": pd.array(np.where(rank > 0, rank, None), dtype="Int64"),
+                        "rank": pd.array(np.where(rank > 0, rank, np.nan), dtype="Int64"),  # NaN -> <NA>
                         "bias_against": pd.array(np.where(against >= 0, names[np.maximum(against, 0)], None)),
                         "size_0": ev.sizes[:, 0],
                         "size_1": ev.sizes[:, 1],

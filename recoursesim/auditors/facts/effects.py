@@ -333,11 +333,15 @@ class _CounterfactualScorer:
 
     def result(self, plan_index: int) -> np.ndarray:
         """Return ``(len(rows), k)``: does each action work for each queued row."""
+        if self.positive is None:
+            raise RuntimeError("score the queued counterfactuals with run() before reading a result")
         unique, inverse, actions = self.plans[plan_index]
         if self.keyed:
+            assert self.index is not None  # set by run() together with positive
             keys = (unique[:, None] + actions[None, :]).ravel()
             block = self.positive[self.index.get_indexer(keys)]
         else:
+            assert self.starts is not None  # set by run() together with positive
             start = int(self.starts[plan_index])
             block = self.positive[start : start + len(unique) * len(actions)]
         return block.reshape(len(unique), len(actions))[inverse]

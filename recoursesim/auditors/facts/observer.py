@@ -13,6 +13,7 @@ from recoursesim.auditors.facts.auditor import FactsAuditor
 from recoursesim.auditors.facts.population_view import population_view
 from recoursesim.errors import DataError
 from recoursesim.observers import PopulationSnapshot
+from recoursesim.scoring.base import Scorer
 
 #: Name of the protected column the observer builds from the snapshot's group codes.
 GROUP_COLUMN = "group"
@@ -21,7 +22,7 @@ GROUP_COLUMN = "group"
 class _BinnedScorerModel:
     """Classify binned rows: each bin becomes its median value, then ``score >= threshold``."""
 
-    def __init__(self, scorer: object, threshold: float, features: list[str], medians: dict[str, dict]) -> None:
+    def __init__(self, scorer: Scorer, threshold: float, features: list[str], medians: dict[str, dict]) -> None:
         self.scorer = scorer
         self.threshold = threshold
         self.features = features
