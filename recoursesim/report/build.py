@@ -159,21 +159,31 @@ def build_report(results: Results) -> Report:
             )
         )
     chosen = boundary_steps(scenario.steps)
-    boundary = Section(
-        "boundary",
-        "Agents and the decision boundary",
-        [
-            f"Agents' features at steps {', '.join(map(str, chosen))} of the first seed with the decision boundary at "
-            "that step's cut-off (Bell et al. 2024, Figs 5–6); faded points are the features at the first step."
-        ],
-        figures=[
-            ReportFigure(
-                "decision_boundary",
-                draw.boundary_figure(results, chosen),
-                "agents' features and the decision boundary at chosen steps",
-            )
-        ],
-    )
+    if _numeric_features(results.runs[0].ledger):
+        boundary = Section(
+            "boundary",
+            "Agents and the decision boundary",
+            [
+                f"Agents' features at steps {', '.join(map(str, chosen))} of the first seed with the decision boundary "
+                "at that step's cut-off (Bell et al. 2024, Figs 5–6); faded points are the features at the first step."
+            ],
+            figures=[
+                ReportFigure(
+                    "decision_boundary",
+                    draw.boundary_figure(results, chosen),
+                    "agents' features and the decision boundary at chosen steps",
+                )
+            ],
+        )
+    else:
+        boundary = Section(
+            "boundary",
+            "Agents and the decision boundary",
+            [
+                "Not drawn: the agents have categorical or integer features (a real data set), so there is "
+                "no two-number picture of the decision boundary; the ledger holds every agent's features."
+            ],
+        )
     distributions = Section(
         "distributions",
         "Individual effort and time to recourse",
@@ -222,6 +232,13 @@ def build_report(results: Results) -> Report:
     listing = [f"{f.name}.png (and .svg): {f.caption}." for s in sections for f in s.figures]
     sections.append(Section("figures", "Figures", ["The figures in this report, also saved as files:", *listing]))
     return Report(f"recoursesim report: {scenario.name} ({n} seed{'s' if n != 1 else ''})", sections)
+
+
+def _numeric_features(ledger: pd.DataFrame) -> bool:
+    """Whether every feature column of the ledger is a float column (the synthetic worlds)."""
+    fixed = {"step", "agent_id", "group", "entry_step", "score", "threshold", "selected", "effort", "recourse_found"}
+    columns = [c for c in ledger.columns if c not in fixed and not c.startswith("rec_")]
+    return all(pd.api.types.is_float_dtype(ledger[c]) for c in columns)
 
 
 def _interval_columns(frame: pd.DataFrame, columns: dict[str, str], digits: int = 3) -> pd.DataFrame:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from recoursesim.errors import ConfigError
 from recoursesim.metrics import EIGHTY_PERCENT_BAND
@@ -127,13 +130,25 @@ def auditor_figure(observations: pd.DataFrame, groups: list[str], max_panels: in
         means = mine.groupby(["group", "step"], observed=True)["value"].mean().reset_index()
         for group, line in means.groupby("group", sort=False):
             ax.plot(line["step"], line["value"], marker="o", markersize=3, color=_colour(groups, group), label=group)
-        ax.set_title(f"{observer}: {metric}", fontsize=9)
+        ax.set_title(_panel_title(observer, metric), fontsize=8)
         ax.set_xlabel("step t")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        if len(finite):
+            ax.set_xlim(float(finite["step"].min()) - 0.5, float(finite["step"].max()) + 0.5)
         ax.legend(fontsize=7)
     for ax in axes[len(keys) :]:
         ax.set_axis_off()
     fig.suptitle("Auditors over time (mean across seeds)")
     return fig
+
+
+def _panel_title(observer: str, metric: str) -> str:
+    """A short, wrapped panel title: ``facts: top_score:equal_cost[macro, phi=0.3]`` -> two readable lines."""
+    kind, _, variant = metric.partition(":")
+    words = kind.replace("_", " ") if variant else metric.replace("_", " ")
+    head = f"{observer.upper() if observer in ('ccm', 'facts') else observer}: {words}"
+    tail = variant.replace("_", " ").replace("[", " (").replace("]", ")").replace("phi=", "ϕ=")
+    return "\n".join(textwrap.wrap(head, 40) + textwrap.wrap(tail, 40))
 
 
 #: Auditor metrics shown first: CCM switch rates, equality-of-effort ACR/RD, FACTS top unfairness scores.

@@ -72,16 +72,18 @@ class CodeEncoder(TransformerMixin, BaseEstimator):
         """Return ``[one-hot of each categorical column | scaled other columns]``."""
         assert self.schema is not None
         X = np.asarray(X, dtype=float)
-        blocks = []
-        for j in np.flatnonzero(self.schema.is_categorical):
-            m = int(self.schema.n_categories[j])
-            codes = np.rint(X[:, j]).astype(np.int64)
-            onehot = np.zeros((X.shape[0], m))
-            inside = (codes >= 0) & (codes < m)
-            onehot[np.flatnonzero(inside), codes[inside]] = 1.0
-            blocks.append(onehot)
-        blocks.append((X[:, ~self.schema.is_categorical] - self.mean_) / self.scale_)
-        return np.hstack(blocks)
+        categorical = np.flatnonzero(self.schema.is_categorical)
+        sizes = self.schema.n_categories[categorical]
+        width = int(sizes.sum())
+        out = np.zeros((X.shape[0], width + int((~self.schema.is_categorical).sum())))
+        if categorical.size:
+            codes = np.rint(X[:, categorical]).astype(np.int64)
+            inside = (codes >= 0) & (codes < sizes)
+            offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+            rows, cols = np.nonzero(inside)
+            out[rows, offsets[cols] + codes[rows, cols]] = 1.0
+        out[:, width:] = (X[:, ~self.schema.is_categorical] - self.mean_) / self.scale_
+        return out
 
 
 def builtin_pipeline(schema: FeatureSchema, classifier: Any) -> Pipeline:
