@@ -1,4 +1,4 @@
-"""Policies side by side: each scenario over the same seeds, per-group metrics with CIs, and their differences.
+"""Policies side by side: a sweep over scenarios on shared seeds, per-group metrics with CIs, paired differences.
 
 ```python
 from recoursesim.compare import compare_policies
@@ -6,26 +6,32 @@ from recoursesim.scenario import load_scenario
 
 comparison = compare_policies([load_scenario("bell2024-baseline"), load_scenario("bell2024-cns")], n_seeds=20)
 comparison.table        # mean and 95% CI per (policy, group, metric)
-comparison.differences  # each policy minus the first: Welch CI, p-value, whether it exceeds its uncertainty
+comparison.differences  # each policy minus the first, paired over the shared seeds: CI, p-value
 ```
+
+A comparison is a sweep (:mod:`recoursesim.sweep`) whose grid points are the policies: seed ``i``
+of every policy is the ``i``-th child of ``SeedSequence(root_seed)``, exactly as in
+``recoursesim sweep``, so a policy's runs here are the runs a sweep of that scenario with the same
+root seed makes. Shared seeds make the runs of two policies pairs, so differences are paired.
 """
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-import joblib
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
-from scipy import stats
 
 from recoursesim.errors import ConfigError
 from recoursesim.scenario import Scenario
-from recoursesim.simulate import simulate
+from recoursesim.stats import check_confidence, describe_groups, format_interval, paired_difference
+from recoursesim.sweep import Executor, Point, SweepPlan, iter_point_results, run_sweep
 
-#: Metrics compared, in display order: pooled per-group values of one run (see :func:`run_metrics`).
+#: Metrics compared, in display order: pooled per-group values of one run (see :func:`per_seed_metrics`).
 METRICS: dict[str, str] = {
     "etr": "ETR (pooled effort to recourse)",
     "ttr": "TTR (pooled time to recourse)",
@@ -35,6 +41,18 @@ METRICS: dict[str, str] = {
     "recourse": "agents who reached recourse",
     "censored": "censored agents (still waiting at the end)",
 }
+#: Y-axis label (with units) of each metric's panel in :func:`comparison_figure`.
+UNITS: dict[str, str] = {
+    "etr": "effort per agent (scenario's measure)",
+    "ttr": "steps",
+    "retr": "ratio (1 = parity)",
+    "dttr": "steps (0 = parity)",
+    "selection_rate": "share of scored agents",
+    "recourse": "agents per run",
+    "censored": "agents per run",
+}
+#: The grid parameter that labels each policy's point in the comparison's sweep.
+POLICY_PARAM = "policy"
 
 
 @dataclass(frozen=True)
@@ -43,13 +61,15 @@ class Comparison:
 
     Attributes:
         policies: Policy labels, in the order given (the first is the baseline of the differences).
-        per_seed: One row per (policy, seed, group, metric) with its ``value``.
+        per_seed: One row per (policy, seed, group, metric) with its ``value``; ``seed`` is the
+            index of the spawned seed, shared by all policies.
         table: One row per (policy, group, metric): ``n`` (finite values), ``mean``, ``sd``,
-            ``ci_low``, ``ci_high`` (Student-t interval across seeds).
-        differences: One row per (policy ≠ baseline, group, metric): ``baseline``, ``difference``
-            (policy − baseline), its Welch ``ci_low``/``ci_high``, ``p_value`` (Welch's t-test) and
-            ``exceeds_uncertainty`` (the interval excludes 0).
+            ``ci_low``, ``ci_high`` (Student-t interval across seeds, :mod:`recoursesim.stats`).
+        differences: One row per (policy ≠ baseline, group, metric): ``baseline``, ``n_pairs``,
+            ``difference`` (mean over seeds of policy − baseline), its paired ``ci_low``/``ci_high``,
+            ``p_value`` (paired t-test) and ``exceeds_uncertainty`` (the interval excludes 0).
         confidence: Coverage of the intervals.
+        root_seed: Root entropy of the shared seeds.
     """
 
     policies: tuple[str, ...]
@@ -57,21 +77,23 @@ class Comparison:
     table: pd.DataFrame
     differences: pd.DataFrame
     confidence: float
+    root_seed: int = 0
 
 
-def run_metrics(scenario: Scenario, seed: int) -> pd.DataFrame:
-    """Run one scenario for one seed; return its pooled per-group metrics as rows ``group, metric, value``."""
-    result = simulate(scenario, seed)
-    summary = result.summary.assign(group=lambda f: f["group"].astype(str)).set_index("group")
-    metrics = result.metrics.assign(group=lambda f: f["group"].astype(str)).groupby("group", observed=True)
-    scored = metrics["n_scored"].sum()
-    selected = metrics["n_selected"].sum()
-    summary["selection_rate"] = (selected / scored.where(scored > 0)).reindex(summary.index)
-    for column in ("retr", "dttr"):
-        if column not in summary:
-            summary[column] = np.nan
-    frame = summary[list(METRICS)].astype(float).reset_index()
-    return frame.melt(id_vars="group", var_name="metric", value_name="value")
+def comparison_plan(scenarios: Sequence[Scenario], labels: Sequence[str], n_seeds: int, root_seed: int) -> SweepPlan:
+    """The sweep a comparison runs: one point per policy (``{"policy": label}``), shared spawned seeds.
+
+    Raises:
+        ConfigError: Fewer than two scenarios, fewer than two seeds, or labels that are not distinct.
+    """
+    if len(scenarios) < 2:
+        raise ConfigError("scenarios", f"need at least two to compare, got {len(scenarios)}", "give two or more")
+    if isinstance(n_seeds, bool) or not isinstance(n_seeds, int) or n_seeds < 2:
+        raise ConfigError("--seeds", f"must be at least 2 for a confidence interval, got {n_seeds}", "use --seeds 20")
+    if len(labels) != len(scenarios) or len(set(labels)) != len(labels):
+        raise ConfigError("scenarios", f"policy labels are not distinct: {list(labels)}", "give each its own name")
+    points = tuple(Point({POLICY_PARAM: label}, scenario) for label, scenario in zip(labels, scenarios, strict=True))
+    return SweepPlan(points, n_seeds=n_seeds, root_seed=root_seed, per_step=True)
 
 
 def compare_policies(
@@ -79,55 +101,78 @@ def compare_policies(
     n_seeds: int,
     *,
     labels: Sequence[str] | None = None,
-    first_seed: int = 0,
-    workers: int = 1,
+    root_seed: int | None = None,
+    executor: Executor | None = None,
+    sweep_dir: str | Path | None = None,
     confidence: float = 0.95,
+    progress: bool = False,
 ) -> Comparison:
-    """Run every scenario over seeds ``first_seed … first_seed + n_seeds − 1`` and compare them.
-
-    Every policy sees the same seeds, so with the same population generator each seed gives every
-    policy the same initial population; the intervals still treat the policies' runs as
-    independent samples (Welch), which is conservative.
+    """Run every scenario on the same ``n_seeds`` spawned seeds (a sweep) and compare them.
 
     Args:
         scenarios: Two or more scenarios (policies).
         n_seeds: Seeds per scenario (at least 2, for an interval).
         labels: Policy labels (default: the scenarios' names; they must be distinct).
-        first_seed: The first seed.
-        workers: Parallel processes (joblib); 1 runs in this process.
+        root_seed: Root entropy of the seeds (default: the first scenario's ``run.seed``).
+        executor: Where the runs execute (default: this process); see :func:`~recoursesim.sweep.make_executor`.
+        sweep_dir: Keep the sweep (shards and manifest) in this new directory; default: a
+            temporary directory, removed afterwards.
         confidence: Coverage of the intervals, in (0, 1).
+        progress: Show the sweep's progress bar.
 
     Returns:
         The :class:`Comparison`.
 
     Raises:
-        ConfigError: Fewer than two scenarios, fewer than two seeds, duplicate labels or a bad confidence.
+        ConfigError: Fewer than two scenarios, fewer than two seeds, duplicate labels, a bad
+            confidence, or a run that failed.
     """
-    if len(scenarios) < 2:
-        raise ConfigError("scenarios", f"need at least two to compare, got {len(scenarios)}", "give two or more")
-    if n_seeds < 2:
-        raise ConfigError("--seeds", f"must be at least 2 for a confidence interval, got {n_seeds}", "use --seeds 20")
-    if not 0 < confidence < 1:
-        raise ConfigError("confidence", f"must be in (0, 1), got {confidence}", "use 0.95")
+    confidence = check_confidence(confidence)
     names = list(labels) if labels is not None else [s.name for s in scenarios]
-    if len(set(names)) != len(names):
-        raise ConfigError("scenarios", f"policy labels are not distinct: {names}", "give each scenario its own name")
-    tasks = [
-        (label, scenario, seed)
-        for label, scenario in zip(names, scenarios, strict=True)
-        for seed in range(first_seed, first_seed + n_seeds)
-    ]
-    if workers > 1:
-        frames = joblib.Parallel(n_jobs=workers)(joblib.delayed(run_metrics)(s, seed) for _, s, seed in tasks)
+    if root_seed is None:
+        root_seed = scenarios[0].seed if scenarios else 0
+    plan = comparison_plan(scenarios, names, n_seeds, root_seed)
+    if sweep_dir is not None:
+        per_seed = _run(plan, Path(sweep_dir), executor, progress)
     else:
-        frames = [run_metrics(s, seed) for _, s, seed in tasks]
-    per_seed = pd.concat(
-        [frame.assign(policy=label, seed=seed) for (label, _, seed), frame in zip(tasks, frames, strict=True)],
-        ignore_index=True,
-    )[["policy", "seed", "group", "metric", "value"]]
-    table = _table(per_seed, names, confidence)
+        with tempfile.TemporaryDirectory(prefix="recoursesim-compare-") as tmp:
+            per_seed = _run(plan, Path(tmp) / "sweep", executor, progress)
+    table = _ordered(describe_groups(per_seed, ["policy", "group", "metric"], "value", confidence), names)
     differences = _differences(per_seed, names, confidence)
-    return Comparison(tuple(names), per_seed, table, differences, confidence)
+    return Comparison(tuple(names), per_seed, table, differences, confidence, root_seed)
+
+
+def per_seed_metrics(rows: pd.DataFrame) -> pd.DataFrame:
+    """One sweep point's shard rows → the compared metrics, one row per (seed, group, metric).
+
+    The pooled rows (``step`` null) give every metric but the selection rate, which is the
+    run's selected over scored agents summed over its steps.
+    """
+    pooled = rows.loc[rows["step"].isna() & rows["metric"].isin(list(METRICS))]
+    per_step = rows.loc[rows["step"].notna() & rows["metric"].isin(["n_scored", "n_selected"])]
+    totals = per_step.pivot_table(index=["seed_index", "group"], columns="metric", values="value", aggfunc="sum")
+    scored = totals["n_scored"].where(totals["n_scored"] > 0)
+    rate = (totals["n_selected"] / scored).rename("value").reset_index().assign(metric="selection_rate")
+    frame = pd.concat([pooled[["seed_index", "group", "metric", "value"]], rate], ignore_index=True)
+    return frame.rename(columns={"seed_index": "seed"})
+
+
+def _run(plan: SweepPlan, directory: Path, executor: Executor | None, progress: bool) -> pd.DataFrame:
+    report = run_sweep(plan, directory, executor=executor, progress=progress)
+    if report.failures:
+        failure = report.failures[0]
+        raise ConfigError(
+            "scenarios",
+            f"{len(report.failures)} run(s) failed, first: policy {failure['params']} seed {failure['seed_index']}: "
+            f"{failure['error']}",
+            "fix the scenario (run it alone with `recoursesim run` to see the traceback)",
+        )
+    frames = [
+        per_seed_metrics(rows).assign(policy=params[POLICY_PARAM]) for _, params, rows in iter_point_results(directory)
+    ]
+    per_seed = pd.concat(frames, ignore_index=True)[["policy", "seed", "group", "metric", "value"]]
+    per_seed["seed"] = per_seed["seed"].astype("int64")
+    return per_seed.sort_values(["policy", "seed", "group", "metric"], ignore_index=True)
 
 
 def _ordered(frame: pd.DataFrame, policies: Sequence[str]) -> pd.DataFrame:
@@ -142,87 +187,27 @@ def _ordered(frame: pd.DataFrame, policies: Sequence[str]) -> pd.DataFrame:
     return frame
 
 
-def _table(per_seed: pd.DataFrame, policies: Sequence[str], confidence: float) -> pd.DataFrame:
-    rows = []
-    for (policy, group, metric), values in per_seed.groupby(["policy", "group", "metric"], sort=False)["value"]:
-        finite = values.to_numpy(dtype=float)
-        finite = finite[np.isfinite(finite)]
-        n = finite.size
-        mean = float(finite.mean()) if n else np.nan
-        sd = float(finite.std(ddof=1)) if n > 1 else np.nan
-        half = float(stats.t.ppf(0.5 + confidence / 2, n - 1) * sd / np.sqrt(n)) if n > 1 else np.nan
-        rows.append(
-            {
-                "policy": policy,
-                "group": group,
-                "metric": metric,
-                "n": n,
-                "mean": mean,
-                "sd": sd,
-                "ci_low": mean - half,
-                "ci_high": mean + half,
-            }
-        )
-    return _ordered(pd.DataFrame(rows), policies)
-
-
-def welch_difference(a: np.ndarray, b: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float, float]:
-    """Difference of means ``mean(b) − mean(a)`` with its Welch interval and two-sided p-value.
-
-    Non-finite values are dropped. When both samples have zero variance the difference is exact:
-    the interval is the point itself and the p-value is 1 if it is 0, else 0.
-
-    Args:
-        a: The baseline sample.
-        b: The other sample.
-        confidence: Coverage of the interval.
-
-    Returns:
-        ``(difference, ci_low, ci_high, p_value)``; all NaN when a sample has fewer than two values.
-    """
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    a = a[np.isfinite(a)]
-    b = b[np.isfinite(b)]
-    if a.size < 2 or b.size < 2:
-        return (np.nan, np.nan, np.nan, np.nan)
-    difference = float(b.mean() - a.mean())
-    va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
-    se = float(np.sqrt(va + vb))
-    if se == 0.0:
-        return (difference, difference, difference, 1.0 if difference == 0.0 else 0.0)
-    dof = (va + vb) ** 2 / (va**2 / (a.size - 1) + vb**2 / (b.size - 1))
-    half = float(stats.t.ppf(0.5 + confidence / 2, dof) * se)
-    p_value = float(2 * stats.t.sf(abs(difference) / se, dof))
-    return (difference, difference - half, difference + half, p_value)
-
-
 def _differences(per_seed: pd.DataFrame, policies: Sequence[str], confidence: float) -> pd.DataFrame:
     baseline = policies[0]
-    keyed = per_seed.set_index(["policy", "group", "metric"])["value"].sort_index()
+    wide = per_seed.pivot_table(index=["group", "metric", "seed"], columns="policy", values="value", dropna=False)
     rows = []
     for policy in policies[1:]:
-        for group in dict.fromkeys(per_seed["group"]):
-            for metric in METRICS:
-                try:
-                    a = keyed.loc[(baseline, group, metric)].to_numpy()
-                    b = keyed.loc[(policy, group, metric)].to_numpy()
-                except KeyError:
-                    continue
-                difference, low, high, p_value = welch_difference(a, b, confidence)
-                rows.append(
-                    {
-                        "policy": policy,
-                        "baseline": baseline,
-                        "group": group,
-                        "metric": metric,
-                        "difference": difference,
-                        "ci_low": low,
-                        "ci_high": high,
-                        "p_value": p_value,
-                        "exceeds_uncertainty": bool(np.isfinite(low) and (low > 0 or high < 0)),
-                    }
-                )
+        for (group, metric), pairs in wide.groupby(level=["group", "metric"], sort=False):
+            result = paired_difference(pairs[baseline].to_numpy(), pairs[policy].to_numpy(), confidence)
+            rows.append(
+                {
+                    "policy": policy,
+                    "baseline": baseline,
+                    "group": group,
+                    "metric": metric,
+                    "n_pairs": result.n,
+                    "difference": result.difference,
+                    "ci_low": result.low,
+                    "ci_high": result.high,
+                    "p_value": result.p_value,
+                    "exceeds_uncertainty": result.excludes_zero,
+                }
+            )
     return _ordered(pd.DataFrame(rows), policies)
 
 
@@ -234,8 +219,9 @@ def format_comparison(comparison: Comparison) -> str:
     baseline = comparison.policies[0]
     n_seeds = comparison.per_seed["seed"].nunique()
     lines = [
-        f"{len(comparison.policies)} policies × {n_seeds} seeds · mean [{level}% CI across seeds] · "
-        f"Δ = policy − {baseline} with its Welch {level}% CI; * = the CI of Δ excludes 0",
+        f"{len(comparison.policies)} policies × {n_seeds} shared seeds (root seed {comparison.root_seed}) · "
+        f"mean [{level}% CI across seeds]",
+        f"Δ = policy − {baseline}, paired by seed, mean [{level}% CI]; * = the CI of Δ excludes 0",
         "",
     ]
     rows = []
@@ -259,11 +245,7 @@ def format_comparison(comparison: Comparison) -> str:
 
 
 def _interval(row: pd.Series) -> str:
-    if not np.isfinite(row["mean"]):
-        return "n/a"
-    if not np.isfinite(row["ci_low"]):
-        return f"{row['mean']:.3f}"
-    return f"{row['mean']:.3f} [{row['ci_low']:.3f}, {row['ci_high']:.3f}]"
+    return format_interval(row["mean"], row["ci_low"], row["ci_high"], int(row["n"]))
 
 
 def comparison_figure(comparison: Comparison) -> Figure:
@@ -289,6 +271,7 @@ def comparison_figure(comparison: Comparison) -> Figure:
             ax.axhspan(0.8, 1.25, color="grey", alpha=0.2)
         ax.set_xticks(np.arange(len(groups)), groups, fontsize=8)
         ax.set_title(METRICS[metric], fontsize=9)
+        ax.set_ylabel(UNITS[metric], fontsize=8)
     for ax in axes[len(metrics) :]:
         ax.set_axis_off()
     axes[0].legend(fontsize=8)

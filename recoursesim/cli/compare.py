@@ -9,16 +9,17 @@ from pathlib import Path
 
 from recoursesim.cli._common import non_negative_int, positive_int
 from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out
-from recoursesim.compare import compare_policies, comparison_figure, format_comparison
+from recoursesim.compare import Comparison, compare_policies, comparison_figure, format_comparison
 from recoursesim.errors import ConfigError
 from recoursesim.ledger import write_parquet
 from recoursesim.resources import cap_workers, check_run_memory
 from recoursesim.scenario import load_scenario
+from recoursesim.sweep import make_executor
 
 #: Files written by ``--out``.
 COMPARE_FILES = {
     "comparison.csv": "mean, sd and CI per (policy, group, metric)",
-    "differences.csv": "each policy minus the first: difference, Welch CI, p-value, exceeds_uncertainty",
+    "differences.csv": "each policy minus the first, paired by seed: difference, CI, p-value, exceeds_uncertainty",
     "per_seed.parquet": "one row per (policy, seed, group, metric)",
     "comparison.png": "one panel per metric, mean per group and policy with CI error bars",
 }
@@ -31,16 +32,19 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "compare",
         help="compare policies (scenarios) over seeds, with confidence intervals",
         description=(
-            "Run each scenario over the same N seeds and print, per group, the pooled ETR, TTR, rETR, dTTR, "
-            "selection rate, successes and censored agents with 95% CIs across seeds, and each policy's "
-            "difference from the first with its Welch CI (* when the CI excludes 0).\n\nFiles written with "
-            "--out:\n" + files
+            "Run each scenario as one point of a sweep over the same N seeds (the children of "
+            "SeedSequence(--root-seed), as in `recoursesim sweep`) and print, per group, the pooled ETR, TTR, "
+            "rETR, dTTR, selection rate, successes and censored agents with 95% CIs across seeds, and each "
+            "policy's difference from the first, paired by seed, with its 95% CI (* when the CI excludes 0)."
+            "\n\nFiles written with --out:\n" + files
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("scenarios", nargs="+", help="two or more scenario TOML files or bundled names")
     parser.add_argument("--seeds", type=positive_int, default=20, help="seeds per scenario (default 20; at least 2)")
-    parser.add_argument("--first-seed", type=non_negative_int, default=0, help="the first seed (default 0)")
+    parser.add_argument(
+        "--root-seed", type=non_negative_int, default=None, help="root entropy (default: the first scenario's run.seed)"
+    )
     parser.add_argument(
         "--workers",
         type=positive_int,
@@ -70,16 +74,28 @@ def run(args: argparse.Namespace) -> int:
     if note:
         print(note, file=sys.stderr)
     started = time.perf_counter()
-    comparison = compare_policies(scenarios, args.seeds, labels=labels, first_seed=args.first_seed, workers=workers)
+    with make_executor(workers) as executor:
+        comparison = compare_policies(
+            scenarios,
+            args.seeds,
+            labels=labels,
+            root_seed=args.root_seed,
+            executor=executor,
+            progress=sys.stderr.isatty(),
+        )
     elapsed = time.perf_counter() - started
     if args.out is not None:
         with atomic_output_dir(args.out, overwrite=args.overwrite) as tmp:
-            comparison.table.to_csv(tmp / "comparison.csv", index=False)
-            comparison.differences.to_csv(tmp / "differences.csv", index=False)
-            write_parquet(comparison.per_seed, tmp / "per_seed.parquet")
-            comparison_figure(comparison).savefig(tmp / "comparison.png", dpi=110)
+            _write(comparison, tmp)
     print(format_comparison(comparison))
     print(f"\n{len(scenarios) * args.seeds} runs in {elapsed:.1f} s")
     if args.out is not None:
         print(f"wrote {', '.join(COMPARE_FILES)} to {args.out}")
     return 0
+
+
+def _write(comparison: Comparison, tmp: Path) -> None:
+    comparison.table.to_csv(tmp / "comparison.csv", index=False)
+    comparison.differences.to_csv(tmp / "differences.csv", index=False)
+    write_parquet(comparison.per_seed, tmp / "per_seed.parquet")
+    comparison_figure(comparison).savefig(tmp / "comparison.png", dpi=110)

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from recoursesim.metrics import agent_outcomes, utility_over_time
 from recoursesim.report.results import Results
+from recoursesim.stats import describe_groups
 
 #: Per-step metrics averaged across seeds (columns of ``metrics.parquet`` plus demographic parity).
 STEP_METRICS = (
@@ -28,29 +28,22 @@ STEP_METRICS = (
 def mean_ci(frame: pd.DataFrame, by: Sequence[str], columns: Sequence[str], confidence: float = 0.95) -> pd.DataFrame:
     """Mean and Student-t interval across rows (seeds) of each column, per ``by`` key.
 
-    Non-finite values are left out. With one finite value the interval is that value; with none
-    everything is NaN.
+    The statistics are :func:`recoursesim.stats.describe_groups`'s: non-finite values are left
+    out; with one finite value the bounds are NaN (no interval), with none everything is NaN.
+    A column missing from ``frame`` counts as all NaN.
 
     Returns:
-        One row per key with ``<column>_n``, ``<column>_mean``, ``<column>_low``, ``<column>_high``.
+        One row per key (sorted) with ``<column>_n``, ``<column>_mean``, ``<column>_low``, ``<column>_high``.
     """
-    out = []
-    for key, rows in frame.groupby(list(by), sort=True, observed=True, dropna=False):
-        record = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
-        for column in columns:
-            values = rows[column].to_numpy(dtype=float) if column in rows else np.empty(0)
-            values = values[np.isfinite(values)]
-            n = values.size
-            mean = float(values.mean()) if n else np.nan
-            half = float(stats.t.ppf(0.5 + confidence / 2, n - 1) * values.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0
-            record |= {
-                f"{column}_n": n,
-                f"{column}_mean": mean,
-                f"{column}_low": mean - half,
-                f"{column}_high": mean + half,
-            }
-        out.append(record)
-    return pd.DataFrame(out)
+    keys = list(by)
+    out = frame[keys].drop_duplicates().sort_values(keys, kind="stable", na_position="last", ignore_index=True)
+    for column in columns:
+        values = frame[[*keys, column]] if column in frame else frame[keys].assign(**{column: np.nan})
+        described = describe_groups(values, keys, column, confidence)
+        names = {"n": f"{column}_n", "mean": f"{column}_mean", "ci_low": f"{column}_low", "ci_high": f"{column}_high"}
+        renamed = described[[*keys, *names]].rename(columns=names)
+        out = out.merge(renamed, on=keys, how="left")
+    return out
 
 
 def reference_group(results: Results) -> str:

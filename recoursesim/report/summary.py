@@ -6,13 +6,24 @@ import numpy as np
 import pandas as pd
 
 from recoursesim.metrics import EIGHTY_PERCENT_BAND
+from recoursesim.stats import NO_INTERVAL
 
 
 def _interval(row: pd.Series, column: str, digits: int = 2) -> str:
     mean, low, high = row[f"{column}_mean"], row[f"{column}_low"], row[f"{column}_high"]
     if row[f"{column}_n"] > 1:
         return f"{mean:.{digits}f} (95% CI {low:.{digits}f} to {high:.{digits}f})"
-    return f"{mean:.{digits}f}"
+    return f"{mean:.{digits}f} ({NO_INTERVAL})"
+
+
+def _band_verdict(row: pd.Series, low: float, high: float) -> str:
+    """Where rETR lies against the 80% rule's band: its CI with several seeds, its value with one."""
+    lower, upper = (row["retr_low"], row["retr_high"]) if row["retr_n"] > 1 else (row["retr_mean"], row["retr_mean"])
+    if low <= lower and upper <= high:
+        return "inside the 80% rule's band"
+    if upper < low or lower > high:
+        return "outside the 80% rule's band"
+    return "straddling the edge of the 80% rule's band"
 
 
 def plain_summary(
@@ -49,16 +60,9 @@ def plain_summary(
             continue
         row = pooled.loc[group]
         if np.isfinite(row["retr_mean"]):
-            inside = low <= row["retr_low"] and row["retr_high"] <= high
-            outside = row["retr_high"] < low or row["retr_low"] > high
-            verdict = (
-                "inside the 80% rule's band" if inside
-                else "outside the 80% rule's band" if outside
-                else "straddling the edge of the 80% rule's band"
-            )  # fmt: skip
             lines.append(
                 f"{group.capitalize()} agents who reached recourse spent {_interval(row, 'retr')} times the effort "
-                f"of {reference} agents (rETR), {verdict} [{low}, {high}]."
+                f"of {reference} agents (rETR), {_band_verdict(row, low, high)} [{low}, {high}]."
             )
         if np.isfinite(row["dttr_mean"]):
             if row["dttr_n"] > 1 and row["dttr_low"] <= 0 <= row["dttr_high"]:

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
-from scipy import stats
 
-from recoursesim.errors import ConfigError
 from recoursesim.ledger import write_parquet
+from recoursesim.stats import check_confidence, describe_groups
 from recoursesim.sweep.identity import canonical_json
 from recoursesim.sweep.store import SweepStore
 
@@ -68,7 +65,8 @@ def summarise(
 
     Per (parameters, step, group, metric): ``n`` finite values (a run where a metric is
     undefined — no success at that step, say — contributes nothing), their ``mean``, ``sem``
-    (sample standard deviation / √n) and the Student-t interval ``mean ± t(1−α/2, n−1)·sem``.
+    (sample standard deviation / √n) and the Student-t interval ``mean ± t(1−α/2, n−1)·sem``
+    (:mod:`recoursesim.stats`; with one value ``sem`` and the bounds are NaN).
     ``step`` is null for the pooled whole-run metrics. The result depends only on the shards,
     not on how or where the runs executed: the same sweep gives the same bytes.
 
@@ -84,8 +82,7 @@ def summarise(
     Raises:
         ConfigError: ``directory`` holds no sweep, or ``confidence`` is not in (0, 1).
     """
-    if not (isinstance(confidence, float | int) and 0 < confidence < 1):
-        raise ConfigError("confidence", f"must be in (0, 1), got {confidence!r}", "use for example 0.95")
+    confidence = check_confidence(confidence)
     manifest = SweepStore(directory).read_manifest()
     names = list(manifest["param_names"])
     parts = []
@@ -104,29 +101,13 @@ def summarise(
 
 
 def _aggregate(rows: pd.DataFrame, confidence: float) -> pd.DataFrame:
-    finite = rows[np.isfinite(rows["value"].to_numpy())]
-    keys = ["step", "group", "metric"]
-    grouped = finite.groupby(keys, dropna=False, sort=True, observed=True)["value"]
-    table = grouped.agg(n="count", mean="mean", std=lambda v: v.std(ddof=1)).reset_index()
-    # Keys present only as non-finite values still get a row (n = 0).
-    all_keys = rows[keys].drop_duplicates()
-    table = all_keys.merge(table, on=keys, how="left").sort_values(keys, kind="stable", na_position="last")
-    n = table["n"].fillna(0).astype("int64").to_numpy()
-    std = table["std"].to_numpy(dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        sem = np.where(n > 1, std / np.sqrt(np.maximum(n, 1)), math.nan)
-        half = np.where(n > 1, stats.t.ppf(0.5 + confidence / 2, np.maximum(n - 1, 1)) * sem, math.nan)
-    mean = table["mean"].to_numpy(dtype=float)
+    table = describe_groups(rows, ["step", "group", "metric"], "value", confidence)
     return pd.DataFrame(
         {
             "step": table["step"].astype("Int32").to_numpy(),
             "group": table["group"].astype(str).to_numpy(),
             "metric": table["metric"].astype(str).to_numpy(),
-            "n": n,
-            "mean": mean,
-            "sem": sem,
-            "ci_low": mean - half,
-            "ci_high": mean + half,
+            **{column: table[column].to_numpy() for column in ("n", "mean", "sem", "ci_low", "ci_high")},
         }
     )
 

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from recoursesim.auditors.effort.distance import feature_ranges, mixed_distance, neighbourhood_radii
 from recoursesim.auditors.effort.ratio import cost_ratio, effort_decision
 from recoursesim.auditors.effort.recourse import MinimalInterventionRecourse
 from recoursesim.errors import ConfigError, DataError
+from recoursesim.stats import mean_interval
 
 #: Default quantile levels of the neighbourhood radius.
 DEFAULT_QS = tuple(round(0.1 * k, 1) for k in range(1, 11))
@@ -200,17 +199,15 @@ class EqualityOfEffortAuditor:
         table = self._centre_table(index, qs)
         rows = []
         for level, part in table.groupby("q", sort=True):
-            acr = part["ACR"].to_numpy()
-            acr = acr[np.isfinite(acr)]
-            mean, low, high, sd = _mean_interval(acr, confidence)
+            acr = mean_interval(part["ACR"].to_numpy(), confidence)
             rows.append(
                 {
                     "q": level,
-                    "mean": mean,
-                    "ci_low": low,
-                    "ci_high": high,
-                    "sd": sd,
-                    "n_defined": int(acr.size),
+                    "mean": acr.mean,
+                    "ci_low": acr.low,
+                    "ci_high": acr.high,
+                    "sd": acr.sd,
+                    "n_defined": acr.n,
                     "n_centres": int(index.size),
                     **{
                         f"mean_{k}": float(part[k].mean())
@@ -219,17 +216,6 @@ class EqualityOfEffortAuditor:
                 }
             )
         return pd.DataFrame(rows)
-
-
-def _mean_interval(values: np.ndarray, confidence: float) -> tuple[float, float, float, float]:
-    if values.size == 0:
-        return math.nan, math.nan, math.nan, math.nan
-    mean = float(values.mean())
-    if values.size < 2:
-        return mean, math.nan, math.nan, math.nan
-    sd = float(values.std(ddof=1))
-    half = float(stats.t.ppf(0.5 + confidence / 2, values.size - 1)) * sd / math.sqrt(values.size)
-    return mean, mean - half, mean + half, sd
 
 
 def equality_of_effort(
