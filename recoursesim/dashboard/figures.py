@@ -7,6 +7,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from recoursesim.dashboard.session import DashboardSession
+from recoursesim.report.figures import effort_label, step_axis
 from recoursesim.scoring import linear_form_of
 
 #: Colours of the groups, in the order of the model's group names.
@@ -128,10 +129,10 @@ def metrics_figure(session: DashboardSession) -> Figure:
         if "retr" in mine and group != session.scenario.reference_group:
             axes[2].plot(mine["step"], mine["retr"], marker="o", markersize=3, color=colour, label=group)
     axes[2].axhspan(0.8, 1.25, color="grey", alpha=0.2, label="80% rule")
-    axes[0].set_ylabel("ETR$_t$")
-    axes[1].set_ylabel("TTR$_t$")
-    axes[2].set_ylabel("rETR$_t$")
-    axes[2].set_xlabel("step")
+    axes[0].set_ylabel(f"ETR$_t$ ({effort_label(session.scenario.effort_measure)})")
+    axes[1].set_ylabel("TTR$_t$ (steps)")
+    axes[2].set_ylabel("rETR$_t$ (ratio)")
+    step_axis(axes[2])
     axes[0].legend(fontsize=8)
     axes[2].legend(fontsize=8)
     axes[0].set_xlim(-0.5, max(session.scenario.steps, 1) + 0.5)
@@ -149,8 +150,8 @@ def auditor_figure(session: DashboardSession) -> Figure:
         mine = acr.loc[acr["group"].astype(str) == group]
         ax.plot(mine["step"], mine["value"], marker="o", markersize=3, color=_colour(names, group), label=group)
     ax.set_xlim(-0.5, max(session.scenario.steps, 1) + 0.5)
-    ax.set_xlabel("step")
-    ax.set_ylabel("ACR (equality of effort)")
+    step_axis(ax)
+    ax.set_ylabel("ACR (ratio, 1 = equal effort)")
     ax.set_title("average cost of recourse of the waiting agents")
     ax.legend(fontsize=8)
     return fig
@@ -169,10 +170,10 @@ def story_figure(session: DashboardSession) -> Figure:
         axes[0].scatter(won["step"], won["gap"], marker="*", s=120, color=colour, edgecolors="black")
         axes[1].plot(mine["step"], mine["effort"].cumsum(), marker="o", markersize=3, color=colour, label=agent.name)
     axes[0].axhline(0.0, color="black", linewidth=0.8)
-    axes[0].set_xlabel("step")
-    axes[0].set_ylabel("cut-off − score")
-    axes[1].set_xlabel("step")
-    axes[1].set_ylabel("total effort")
+    axes[0].set_ylabel("cut-off − score (score units)")
+    axes[1].set_ylabel(f"total effort ({effort_label(session.scenario.effort_measure)})")
+    for ax in axes:
+        step_axis(ax)
     for ax in axes:
         ax.legend(fontsize=8)
     return fig

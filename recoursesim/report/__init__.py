@@ -9,7 +9,8 @@ write_report("results/bell2024-baseline", "report.html")  # plus report_figures/
 Modules: :mod:`~recoursesim.report.results` (reading and checking run directories),
 :mod:`~recoursesim.report.aggregate` (means and CIs across seeds), :mod:`~recoursesim.report.figures`,
 :mod:`~recoursesim.report.summary` (the plain-language summary), :mod:`~recoursesim.report.document`
-(sections and rendering) and :mod:`~recoursesim.report.build` (assembling and writing).
+(sections and rendering), :mod:`~recoursesim.report.sections` (one builder per section) and
+:mod:`~recoursesim.report.build` (assembling and writing).
 """
 
 from recoursesim.report.build import SECTION_IDS, build_report, write_report

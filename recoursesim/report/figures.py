@@ -28,8 +28,20 @@ def _band(ax: Axes, frame: pd.DataFrame, x: str, column: str, colour: str, label
     ax.fill_between(frame[x], frame[f"{column}_low"], frame[f"{column}_high"], color=colour, alpha=0.2, linewidth=0)
 
 
-def _ci_note(n_seeds: int) -> str:
-    return f"mean over {n_seeds} seeds, 95% CI band" if n_seeds > 1 else "one seed (no CI band)"
+def ci_note(n_seeds: int) -> str:
+    """What a figure's lines and bands are: ``"mean over 5 seeds, 95% CI band"`` or ``"one seed, no CI band"``."""
+    return f"mean over {n_seeds} seeds, 95% CI band" if n_seeds > 1 else "one seed, no CI band"
+
+
+def effort_label(measure: str) -> str:
+    """How effort is measured, in words (the unit of ETR and of an agent's effort)."""
+    return "score gain" if measure == "score_gain" else "feature-space cost"
+
+
+def step_axis(ax: Axes) -> None:
+    """Label ``ax``'s x axis as the simulation step, with integer ticks only (no 2.5 steps)."""
+    ax.set_xlabel("step t")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
 
 
 def etr_ttr_figure(steps: pd.DataFrame, groups: list[str], n_seeds: int, effort_label: str) -> Figure:
@@ -43,9 +55,9 @@ def etr_ttr_figure(steps: pd.DataFrame, groups: list[str], n_seeds: int, effort_
     axes[0].set_ylabel(f"ETR$_t$ ({effort_label})")
     axes[1].set_ylabel("TTR$_t$ (steps)")
     for ax in axes:
-        ax.set_xlabel("step t")
+        step_axis(ax)
         ax.legend(fontsize=8)
-    fig.suptitle(f"Effort and time to recourse over time ({_ci_note(n_seeds)})")
+    fig.suptitle(f"Effort and time to recourse over time ({ci_note(n_seeds)})")
     return fig
 
 
@@ -65,9 +77,9 @@ def disparity_figure(steps: pd.DataFrame, groups: list[str], reference: str, n_s
     axes[0].set_ylabel(f"rETR$_t$ = ETR$_t$(g) / ETR$_t$({reference})")
     axes[1].set_ylabel(f"dTTR$_t$ = TTR$_t$(g) − TTR$_t$({reference})")
     for ax in axes:
-        ax.set_xlabel("step t")
+        step_axis(ax)
         ax.legend(fontsize=8)
-    fig.suptitle(f"Recourse disparities over time ({_ci_note(n_seeds)})")
+    fig.suptitle(f"Recourse disparities over time ({ci_note(n_seeds)})")
     return fig
 
 
@@ -85,9 +97,9 @@ def selection_figure(steps: pd.DataFrame, groups: list[str], reference: str, n_s
     axes[0].set_ylabel("selection rate (selected / scored)")
     axes[1].set_ylabel(f"demographic parity ratio vs {reference}")
     for ax in axes:
-        ax.set_xlabel("step t")
+        step_axis(ax)
         ax.legend(fontsize=8)
-    fig.suptitle(f"Selection rates and demographic parity ({_ci_note(n_seeds)})")
+    fig.suptitle(f"Selection rates and demographic parity ({ci_note(n_seeds)})")
     return fig
 
 
@@ -97,10 +109,10 @@ def utility_figure(utility: pd.DataFrame, n_seeds: int) -> Figure:
     ax = fig.add_subplot()
     _band(ax, utility, "step", "mean_selected_score", "#1f77b4", "score when selected")
     _band(ax, utility, "step", "mean_selected_initial_score", "#ff7f0e", "score on entry")
-    ax.set_xlabel("step t")
-    ax.set_ylabel("mean score of the selected agents")
+    step_axis(ax)
+    ax.set_ylabel("mean score of the selected agents (score units)")
     ax.legend(fontsize=8)
-    ax.set_title(f"Utility of the selection ({_ci_note(n_seeds)})", fontsize=10)
+    ax.set_title(f"Utility of the selection ({ci_note(n_seeds)})", fontsize=10)
     return fig
 
 
@@ -131,8 +143,8 @@ def auditor_figure(observations: pd.DataFrame, groups: list[str], max_panels: in
         for group, line in means.groupby("group", sort=False):
             ax.plot(line["step"], line["value"], marker="o", markersize=3, color=_colour(groups, group), label=group)
         ax.set_title(_panel_title(observer, metric), fontsize=8)
-        ax.set_xlabel("step t")
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_ylabel(_auditor_unit(metric), fontsize=8)
+        step_axis(ax)
         if len(finite):
             ax.set_xlim(float(finite["step"].min()) - 0.5, float(finite["step"].max()) + 0.5)
         ax.legend(fontsize=7)
@@ -153,6 +165,27 @@ def _panel_title(observer: str, metric: str) -> str:
 
 #: Auditor metrics shown first: CCM switch rates, equality-of-effort ACR/RD, FACTS top unfairness scores.
 _PRIORITY = ("SR", "PSR", "NSR", "ACR", "RD", "top_score:")
+
+
+#: Y-axis labels of the auditor metrics we know (by exact name, or by prefix ending in ":" or "_").
+_UNITS = {
+    "SR": "switch rate (share)",
+    "PSR": "switch rate (share)",
+    "NSR": "switch rate (share)",
+    "CMCC": "share",
+    "ACR": "ratio (1 = equal effort)",
+    "RD": "rate difference",
+    "p_value": "p-value",
+    "top_score:": "unfairness score",
+    "n_": "count",
+}
+
+
+def _auditor_unit(metric: str) -> str:
+    for key, unit in _UNITS.items():
+        if metric == key or (key[-1] in ":_" and metric.startswith(key)):
+            return unit
+    return "value"
 
 
 def _auditor_priority(key: tuple[str, str]) -> tuple[int, str, str]:
@@ -251,8 +284,16 @@ def _replay_forms(results: Results, steps: list[int]) -> dict[int, LinearForm | 
     return forms
 
 
-def distribution_figure(outcomes: pd.DataFrame, groups: list[str], column: str, label: str, q: str) -> Figure:
-    """Box plots of each recourse-successful agent's ``column`` by group and qualification (paper Figs 7–10)."""
+def distribution_figure(outcomes: pd.DataFrame, groups: list[str], column: str, label: str, population: str) -> Figure:
+    """Box plots of each recourse-successful agent's ``column`` by group and qualification (paper Figs 7–10).
+
+    Args:
+        outcomes: Every agent of every run (:func:`~recoursesim.report.aggregate.outcomes`).
+        groups: Group names (colours).
+        column: The value plotted.
+        label: Its axis label, with units.
+        population: What the agents are (``"bell2024 population"``), shown in the title.
+    """
     won = outcomes.loc[outcomes["outcome"] == "recourse"]
     fig = Figure(figsize=(7, 3.8), layout="constrained")
     ax = fig.add_subplot()
@@ -281,5 +322,6 @@ def distribution_figure(outcomes: pd.DataFrame, groups: list[str], column: str, 
         ax.bar([np.nan], [np.nan], color=_colour(groups, group), alpha=0.6, label=group)
     ax.legend(fontsize=8)
     ax.set_ylabel(label)
-    ax.set_title(f"{label} of each agent that reached recourse, by group and qualification ({q})", fontsize=9)
+    title = f"{label} of each agent that reached recourse, by group and qualification ({population})"
+    ax.set_title("\n".join(textwrap.wrap(title, 80)), fontsize=9)
     return fig

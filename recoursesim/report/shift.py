@@ -6,13 +6,16 @@ recognised by their metrics, so renamed observers are found too.
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
 
 from recoursesim.report.aggregate import mean_ci
 from recoursesim.report.document import ReportFigure, Section
+from recoursesim.report.figures import ci_note, step_axis
+from recoursesim.stats import format_interval
 
 #: Everyone (rows whose group is NA) in the tables and figures of this section.
 EVERYONE = "all agents"
@@ -105,7 +108,7 @@ def reliability_table(frame: pd.DataFrame, groups: list[str]) -> pd.DataFrame:
     for column, label in columns.items():
         digits = 1 if column == "n_recourse_success" else 3
         out[label] = [
-            _interval(m, lo, hi, n, digits)
+            format_interval(m, lo, hi, int(n), digits)
             for m, lo, hi, n in zip(
                 summary[f"{column}_mean"],
                 summary[f"{column}_low"],
@@ -138,20 +141,11 @@ def shift_figure(
             ax.plot(line["step"], line["value_mean"], style, marker="o", markersize=3, color=colour, label=group)
             ax.fill_between(line["step"], line["value_low"], line["value_high"], color=colour, alpha=0.15, linewidth=0)
         ax.set_title(title, fontsize=10)
-        ax.set_xlabel("step t")
+        step_axis(ax)
         ax.set_ylabel(ylabel)
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.legend(fontsize=7)
     for ax in axes[len(panels) :]:
         ax.set_visible(False)
-    note = f"mean over {n_seeds} seeds, 95% CI band" if n_seeds > 1 else "one seed"
-    fig.suptitle(f"What recourse did to the population and the model ({note})", fontsize=11)
+    title = f"What recourse did to the population and the model ({ci_note(n_seeds)})"
+    fig.suptitle("\n".join(textwrap.wrap(title, int(fig.get_figwidth() * 10))), fontsize=11)
     return fig
-
-
-def _interval(mean: float, low: float, high: float, n: int, digits: int) -> str:
-    if not np.isfinite(mean):
-        return "n/a"
-    if n <= 1 or not np.isfinite(low):
-        return f"{mean:.{digits}f}"
-    return f"{mean:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
