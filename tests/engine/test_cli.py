@@ -2,11 +2,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from recoursesim import __version__
 from recoursesim.cli import main
+from recoursesim.scenario import Scenario
+from recoursesim.simulate import simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -18,7 +21,22 @@ def test_run_default_prints_summary_and_writes_parquet(tmp_path, capsys):
         assert word in out
     ledger = pd.read_parquet(tmp_path / "r" / "ledger.parquet")
     metrics = pd.read_parquet(tmp_path / "r" / "metrics.parquet")
-    assert len(ledger) > 0 and {"etr", "ttr", "retr", "dttr"} <= set(metrics.columns)
+    summary = pd.read_parquet(tmp_path / "r" / "summary.parquet").set_index("group")
+    # the files hold exactly the run simulate() makes for the same scenario and seed
+    expected = simulate(Scenario.bundled("default"), 3)
+    for column in ("step", "agent_id", "score", "selected", "effort"):
+        np.testing.assert_array_equal(ledger[column].to_numpy(), expected.ledger[column].to_numpy(), err_msg=column)
+    np.testing.assert_allclose(metrics["etr"].to_numpy(), expected.metrics["etr"].to_numpy(), equal_nan=True)
+    # the default scenario: steps 0..20, 200 agents at step 0, top-20 selection every step
+    assert ledger["step"].min() == 0 and ledger["step"].max() == 20
+    assert (ledger["step"] == 0).sum() == 200
+    assert (ledger.groupby("step")["selected"].sum() == 20).all()
+    # the printed table is the summary file: each group's successes and censored counts appear on its line
+    lines = {line.split()[0]: line.split() for line in out.splitlines() if line.strip().startswith(("adv", "dis"))}
+    for group in ("advantaged", "disadvantaged"):
+        assert str(int(summary.loc[group, "recourse"])) in lines[group]
+        assert str(int(summary.loc[group, "censored"])) in lines[group]
+    assert summary["entered"].sum() == ledger["agent_id"].nunique()
     assert not [p for p in (tmp_path).iterdir() if p.name.startswith(".")]  # no temporary leftovers
 
 

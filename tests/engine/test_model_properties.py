@@ -103,8 +103,16 @@ def test_different_seeds_different_ledgers():
     scenario = Scenario.bundled("default")
     a = scenario.build_model(1).run().ledger
     b = scenario.build_model(2).run().ledger
-    assert not a[["x" not in c and c for c in []] or ["score"]].equals(b[["score"]])
-    assert not np.array_equal(a["skill"].to_numpy()[:50], b["skill"].to_numpy()[:50])
+    # same shape of run: the same columns, steps and initial population size ...
+    assert list(a.columns) == list(b.columns)
+    assert a["step"].max() == b["step"].max() == scenario.steps
+    first_a = a.loc[a["step"] == 0].sort_values("agent_id")
+    first_b = b.loc[b["step"] == 0].sort_values("agent_id")
+    assert len(first_a) == len(first_b) == scenario.spec["population"]["initial"]
+    # ... but different agents: other initial features, so other scores and other selections
+    for column in ("skill", "experience", "score"):
+        assert not np.allclose(first_a[column].to_numpy(), first_b[column].to_numpy()), column
+    assert not np.array_equal(first_a["selected"].to_numpy(), first_b["selected"].to_numpy())
 
 
 def test_step_order_entrants_scored_next_step_and_run_until():
