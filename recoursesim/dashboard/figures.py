@@ -129,9 +129,9 @@ def metrics_figure(session: DashboardSession) -> Figure:
         if "retr" in mine and group != session.scenario.reference_group:
             axes[2].plot(mine["step"], mine["retr"], marker="o", markersize=3, color=colour, label=group)
     axes[2].axhspan(0.8, 1.25, color="grey", alpha=0.2, label="80% rule")
-    axes[0].set_ylabel(f"ETR$_t$ ({effort_label(session.scenario.effort_measure)})")
-    axes[1].set_ylabel("TTR$_t$ (steps)")
-    axes[2].set_ylabel("rETR$_t$ (ratio)")
+    axes[0].set_ylabel(f"ETR$_t$\n({effort_label(session.scenario.effort_measure)})", fontsize=9)
+    axes[1].set_ylabel("TTR$_t$\n(steps)", fontsize=9)
+    axes[2].set_ylabel("rETR$_t$\n(ratio)", fontsize=9)
     step_axis(axes[2])
     axes[0].legend(fontsize=8)
     axes[2].legend(fontsize=8)
