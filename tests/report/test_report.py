@@ -246,3 +246,49 @@ def test_library_modules_import_on_their_own():
     code = "import recoursesim.report, recoursesim.compare, recoursesim.dashboard.figures"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+def _title_boxes(figure):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    titles = [ax.title for ax in figure.axes if ax.get_visible() and ax.get_title()]
+    if figure._suptitle is not None:
+        titles.append(figure._suptitle)
+    return [(t.get_text(), t.get_window_extent(renderer)) for t in titles], figure.bbox
+
+
+def test_figures_have_integer_step_ticks_and_titles_that_fit(html_report):
+    _, _, report = html_report
+    step_axes = 0
+    for figure in report.figures:
+        for ax in figure.figure.axes:
+            if ax.get_visible() and ax.get_xlabel() == "step t":
+                step_axes += 1
+                ticks = ax.get_xticks()
+                assert np.array_equal(ticks, np.round(ticks)), (figure.name, ticks)
+        boxes, page = _title_boxes(figure.figure)
+        for text, box in boxes:
+            assert "((" not in text and "))" not in text, text
+            assert page.x0 - 1 <= box.x0 and box.x1 <= page.x1 + 1, f"{figure.name}: title {text!r} is cut off"
+        panel_titles = [(text, box) for text, box in boxes if text != getattr(figure.figure._suptitle, "_text", None)]
+        for i, (first, a) in enumerate(panel_titles):
+            for second, b in panel_titles[i + 1 :]:
+                assert not a.overlaps(b), f"{figure.name}: titles {first!r} and {second!r} overlap"
+    assert step_axes >= 8
+
+
+def test_step_axis_turns_half_steps_into_whole_ones():
+    from matplotlib.figure import Figure
+
+    from recoursesim.report.figures import step_axis
+
+    plain, fixed = Figure(figsize=(8, 3)).subplots(1, 2)
+    for ax in (plain, fixed):
+        ax.plot([0, 1], [0.0, 1.0])  # a run with steps 0 and 1
+    step_axis(fixed)
+    assert not np.array_equal(plain.get_xticks(), np.round(plain.get_xticks()))  # matplotlib's default: 0.2 steps
+    assert np.array_equal(fixed.get_xticks(), np.round(fixed.get_xticks()))
+    assert fixed.get_xlabel() == "step t"
