@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -49,6 +51,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--phi", type=_number, nargs="+", default=[0.3, 0.7], help="effectiveness levels (default 0.3 0.7)"
     )
     parser.add_argument("--budget", type=_number, nargs="+", default=None, help="cost budgets (default: paper's rule)")
+    parser.add_argument(
+        "--actions",
+        choices=["same_features", "subsets"],
+        default="same_features",
+        help=(
+            "candidate actions of a subgroup: same_features (the paper's rule: actions over exactly the "
+            "subgroup's features) or subsets (also actions over a subset of them; finds more options)"
+        ),
+    )
     add_out_arguments(parser, "write ranking.parquet, summary.json, report.md here")
     parser.set_defaults(func=run)
 
@@ -56,6 +67,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the audit; print the summary and top subgroups; write outputs when ``--out`` is given."""
     from recoursesim.auditors.facts import FactsAuditor, comparative_counterfactual, paper_setup, presets
+    from recoursesim.auditors.facts.auditor import FactsWarning
 
     if args.out is not None:
         check_out(args.out, overwrite=args.overwrite)
@@ -73,10 +85,16 @@ def run(args: argparse.Namespace) -> int:
     setup = paper_setup(data, model=args.model)
     auditor = FactsAuditor(
         min_support=args.support,
+        actions=args.actions,
         phis=tuple(args.phi),
         budgets=None if args.budget is None else tuple(args.budget),
         config=data.config,
-    ).fit(setup.X_test, setup.model, args.protected)
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FactsWarning)  # printed below, one line each
+        auditor.fit(setup.X_test, setup.model, args.protected)
+    for message in auditor.warnings_:
+        print(f"warning: {message}", file=sys.stderr)
     ranking = auditor.ranking(args.metric)
     summary = {"dataset": data.name, "protected": args.protected, "model": args.model, "support": args.support}
     summary.update(auditor.summary_)

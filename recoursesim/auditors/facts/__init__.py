@@ -13,7 +13,7 @@ Example:
 from __future__ import annotations
 
 from recoursesim.auditors.facts import presets
-from recoursesim.auditors.facts.auditor import METRICS, FactsAuditor, MetricVariant
+from recoursesim.auditors.facts.auditor import METRICS, FactsAuditor, FactsWarning, MetricVariant
 from recoursesim.auditors.facts.config import FactsConfig
 from recoursesim.auditors.facts.models import MODELS, FrameEncoder, make_model
 from recoursesim.auditors.facts.observer import FactsObserver
@@ -27,6 +27,7 @@ __all__ = [
     "FactsAuditor",
     "FactsConfig",
     "FactsObserver",
+    "FactsWarning",
     "FrameEncoder",
     "MetricVariant",
     "PaperSetup",

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import math
 import time
-from dataclasses import dataclass
+import warnings
 from typing import Any
 
 import numpy as np
@@ -13,57 +12,12 @@ import pandas as pd
 from recoursesim._validate import check_float
 from recoursesim.auditors.facts import metrics as fm
 from recoursesim.auditors.facts.config import FactsConfig
-from recoursesim.auditors.facts.effects import Evaluation, evaluate
-from recoursesim.auditors.facts.encoding import ItemSpace, build_item_space
+from recoursesim.auditors.facts.effects import ACTION_RULES, Evaluation, evaluate
+from recoursesim.auditors.facts.encoding import build_item_space
+from recoursesim.auditors.facts.inputs import BinaryPredictor, CodePredictor, check_finite, distinct_values
 from recoursesim.auditors.facts.mining import Itemsets, frequent_itemsets, intersect
+from recoursesim.auditors.facts.variants import METRICS, TITLES, MetricVariant
 from recoursesim.errors import ConfigError, DataError
-
-#: Metric names (the ``metric`` column) in report order.
-METRICS: tuple[str, ...] = (
-    "equal_effectiveness",
-    "equal_choice_for_recourse",
-    "equal_effectiveness_within_budget",
-    "equal_cost_of_effectiveness",
-    "fair_effectiveness_cost_tradeoff",
-    "equal_conditional_mean_recourse",
-)
-
-#: Human-readable titles.
-TITLES: dict[str, str] = {
-    "equal_effectiveness": "Equal Effectiveness",
-    "equal_choice_for_recourse": "Equal Choice for Recourse",
-    "equal_effectiveness_within_budget": "Equal Effectiveness within Budget",
-    "equal_cost_of_effectiveness": "Equal Cost of Effectiveness",
-    "fair_effectiveness_cost_tradeoff": "Fair Effectiveness-Cost Trade-Off",
-    "equal_conditional_mean_recourse": "Equal (Conditional) Mean Recourse",
-}
-
-
-@dataclass(frozen=True)
-class MetricVariant:
-    """One ranked column of the audit: a definition, a viewpoint and its parameter."""
-
-    metric: str
-    viewpoint: str
-    parameter: float = math.nan
-
-    @property
-    def key(self) -> str:
-        """Return a unique label such as ``equal_cost_of_effectiveness[macro, phi=0.7]``."""
-        if math.isnan(self.parameter):
-            return f"{self.metric}[{self.viewpoint}]"
-        name = "c" if self.metric == "equal_effectiveness_within_budget" else "phi"
-        return f"{self.metric}[{self.viewpoint}, {name}={self.parameter:g}]"
-
-    @property
-    def title(self) -> str:
-        """Return the paper's name with viewpoint and parameter."""
-        extra = [self.viewpoint]
-        if not math.isnan(self.parameter):
-            extra.append(
-                ("c" if self.metric == "equal_effectiveness_within_budget" else "ϕ") + f" = {self.parameter:g}"
-            )
-        return f"{TITLES[self.metric]} ({', '.join(extra)})"
 
 
 class FactsAuditor:
@@ -71,10 +25,20 @@ class FactsAuditor:
 
     Args:
         min_support: fp-growth support for subgroups, in (0, 1] (the paper uses 0.01).
+        actions: Which mined actions are candidates for a subgroup: ``"same_features"`` (the
+            paper's rule, default) pairs a subgroup with the actions over exactly the features of
+            its predicate; ``"subsets"`` also admits actions over a subset of them, which finds
+            options the unaffected population is too diverse to show as one frequent itemset
+            (e.g. "change occupation" for a subgroup that also fixes marital status) at the price
+            of more pairs and a different ranking from the paper's. Either way, actions with the
+            same effect on a subgroup count once.
         action_support: fp-growth support for actions on the unaffected (default ``min_support``).
         phis: Effectiveness levels ϕ for Equal Choice for Recourse and Equal Cost of Effectiveness.
-        budgets: Cost budgets c for Equal Effectiveness within Budget; ``None`` chooses them as the
-            paper's Appendix A does (percentiles of the micro Equal Cost of Effectiveness costs).
+        budgets: Cost budgets c for Equal Effectiveness within Budget (de-duplicated and sorted);
+            ``None`` chooses them as the paper's Appendix A does (percentiles of the micro Equal
+            Cost of Effectiveness costs at ``budget_phi``), falling back, with a warning, to
+            percentiles of the valid actions' costs when no subgroup reaches ``budget_phi`` in
+            both groups.
         budget_percentiles: Percentiles used when ``budgets`` is ``None``.
         budget_phi: Effectiveness level of those costs (the paper: 0.5).
         alpha: Confidence level of the KS α-rule.
@@ -85,6 +49,7 @@ class FactsAuditor:
         self,
         min_support: float = 0.01,
         action_support: float | None = None,
+        actions: str = "same_features",
         phis: tuple[float, ...] = (0.3, 0.7),
         budgets: tuple[float, ...] | None = None,
         budget_percentiles: tuple[float, ...] = (30.0, 60.0, 90.0),
@@ -94,6 +59,7 @@ class FactsAuditor:
     ) -> None:
         self.min_support = min_support
         self.action_support = action_support
+        self.actions = actions
         self.phis = phis
         self.budgets = budgets
         self.budget_percentiles = budget_percentiles
@@ -108,6 +74,8 @@ class FactsAuditor:
                 continue
             if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
                 raise ConfigError(name, f"must be in (0, 1], got {value!r}", "use a fraction such as 0.01")
+        if self.actions not in ACTION_RULES:
+            raise ConfigError("actions", f"unknown rule {self.actions!r}", f"use one of {list(ACTION_RULES)}")
         for phi in self.phis:
             check_float("phis", phi, minimum=0.0, maximum=1.0)
         check_float("budget_phi", self.budget_phi, minimum=0.0, maximum=1.0)
@@ -152,7 +120,8 @@ class FactsAuditor:
         if protected not in X.columns:
             raise DataError("protected", f"column {protected!r} is not in the data", f"use one of {list(X.columns)}")
         config.check_columns(X)
-        X = X[X[protected].notna()].reset_index(drop=True)
+        check_finite(X, protected)
+        X = X.reset_index(drop=True)
         values = X[protected].value_counts()
         if len(values) < 2:
             raise DataError(
@@ -167,7 +136,7 @@ class FactsAuditor:
         group_names = (str(others[0]) if len(others) == 1 else f"non-{reference}", str(reference))
         group = (X[protected] == reference).to_numpy().astype(np.int8)
 
-        self.predict_ = _BinaryPredictor(model, positive_label)
+        self.predict_ = BinaryPredictor(model, positive_label)
         positive = self.predict_(X) if y_pred is None else self.predict_.check(np.asarray(y_pred)[X.index])
         affected = np.flatnonzero(~positive)
         for g in (0, 1):
@@ -183,7 +152,14 @@ class FactsAuditor:
 
         pj = space.features.index(protected)
         subgroup_features = [j for j in range(len(space.features)) if j != pj]
-        action_features = [j for j in subgroup_features if space.features[j] not in immutable]
+        if self.actions == "subsets":
+            # An action fixing an immutable feature must keep it, so under the subset rule it has
+            # the effect of the same action without that feature: mine mutable features only.
+            action_features = [j for j in subgroup_features if space.features[j] not in immutable]
+        else:
+            # The paper's rule needs actions over exactly a subgroup's features, immutable ones
+            # included (kept at the subgroup's value; feasibility forbids changing them).
+            action_features = subgroup_features
         t = time.perf_counter()
         per_group = [
             frequent_itemsets(space, affected[group[affected] == g], subgroup_features, self.min_support)
@@ -195,12 +171,16 @@ class FactsAuditor:
         timings["mine"] = time.perf_counter() - t
 
         t = time.perf_counter()
-        codes_predict = _CodePredictor(space, self.predict_)
-        ev = evaluate(space, affected, group[affected].astype(np.int64), subgroups, actions, codes_predict)
+        codes_predict = CodePredictor(space, self.predict_)
+        ev = evaluate(
+            space, affected, group[affected].astype(np.int64), subgroups, actions, codes_predict, rule=self.actions
+        )
         timings["effectiveness"] = time.perf_counter() - t
 
         t = time.perf_counter()
-        budgets = self._budgets(ev)
+        self.warnings_: list[str] = []
+        self.phis_ = distinct_values(self.phis)
+        budgets, self.budget_rule_ = self._budgets(ev)
         n_group = np.array([(group[affected] == g).sum() for g in (0, 1)])
         self.space_ = space
         self.protected_ = protected
@@ -221,35 +201,54 @@ class FactsAuditor:
             "affected_per_group": dict(zip(group_names, n_group.tolist(), strict=True)),
             "subgroups_per_group": dict(zip(group_names, [len(s) for s in per_group], strict=True)),
             "common_subgroups": len(subgroups),
+            "action_rule": self.actions,
             "actions": len(actions),
             "valid_pairs": len(ev.pair_subgroup),
+            "merged_duplicate_pairs": ev.n_merged_pairs,
             "applications": ev.n_applications,
             "counterfactual_rows": ev.n_counterfactuals,
             "model_calls": ev.n_model_calls + 1,
             "budgets": list(budgets),
+            "budget_rule": self.budget_rule_,
+            "warnings": list(self.warnings_),
         }
         return self
 
-    def _budgets(self, ev: Evaluation) -> tuple[float, ...]:
+    def _budgets(self, ev: Evaluation) -> tuple[tuple[float, ...], str]:
+        """Return the distinct budgets (sorted) and the rule that chose them."""
         if self.budgets is not None:
-            return tuple(float(b) for b in self.budgets)
+            return distinct_values(self.budgets), "given"
         both = np.maximum(
             fm.micro_cost_of_effectiveness(ev, 0, self.budget_phi),
             fm.micro_cost_of_effectiveness(ev, 1, self.budget_phi),
         )
         finite = both[np.isfinite(both)]
-        if len(finite) == 0:
-            return ()
-        return tuple(float(v) for v in np.percentile(finite, list(self.budget_percentiles)))
+        percentiles = list(self.budget_percentiles)
+        if len(finite):
+            rule = f"micro_cost_of_effectiveness[phi={self.budget_phi:g}]"
+            return distinct_values(np.percentile(finite, percentiles)), rule
+        costs = ev.pair_cost[np.isfinite(ev.pair_cost)]
+        if len(costs):
+            self._warn(
+                f"no subgroup lets {self.budget_phi:.0%} of both groups reach recourse, so the budgets are "
+                f"percentiles {percentiles} of the valid actions' costs instead"
+            )
+            return distinct_values(np.percentile(costs, percentiles)), "valid_action_costs"
+        self._warn("no valid action for any subgroup, so Equal Effectiveness within Budget is skipped")
+        return (), "none"
+
+    def _warn(self, message: str) -> None:
+        self.warnings_.append(message)
+        warnings.warn(f"FACTS: {message}", FactsWarning, stacklevel=3)
 
     def variants(self) -> list[MetricVariant]:
         """Return every ranked metric variant of the fitted audit."""
         out = [MetricVariant("equal_effectiveness", "micro"), MetricVariant("equal_effectiveness", "macro")]
-        out += [MetricVariant("equal_choice_for_recourse", "macro", phi) for phi in self.phis]
+        out += [MetricVariant("equal_choice_for_recourse", "macro", phi) for phi in self.phis_]
         for view in ("micro", "macro"):
             out += [MetricVariant("equal_effectiveness_within_budget", view, c) for c in self.budgets_]
         for view in ("micro", "macro"):
-            out += [MetricVariant("equal_cost_of_effectiveness", view, phi) for phi in self.phis]
+            out += [MetricVariant("equal_cost_of_effectiveness", view, phi) for phi in self.phis_]
         out += [MetricVariant("fair_effectiveness_cost_tradeoff", v) for v in ("micro", "macro")]
         out.append(MetricVariant("equal_conditional_mean_recourse", "micro"))
         return out
@@ -328,9 +327,16 @@ class FactsAuditor:
     def _label(self, values: np.ndarray) -> str:
         return ", ".join(self.space_.label(j, int(c)) for j, c in enumerate(values) if c >= 0)
 
-    def action_label(self, action: int) -> str:
-        """Return ``"feature = value, ..."`` for an action index."""
-        return self._label(self.actions_.values[action])
+    def action_label(self, action: int, subgroup_id: int | None = None) -> str:
+        """Return ``"feature = value, ..."`` for an action index.
+
+        With ``subgroup_id``, only the action's changes to that subgroup are listed (the features
+        it keeps at the subgroup's value are left out), which is what the action does there.
+        """
+        values = self.actions_.values[action]
+        if subgroup_id is not None:
+            values = np.where(values != self.subgroups_.values[subgroup_id], values, -1)
+        return self._label(values)
 
     def ranking(self, metric: str | None = None, top: int | None = None) -> pd.DataFrame:
         """Return the ranked table, optionally one metric (name or key) and its ``top`` ranks.
@@ -356,41 +362,8 @@ class FactsAuditor:
         return table.loc[order.sort_values(["_k", "_r", "subgroup_id"], kind="stable").index].reset_index(drop=True)
 
 
-class _BinaryPredictor:
-    """Call ``model.predict`` and return a boolean favourable-outcome array, checking binarity."""
-
-    def __init__(self, model: Any, positive_label: object) -> None:
-        if not hasattr(model, "predict"):
-            raise ConfigError("model", f"{type(model).__name__} has no predict method", "pass a fitted classifier")
-        self.model = model
-        self.positive_label = positive_label
-        self.seen: set = set()
-
-    def __call__(self, frame: pd.DataFrame) -> np.ndarray:
-        return self.check(np.asarray(self.model.predict(frame)))
-
-    def check(self, predictions: np.ndarray) -> np.ndarray:
-        distinct = set(pd.unique(predictions.ravel()).tolist()) | self.seen
-        if len(distinct) > 2 or (len(distinct) == 2 and self.positive_label not in distinct):
-            raise DataError(
-                "predictions",
-                f"the model's predictions are not binary with favourable label {self.positive_label!r} "
-                f"(saw {sorted(distinct, key=str)[:5]})",
-                "audit a binary classifier, or set positive_label to its favourable class",
-            )
-        self.seen = distinct
-        return predictions == self.positive_label
+class FactsWarning(UserWarning):
+    """A FACTS result is incomplete or chosen by a fallback rule (also listed in ``summary_["warnings"]``)."""
 
 
-class _CodePredictor:
-    """Predict from an :class:`ItemSpace` code matrix."""
-
-    def __init__(self, space: ItemSpace, predict: _BinaryPredictor) -> None:
-        self.space = space
-        self.predict = predict
-
-    def __call__(self, codes: np.ndarray) -> np.ndarray:
-        return self.predict(self.space.frame(codes))
-
-
-__all__ = ["METRICS", "TITLES", "FactsAuditor", "Itemsets", "MetricVariant"]
+__all__ = ["METRICS", "TITLES", "FactsAuditor", "FactsWarning", "Itemsets", "MetricVariant"]

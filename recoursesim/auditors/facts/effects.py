@@ -8,10 +8,14 @@ decoded and scored in a few large batches. The number of model calls depends on 
 distinct counterfactual rows, not on subgroups x actions.
 
 Notation: ``S`` is the feature mask of a subgroup, ``F`` that of an action. An action is valid for
-a subgroup when ``F`` is a subset of ``S``, it changes at least one of the subgroup's values, and
-each change is feasible. For a member ``x`` of a subgroup, validity and cost depend only on ``x``
-(``x`` agrees with the subgroup on ``S``), which is what makes per-individual work shareable
-across subgroups.
+a subgroup when it changes at least one of the subgroup's values, each change is feasible, and
+
+- ``rule="same_features"`` (the default, the paper's pairing): ``F == S``;
+- ``rule="subsets"``: ``F`` is a subset of ``S``.
+
+For a member ``x`` of a subgroup, validity and cost depend only on ``x`` (``x`` agrees with the
+subgroup on ``S``), which is what makes per-individual work shareable across subgroups. Pairs with
+the same effect on a subgroup are merged (:mod:`recoursesim.auditors.facts.distinct`).
 """
 
 from __future__ import annotations
@@ -24,11 +28,15 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from recoursesim.auditors.facts.distinct import EffectKeys, distinct_pairs
 from recoursesim.auditors.facts.encoding import ItemSpace
 from recoursesim.auditors.facts.mining import Itemsets, members
 
 #: Rows per model call.
 BATCH_ROWS = 250_000
+
+#: Candidate-action rules: which actions are paired with a subgroup.
+ACTION_RULES: tuple[str, ...] = ("same_features", "subsets")
 
 
 @dataclass(frozen=True)
@@ -36,8 +44,10 @@ class Evaluation:
     """Everything the metrics need about subgroups, actions and members.
 
     Attributes:
-        pair_subgroup: Subgroup index of each valid (subgroup, action) pair, sorted by subgroup.
-        pair_action: Action index of each valid pair.
+        pair_subgroup: Subgroup index of each valid (subgroup, action) pair, sorted by subgroup;
+            one pair per distinct effect on the subgroup.
+        pair_action: Action index of each valid pair (the representative of its effect: the
+            lowest action index, i.e. the fewest features).
         pair_cost: Cost of the action for the subgroup.
         pair_hits: ``(n_pairs, 2)`` number of members of group 0 / 1 for whom the action works.
         sizes: ``(n_subgroups, 2)`` members of group 0 / 1.
@@ -45,11 +55,13 @@ class Evaluation:
             ``member_index[member_indptr[p]:member_indptr[p + 1]]``.
         member_index: Row index (into the affected rows) of each member.
         member_group: Group (0 or 1) of each member.
-        member_cost: Recourse cost (float32) of each member within its subgroup (inf when no
+        member_cost: Recourse cost (float64) of each member within its subgroup (inf when no
             valid action works for it).
         n_counterfactuals: Distinct counterfactual rows scored.
         n_applications: (individual, action) applications those rows stand for.
         n_model_calls: Calls of the model's ``predict``.
+        n_merged_pairs: Valid pairs dropped because another action of the same subgroup has the
+            same effect.
     """
 
     pair_subgroup: np.ndarray
@@ -64,6 +76,7 @@ class Evaluation:
     n_counterfactuals: int
     n_applications: int
     n_model_calls: int
+    n_merged_pairs: int = 0
 
     @cached_property
     def _sorted(self) -> dict[int, tuple[np.ndarray, np.ndarray]]:
@@ -99,6 +112,7 @@ def evaluate(
     subgroups: Itemsets,
     actions: Itemsets,
     predict: Callable[[np.ndarray], np.ndarray],
+    rule: str = "same_features",
 ) -> Evaluation:
     """Score every valid action on every covered affected individual.
 
@@ -109,6 +123,7 @@ def evaluate(
         subgroups: Common subgroups (a downward-closed family of itemsets).
         actions: Candidate actions.
         predict: Maps a code matrix to a boolean array, True for the favourable prediction.
+        rule: Candidate-action rule, one of :data:`ACTION_RULES`.
 
     Returns:
         The :class:`Evaluation`.
@@ -122,7 +137,8 @@ def evaluate(
     smasks, s_index = np.unique(subgroups.masks, return_inverse=True)
     position = {int(mask): i for i, mask in enumerate(smasks)}
     covered = _covered_by_mask(member, s_index, len(smasks))
-    above = _upward_closure(smasks, position, covered, d)
+    subsets = rule == "subsets"
+    reach_rows = _upward_closure(smasks, position, covered, d) if subsets else covered
 
     amasks, a_inverse = np.unique(actions.masks, return_inverse=True)
     plans = []
@@ -130,7 +146,7 @@ def evaluate(
         s_pos = position.get(int(fmask))
         if s_pos is None or fmask == 0:
             continue  # no subgroup fixes all of F's features: the actions are never valid
-        cov = np.flatnonzero(above[s_pos])
+        cov = np.flatnonzero(reach_rows[s_pos])
         if len(cov):
             plans.append((int(fmask), np.flatnonzero(a_inverse == f_index), cov))
 
@@ -139,7 +155,8 @@ def evaluate(
         scorer.add(fmask, actions.values[acts], cov)
     scorer.run()
 
-    best = np.full((len(smasks), n), np.inf, dtype=np.float32)
+    best = np.full((len(smasks), n), np.inf)
+    effects = EffectKeys(space)
     out_p, out_a, out_cost, out_hits = [], [], [], []
     for plan_index, (fmask, acts, cov) in enumerate(plans):
         fcols = [j for j in range(d) if fmask >> j & 1]
@@ -150,8 +167,11 @@ def evaluate(
         reach = np.where(works & valid, cost, np.inf).min(axis=1)
         best[position[fmask], cov] = reach
 
-        supersets = np.flatnonzero((smasks & fmask) == fmask)
-        subs = np.flatnonzero(np.isin(s_index, supersets))
+        if subsets:
+            supersets = np.flatnonzero((smasks & fmask) == fmask)
+            subs = np.flatnonzero(np.isin(s_index, supersets))
+        else:
+            subs = np.flatnonzero(s_index == position[fmask])
         pvals = subgroups.values[subs][:, fcols]
         pvalid, pcost = _validity_and_cost(space, fcols, pvals, avals)
         if not pvalid.any():
@@ -167,16 +187,26 @@ def evaluate(
         out_a.append(acts[act_i].astype(np.int32))
         out_cost.append(pcost[sub_i, act_i])
         out_hits.append(np.column_stack(hits))
+        effects.add(fcols, pvals[sub_i], avals[act_i])
 
-    _recourse_cost_closure(smasks, position, best, d)
+    if subsets:
+        _recourse_cost_closure(smasks, position, best, d)
     member.sort_indices()
     member_rows = np.repeat(np.arange(member.shape[0], dtype=np.int32), np.diff(member.indptr))
     member_cost = best[s_index[member_rows], member.indices]
     del best, member_rows
 
+    n_merged = 0
     if out_p:
-        order = np.argsort(np.concatenate(out_p), kind="stable")
-        pair_p, pair_a, pair_cost, pair_hits = (_take(parts, order) for parts in (out_p, out_a, out_cost, out_hits))
+        keys = effects.keys()
+        pair_p, pair_a = np.concatenate(out_p), np.concatenate(out_a)
+        keep = distinct_pairs(pair_p, pair_a, keys)
+        n_merged = int((~keep).sum())
+        del keys
+        kept = np.flatnonzero(keep)
+        order = kept[np.lexsort((pair_a[kept], pair_p[kept]))]
+        pair_p, pair_a = pair_p[order], pair_a[order]
+        pair_cost, pair_hits = (_take(parts, order) for parts in (out_cost, out_hits))
     else:
         pair_p = pair_a = np.zeros(0, dtype=np.int32)
         pair_cost = np.zeros(0)
@@ -194,6 +224,7 @@ def evaluate(
         n_counterfactuals=scorer.n_rows,
         n_applications=scorer.n_applications,
         n_model_calls=scorer.n_calls,
+        n_merged_pairs=n_merged,
     )
 
 

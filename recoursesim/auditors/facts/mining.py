@@ -10,6 +10,9 @@ from mlxtend.frequent_patterns import fpgrowth
 
 from recoursesim.auditors.facts.encoding import ItemSpace
 
+#: Feature masks are int64 up to this many features (bit 63 is the sign bit), Python ints beyond.
+INT64_FEATURES = 62
+
 
 @dataclass(frozen=True)
 class Itemsets:
@@ -17,7 +20,10 @@ class Itemsets:
 
     Attributes:
         values: ``(m, d)`` int32: the value code each itemset fixes per feature, -1 where free.
-        masks: ``(m,)`` int64 bit masks of the features each itemset fixes.
+        masks: ``(m,)`` bit masks of the features each itemset fixes (bit ``j`` = feature ``j``):
+            int64 when there are at most :data:`INT64_FEATURES` features, otherwise an object array
+            of Python ints (arbitrary width), so wide data never overflows. Both support ``&``,
+            ``|``, ``==``, :func:`numpy.unique` and ``int(mask)`` alike.
     """
 
     values: np.ndarray
@@ -45,7 +51,7 @@ def frequent_itemsets(space: ItemSpace, rows: np.ndarray, features: list[int], m
     """
     d = len(space.features)
     if len(rows) == 0 or not features:
-        return Itemsets(np.zeros((0, d), dtype=np.int32), np.zeros(0, dtype=np.int64))
+        return _empty(d)
     codes = space.codes[rows][:, features]
     item_ids, columns = [], []
     for position, j in enumerate(features):
@@ -56,7 +62,7 @@ def frequent_itemsets(space: ItemSpace, rows: np.ndarray, features: list[int], m
             item_ids.append(int(space.offsets[j] + code))
             columns.append(column == code)
     if not columns:
-        return Itemsets(np.zeros((0, d), dtype=np.int32), np.zeros(0, dtype=np.int64))
+        return _empty(d)
     onehot = pd.DataFrame(np.column_stack(columns), columns=item_ids)
     found = fpgrowth(onehot, min_support=min_support, use_colnames=True)
     item_feature = space.item_feature()
@@ -68,10 +74,29 @@ def frequent_itemsets(space: ItemSpace, rows: np.ndarray, features: list[int], m
     return _from_values(values)
 
 
+def _empty(d: int) -> Itemsets:
+    return Itemsets(np.zeros((0, d), dtype=np.int32), feature_masks(np.zeros((0, d), dtype=bool)))
+
+
+def feature_masks(fixed: np.ndarray) -> np.ndarray:
+    """Return the bit mask of each row of the ``(m, d)`` boolean matrix ``fixed`` (bit ``j`` = column ``j``).
+
+    int64 for ``d <=`` :data:`INT64_FEATURES`; otherwise the rows are packed into bytes and read
+    as Python ints (an object array), which has no width limit.
+    """
+    m, d = fixed.shape
+    if d <= INT64_FEATURES:
+        weights = np.left_shift(np.int64(1), np.arange(d, dtype=np.int64))
+        return (fixed * weights).sum(axis=1).astype(np.int64)
+    packed = np.packbits(fixed, axis=1, bitorder="little")
+    out = np.empty(m, dtype=object)
+    out[:] = [int.from_bytes(row.tobytes(), "little") for row in packed]
+    return out
+
+
 def _from_values(values: np.ndarray) -> Itemsets:
     d = values.shape[1]
-    weights = np.left_shift(np.int64(1), np.arange(d, dtype=np.int64))
-    masks = ((values >= 0) * weights).sum(axis=1).astype(np.int64)
+    masks = feature_masks(values >= 0)
     order = np.lexsort((*(values[:, j] for j in range(d - 1, -1, -1)), (values >= 0).sum(axis=1)))
     return Itemsets(np.ascontiguousarray(values[order]), masks[order])
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -9,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from recoursesim._validate import check_int
-from recoursesim.auditors.facts.auditor import FactsAuditor
+from recoursesim.auditors.facts.auditor import FactsAuditor, FactsWarning
 from recoursesim.auditors.facts.population_view import population_view
 from recoursesim.errors import DataError
 from recoursesim.observers import PopulationSnapshot
@@ -61,10 +62,17 @@ class FactsObserver:
         min_support: fp-growth support.
         phis: Effectiveness levels ϕ.
         budgets: Cost budgets (default: chosen per audit as in the paper's Appendix A).
+        actions: Candidate-action rule, ``"same_features"`` (the paper's) or ``"subsets"`` (see
+            :class:`~recoursesim.auditors.facts.FactsAuditor`).
         name: The observer's name in the observations table.
         action_defaults: Supplied by the scenario for a dataset population: its default action
             set's immutable and increase-only features (see
             :mod:`recoursesim.auditors.facts.population_view` for how real feature types are kept).
+
+    A step where the audit cannot run (e.g. one group has no affected agent) gives the rows
+    ``n_subgroups = 0``, ``skipped = 1`` and ``skipped:<reason> = 1``, the reason in the metric
+    name so that it survives the numeric observations table; each audit warning (e.g. how the
+    budgets were chosen) gives a row ``warning:<message> = 1``.
     """
 
     def __init__(
@@ -74,6 +82,7 @@ class FactsObserver:
         min_support: float = 0.05,
         phis: tuple[float, ...] = (0.3, 0.7),
         budgets: tuple[float, ...] | None = None,
+        actions: str = "same_features",
         name: str = "facts",
         action_defaults: Mapping[str, Any] | None = None,
     ) -> None:
@@ -82,8 +91,10 @@ class FactsObserver:
         self.min_support = min_support
         self.phis = phis
         self.budgets = budgets
+        self.actions = actions
         self.name = name
         self.action_defaults = action_defaults
+        FactsAuditor(min_support=min_support, phis=phis, budgets=budgets, actions=actions)._check_params()
 
     def observe(self, snapshot: PopulationSnapshot) -> pd.DataFrame:
         """Audit one snapshot; return rows ``metric, value`` (top score and unfair count per variant)."""
@@ -95,13 +106,23 @@ class FactsObserver:
         threshold = snapshot.agent_thresholds()
         positive = np.asarray(snapshot.scorer.score(snapshot.features), dtype=float) >= threshold
         model = _BinnedScorerModel(snapshot.scorer, float(np.median(threshold)), features, view.lookups)
-        auditor = FactsAuditor(min_support=self.min_support, phis=self.phis, budgets=self.budgets, config=view.config)
+        auditor = FactsAuditor(
+            min_support=self.min_support,
+            phis=self.phis,
+            budgets=self.budgets,
+            actions=self.actions,
+            config=view.config,
+        )
         try:
-            auditor.fit(frame, model, GROUP_COLUMN, y_pred=positive.astype(np.int64))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FactsWarning)  # recorded as rows below
+                auditor.fit(frame, model, GROUP_COLUMN, y_pred=positive.astype(np.int64))
         except DataError as error:
-            return pd.DataFrame({"metric": ["n_subgroups", "skipped"], "value": [0.0, 1.0], "note": [str(error)] * 2})
+            reason = f"skipped:{error.field}: {error.problem}"
+            return pd.DataFrame({"metric": ["n_subgroups", "skipped", reason], "value": [0.0, 1.0, 1.0]})
         table = auditor.ranking_
         rows = [{"metric": "n_subgroups", "value": float(auditor.summary_["common_subgroups"])}]
+        rows += [{"metric": f"warning:{message}", "value": 1.0} for message in auditor.warnings_]
         for key, part in table.groupby("key", observed=True, sort=False):
             score = part["score"].to_numpy()
             rows.append({"metric": f"top_score:{key}", "value": float(score.max()) if len(score) else 0.0})

@@ -172,8 +172,8 @@ def from_frame(frame: pd.DataFrame, target: str, n_bins: int = 5, max_levels: in
     """Prepare a user's table: numeric columns with more than ``max_levels`` values are binned.
 
     Binned columns become ordinal; numeric columns with few values stay ordinal on their values;
-    every other column is categorical. Rows with missing values are dropped. Nothing is immutable
-    except the protected attribute chosen at audit time.
+    every other column is categorical. Nothing is immutable except the protected attribute chosen
+    at audit time.
 
     Args:
         frame: Features and a binary target column.
@@ -183,11 +183,13 @@ def from_frame(frame: pd.DataFrame, target: str, n_bins: int = 5, max_levels: in
         max_levels: Numeric columns with at most this many distinct values are not binned.
 
     Raises:
-        DataError: If the target is missing or not binary.
+        DataError: If the target is missing or not binary, or a column has a missing (NaN) or
+            infinite value (the message names the column and the first such row).
     """
     if target not in frame:
         raise DataError("--target", f"column {target!r} is not in the data", f"use one of {list(frame.columns)}")
-    frame = frame.dropna().reset_index(drop=True)
+    _check_complete(frame)
+    frame = frame.reset_index(drop=True)
     values = sorted(frame[target].unique().tolist())
     if len(values) != 2:
         raise DataError(
@@ -209,6 +211,23 @@ def from_frame(frame: pd.DataFrame, target: str, n_bins: int = 5, max_levels: in
             orders[column] = sorted(frame[column].unique().tolist())
     types = {column: ("ordinal" if column in orders else "categorical") for column in frame.columns if column != target}
     return FactsData("csv", frame, target, FactsConfig(feature_types=types, ordinal_orders=orders), ())
+
+
+def _check_complete(frame: pd.DataFrame) -> None:
+    """Raise a one-line :class:`DataError` for the first column with a NaN or an infinite value."""
+    for column in frame.columns:
+        series = frame[column]
+        bad = series.isna().to_numpy()
+        what = "missing (NaN)"
+        if not bad.any() and pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
+            bad = np.isinf(series.to_numpy(dtype=float))
+            what = "infinite"
+        if bad.any():
+            raise DataError(
+                f"column {column!r}",
+                f"has {int(bad.sum())} {what} value(s), first in data row {int(np.argmax(bad)) + 1}",
+                "fill, replace or drop them before auditing (FACTS needs a value in every cell)",
+            )
 
 
 #: FACTS presets by data set name.

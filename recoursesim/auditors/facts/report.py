@@ -120,7 +120,8 @@ def comparative_counterfactual(
     The actions shown per group are those the metric looks at: for Equal Choice for Recourse and
     Equal Cost of Effectiveness the actions reaching ϕ (cheapest first); for Equal Effectiveness
     within Budget the actions within c (most effective first); otherwise the most effective
-    actions. At most ``max_actions`` per group.
+    actions. At most ``max_actions`` per group. Each distinct action appears once (actions with the
+    same effect on the subgroup were merged) and is shown by its changes to the subgroup.
 
     Args:
         auditor: A fitted :class:`FactsAuditor`.
@@ -155,7 +156,7 @@ def comparative_counterfactual(
             keep = np.flatnonzero(eff > 0)
             keep = keep[np.lexsort((cost[keep], -eff[keep]))]
         shown = tuple(
-            ShownAction(auditor.action_label(int(ev.pair_action[lo + i])), float(eff[i]), float(cost[i]))
+            ShownAction(auditor.action_label(int(ev.pair_action[lo + i]), subgroup_id), float(eff[i]), float(cost[i]))
             for i in keep[:max_actions]
         )
         value = float(row[f"value_{g}"])

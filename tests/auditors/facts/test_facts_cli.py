@@ -72,3 +72,29 @@ def test_cli_unknown_dataset_and_single_valued_protected(tmp_path, capsys):
     code = main(["audit", "facts", "--csv", str(tmp_path / "one.csv"), "--target", "y", "--protected", "s"])
     assert code == 2
     assert "1 distinct value" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("bad", "what"), [(np.nan, "missing (NaN)"), (np.inf, "infinite"), (-np.inf, "infinite")])
+def test_cli_csv_with_nan_or_inf_is_one_line_error_naming_the_column(tmp_path, capsys, bad, what):
+    frame = tiny_frame(np.random.default_rng(5), n=200)
+    frame["y"] = FIXED.predict(frame)
+    frame["x"] = np.arange(len(frame), dtype=float)
+    frame.loc[7, "x"] = bad
+    frame.to_csv(tmp_path / "bad.csv", index=False)
+    out = tmp_path / "never"
+    argv = ["audit", "facts", "--csv", str(tmp_path / "bad.csv"), "--target", "y", "--protected", "s"]
+    assert main([*argv, "--support", "0.1", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err == f"error: column 'x': has 1 {what} value(s), first in data row 8; fix: fill, replace or drop them "
+        "before auditing (FACTS needs a value in every cell)\n"
+    )
+    assert not out.exists()
+
+
+def test_cli_action_rule_option(csv, tmp_path, capsys):
+    argv = ["audit", "facts", "--csv", str(csv), "--target", "y", "--protected", "s", "--support", "0.1"]
+    assert main([*argv, "--actions", "subsets", "--metric", "equal_effectiveness", "--top", "1"]) == 0
+    assert "action_rule: subsets" in capsys.readouterr().out
+    assert main([*argv, "--metric", "equal_effectiveness", "--top", "1"]) == 0
+    assert "action_rule: same_features" in capsys.readouterr().out
