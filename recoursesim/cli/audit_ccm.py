@@ -41,9 +41,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--features", nargs="*", metavar="COL", help="features to use (default all)")
     parser.add_argument(
         "--mode",
-        choices=["greedy", "naive", "explicit"],
-        default="greedy",
-        help="greedy: every feature may change; naive: flip only the group; explicit: --potential",
+        choices=["naive", "greedy", "explicit"],
+        default="naive",
+        help=(
+            "counterfactual world: naive (default) flips only the group; greedy lets every feature "
+            "follow the other group's distribution; explicit lets the --potential features change"
+        ),
     )
     parser.add_argument("--potential", nargs="*", default=[], metavar="COL", help="features allowed to change")
     parser.add_argument("--tau", type=float, default=0.5, help="binary flip threshold (default 0.5)")
@@ -79,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
         validate_pca=args.validate_pca,
     )
     parity = ccm_parity(report)
+    print(f"world: {args.mode}")
     print(format_report(report))
     with atomic_output_dir(args.out, overwrite=args.overwrite) as tmp:
         for name, data in (("ccm_report", report), ("ccm_parity", parity), ("counterfactuals", rows)):
