@@ -35,6 +35,9 @@ from recoursesim.auditors.facts.mining import Itemsets, members
 #: Rows per model call.
 BATCH_ROWS = 250_000
 
+#: Individuals per block when reducing (individual, action) costs to recourse costs (bounds memory).
+REACH_ROWS = 4096
+
 #: Candidate-action rules: which actions are paired with a subgroup.
 ACTION_RULES: tuple[str, ...] = ("same_features", "subsets")
 
@@ -155,17 +158,37 @@ def evaluate(
         scorer.add(fmask, actions.values[acts], cov)
     scorer.run()
 
-    best = np.full((len(smasks), n), np.inf)
+    member.sort_indices()
+    member_rows = np.repeat(np.arange(member.shape[0], dtype=np.int32), np.diff(member.indptr))
+    if subsets:
+        best = np.full((len(smasks), n), np.inf)
+    else:
+        # Recourse costs go straight to the memberships: those of the subgroups with mask F are
+        # the slice by_mask[bounds[F]:bounds[F + 1]] of the membership entries.
+        member_cost = np.full(len(member_rows), np.inf)
+        by_mask = np.argsort(s_index[member_rows], kind="stable")
+        bounds = np.searchsorted(s_index[member_rows][by_mask], np.arange(len(smasks) + 1))
     effects = EffectKeys(space)
     out_p, out_a, out_cost, out_hits = [], [], [], []
     for plan_index, (fmask, acts, cov) in enumerate(plans):
         fcols = [j for j in range(d) if fmask >> j & 1]
         avals = actions.values[acts][:, fcols]
         works = scorer.result(plan_index)  # (len(cov), k)
-        xvals = codes[cov][:, fcols]
-        valid, cost = _validity_and_cost(space, fcols, xvals, avals)
-        reach = np.where(works & valid, cost, np.inf).min(axis=1)
-        best[position[fmask], cov] = reach
+        # Validity and cost depend only on an individual's values on F: price each distinct one.
+        distinct, inverse = _distinct_rows(codes[cov][:, fcols])
+        valid, cost = _validity_and_cost(space, fcols, distinct, avals)
+        priced = np.where(valid, cost, np.inf)
+        reach = np.empty(len(cov))
+        for lo in range(0, len(cov), REACH_ROWS):
+            block = slice(lo, lo + REACH_ROWS)
+            reach[block] = np.where(works[block], priced[inverse[block]], np.inf).min(axis=1)
+        if subsets:
+            best[position[fmask], cov] = reach
+        else:
+            reach_all = np.full(n, np.inf)
+            reach_all[cov] = reach
+            entries = by_mask[bounds[position[fmask]] : bounds[position[fmask] + 1]]
+            member_cost[entries] = reach_all[member.indices[entries]]
 
         if subsets:
             supersets = np.flatnonzero((smasks & fmask) == fmask)
@@ -176,13 +199,12 @@ def evaluate(
         pvalid, pcost = _validity_and_cost(space, fcols, pvals, avals)
         if not pvalid.any():
             continue
-        rows_of = member[subs]
+        rows_of = member[subs][:, cov]  # every member of these subgroups is in cov
         sub_i, act_i = np.nonzero(pvalid)
         hits = []
         for weights in in_group:
-            works_full = np.zeros((n, len(acts)), dtype=np.float32)
-            works_full[cov] = works * weights[cov, None]
-            hits.append(np.rint(np.asarray(rows_of @ works_full)[sub_i, act_i]).astype(np.int32))
+            counted = works * weights[cov, None]
+            hits.append(np.rint(np.asarray(rows_of @ counted)[sub_i, act_i]).astype(np.int32))
         out_p.append(subs[sub_i].astype(np.int32))
         out_a.append(acts[act_i].astype(np.int32))
         out_cost.append(pcost[sub_i, act_i])
@@ -191,10 +213,9 @@ def evaluate(
 
     if subsets:
         _recourse_cost_closure(smasks, position, best, d)
-    member.sort_indices()
-    member_rows = np.repeat(np.arange(member.shape[0], dtype=np.int32), np.diff(member.indptr))
-    member_cost = best[s_index[member_rows], member.indices]
-    del best, member_rows
+        member_cost = best[s_index[member_rows], member.indices]
+        del best
+    del member_rows
 
     n_merged = 0
     if out_p:
@@ -266,6 +287,17 @@ def _recourse_cost_closure(smasks: np.ndarray, position: dict[int, int], best: n
                 k = position.get(mask & ~(1 << j))
                 if k is not None:
                     np.minimum(best[i], best[k], out=best[i])
+
+
+def _distinct_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return the distinct rows of a non-negative code matrix and each row's index among them."""
+    radix = values.max(axis=0, initial=0).astype(np.int64) + 1 if len(values) else np.ones(values.shape[1], np.int64)
+    if float(np.prod(radix.astype(float))) < 2.0**62:
+        mult = np.concatenate([[1], np.cumprod(radix)[:-1]]).astype(np.int64)
+        _, first, inverse = np.unique(values.astype(np.int64) @ mult, return_index=True, return_inverse=True)
+        return values[first], inverse.ravel()
+    distinct, inverse = np.unique(values, axis=0, return_inverse=True)
+    return distinct, inverse.ravel()
 
 
 def _validity_and_cost(
