@@ -63,12 +63,14 @@ class FittedOutcome:
 
     This is an assumption, not a fact about the data: it treats the best logistic fit of the
     labels on the agents' features as the true outcome. Categorical features (by their column
-    index in the agents' feature codes) are one-hot encoded, the others standardised.
+    index in the agents' feature codes) are one-hot encoded, the others standardised. After the
+    fit the model is kept as its margin (a lookup table per categorical feature plus a linear
+    term), so judging thousands of agents every step costs one vectorised sum.
 
     Args:
         features: ``(n, d)`` every labelled row, in the agents' feature space.
         labels: ``(n,)`` their 0/1 labels.
-        cutoff: The probability cut-off.
+        cutoff: The probability cut-off (in (0, 1)).
         categorical: Column indices of categorical features.
     """
 
@@ -80,21 +82,48 @@ class FittedOutcome:
         from sklearn.pipeline import make_pipeline
         from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
+        from recoursesim.training.refit import single_threaded
+
         features = np.asarray(features, dtype=float)
-        self.cutoff = float(cutoff)
-        other = [j for j in range(features.shape[1]) if j not in set(categorical)]
-        encode = ColumnTransformer(
-            [
-                ("categorical", OneHotEncoder(handle_unknown="ignore"), list(categorical)),
-                ("numeric", StandardScaler(), other),
-            ]
+        self.cutoff = check_float("cutoff", cutoff, minimum=0.0, maximum=1.0)
+        if not 0.0 < self.cutoff < 1.0:
+            raise ConfigError("cutoff", f"must lie strictly between 0 and 1, got {cutoff}", "use e.g. 0.5")
+        self.categorical = [int(j) for j in categorical]
+        self.numeric = [j for j in range(features.shape[1]) if j not in set(self.categorical)]
+        encoder = OneHotEncoder(handle_unknown="ignore")
+        scaler = StandardScaler()
+        model = LogisticRegression(max_iter=2000)
+        transform = ColumnTransformer([("categorical", encoder, self.categorical), ("numeric", scaler, self.numeric)])
+        with single_threaded():
+            make_pipeline(transform, model).fit(features, np.asarray(labels).astype(int))
+        encoder = transform.named_transformers_["categorical"]  # the fitted clones
+        scaler = transform.named_transformers_["numeric"]
+        coef = model.coef_[0]
+        self._tables: list[tuple[np.ndarray, np.ndarray]] = []  # per categorical column: (codes, weights)
+        start = 0
+        for codes in encoder.categories_ if self.categorical else []:
+            self._tables.append((np.asarray(codes, dtype=float), coef[start : start + len(codes)]))
+            start += len(codes)
+        scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0) if self.numeric else np.ones(0)
+        self._weights = coef[start:] / scale
+        self._intercept = float(model.intercept_[0]) - float(
+            np.dot(self._weights, scaler.mean_ if self.numeric else [])
         )
-        self.model = make_pipeline(encode, LogisticRegression(max_iter=2000))
-        self.model.fit(features, np.asarray(labels).astype(int))
+        self._margin_cut = float(np.log(self.cutoff / (1.0 - self.cutoff)))
+
+    def margin(self, features: np.ndarray) -> np.ndarray:
+        """The fitted model's log-odds of ``y = 1`` for each row."""
+        features = np.asarray(features, dtype=float)
+        margin = features[:, self.numeric] @ self._weights + self._intercept
+        for column, (codes, weights) in zip(self.categorical, self._tables, strict=True):
+            position = np.clip(np.searchsorted(codes, features[:, column]), 0, codes.size - 1)
+            known = codes[position] == features[:, column]
+            margin += np.where(known, weights[position], 0.0)
+        return margin
 
     def qualified(self, features: np.ndarray) -> np.ndarray:
         """Return ``P(y = 1 | features) >= cutoff`` under the fitted model."""
-        return self.model.predict_proba(np.asarray(features, dtype=float))[:, 1] >= self.cutoff
+        return self.margin(features) >= self._margin_cut
 
 
 def labelled_rows(population: Any) -> tuple[np.ndarray, np.ndarray] | None:

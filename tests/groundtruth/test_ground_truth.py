@@ -173,3 +173,25 @@ def _snapshot_for(population):
         threshold=0.5,
         rng=np.random.default_rng(0),
     )
+
+
+def test_fitted_outcome_margin_equals_the_sklearn_pipeline():
+    from sklearn.compose import ColumnTransformer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    from recoursesim.groundtruth.outcome import FittedOutcome
+
+    rng = np.random.default_rng(0)
+    features = np.column_stack([rng.normal(size=300), rng.integers(0, 4, 300), rng.normal(3, 2, 300)])
+    labels = (features[:, 0] + (features[:, 1] == 2) + rng.normal(size=300) > 0.5).astype(int)
+    outcome = FittedOutcome(features, labels, 0.5, categorical=[1])
+    reference = make_pipeline(
+        ColumnTransformer([("c", OneHotEncoder(handle_unknown="ignore"), [1]), ("n", StandardScaler(), [0, 2])]),
+        LogisticRegression(max_iter=2000),
+    ).fit(features, labels)
+    probe = np.vstack([features[:50], [[0.1, 7.0, 3.0]]])  # category 7 never seen: contributes nothing
+    expected = reference.decision_function(probe)
+    np.testing.assert_allclose(outcome.margin(probe), expected, rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(outcome.qualified(probe), expected >= 0)
