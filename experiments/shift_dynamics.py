@@ -21,7 +21,7 @@ import time
 
 import pandas as pd
 
-from recoursesim.cli._common import atomic_output_dir
+from recoursesim.cli._output import atomic_output_dir
 from recoursesim.shift import dynamics
 
 
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     with pd.option_context("display.width", 200, "display.max_colwidth", 40, "display.max_rows", 500):
         print(table.to_string(index=False))
     print(f"{len(cells)} conditions x {args.seeds} seeds in {elapsed:.0f} s")
-    with atomic_output_dir(args.out) as out:
+    with atomic_output_dir(args.out, overwrite=True) as out:
         rows.to_parquet(out / "observations.parquet", index=False)
         table.to_csv(out / "shift_dynamics.csv", index=False)
         for world in sorted(summary["world"].unique()):
