@@ -51,6 +51,7 @@ class _StepColumns:
     selected: np.ndarray
     effort: np.ndarray
     recommendation: np.ndarray | None = None
+    found: np.ndarray | None = None  # rows of the waiting agents, from generators that report it
 
 
 class Ledger:
@@ -116,12 +117,20 @@ class Ledger:
             )
         )
 
-    def record_actions(self, waiting: np.ndarray, recommendation: np.ndarray, effort: np.ndarray) -> None:
-        """Add the latest step's recommendations and effort spent for the rows in ``waiting`` (a mask)."""
+    def record_actions(
+        self, waiting: np.ndarray, recommendation: np.ndarray, effort: np.ndarray, found: np.ndarray | None = None
+    ) -> None:
+        """Add the latest step's recommendations and effort spent for the rows in ``waiting`` (a mask).
+
+        ``found`` (one boolean per waiting agent), from generators that report it, says whether a
+        valid recommendation was found; the frame then has a ``recourse_found`` column.
+        """
         chunk = self._steps[-1]
         if self.record_recommendations:
             chunk.recommendation = recommendation  # rows of ``waiting`` only; expanded in to_frame
         chunk.effort[waiting] = effort
+        if found is not None:
+            chunk.found = np.asarray(found, dtype=bool)
 
     def step_record(self, index: int) -> StepRecord:
         """Return the ``index``-th recorded step (read-only views of its arrays)."""
@@ -156,7 +165,9 @@ class Ledger:
 
         Returns:
             One row per (agent, step) with columns ``step, agent_id, group, entry_step``, the
-            features, ``score, threshold, selected``, ``rec_<feature>`` (if recorded) and ``effort``.
+            features, ``score, threshold, selected``, ``rec_<feature>`` (if recorded) and ``effort``;
+            with a generator that reports it, ``recourse_found`` (whether the agent got a valid
+            recommendation; missing for selected agents, who need none).
         """
         agent_id = self.column("agent_id").astype(np.int64)
         features = (
@@ -180,6 +191,8 @@ class Ledger:
             )
             columns.update(self._feature_columns(recommendation, "rec_"))
         columns["effort"] = self.column("effort").astype(float)
+        if any(c.found is not None for c in self._steps):
+            columns["recourse_found"] = pd.array(np.concatenate([_found(c) for c in self._steps]), dtype="boolean")
         return pd.DataFrame(columns)
 
     def _feature_columns(self, values: np.ndarray, prefix: str) -> dict[str, object]:
@@ -200,6 +213,14 @@ def _recommendation(chunk: _StepColumns) -> np.ndarray:
     full = np.full(chunk.features.shape, np.nan)
     if chunk.recommendation is not None:
         full[~chunk.selected] = chunk.recommendation
+    return full
+
+
+def _found(chunk: _StepColumns) -> np.ndarray:
+    """Per scored agent: True/False for waiting agents (recommendation found or not), None for selected ones."""
+    full = np.full(chunk.selected.shape, None, dtype=object)
+    if chunk.found is not None:
+        full[~chunk.selected] = chunk.found
     return full
 
 

@@ -216,7 +216,10 @@ class RecourseModel(mesa.Model):
             )
         )
         spent = self.recourse.cost(new_features - before)
-        self.ledger_store.record_actions(waiting, recommendation, spent)
+        found = getattr(self.recourse, "found_", None)  # generators that report it: a valid one was found
+        if found is not None and np.shape(found) != (stay.size,):
+            raise ConfigError("recourse", "found_ must hold one boolean per recommendation", "fix the generator")
+        self.ledger_store.record_actions(waiting, recommendation, spent, found)
         self.table.features[stay] = new_features
         self.table.effort_spent[stay] += spent
 

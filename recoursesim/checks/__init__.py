@@ -16,6 +16,7 @@ a message naming the failed property.
 from recoursesim.checks._registered import EXAMPLE_PARAMS, Case, registered_cases
 from recoursesim.checks.observer import check_observer
 from recoursesim.checks.population import check_population
+from recoursesim.checks.recourse import check_recourse
 from recoursesim.checks.selector import check_selector
 from recoursesim.checks.trainer import check_trainer
 
@@ -24,6 +25,7 @@ __all__ = [
     "Case",
     "check_observer",
     "check_population",
+    "check_recourse",
     "check_selector",
     "check_trainer",
     "registered_cases",

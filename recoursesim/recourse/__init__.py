@@ -2,15 +2,25 @@
 
 from recoursesim.recourse.action_set import ActionSet
 from recoursesim.recourse.base import RecourseGenerator
+from recoursesim.recourse.dice import DiceRecourse
+from recoursesim.recourse.exact_linear import ExactLinearRecourse
 from recoursesim.recourse.linear import LinearRecourse
+from recoursesim.recourse.manifold import NearestAcceptedRecourse
+from recoursesim.recourse.mixed import MixedRecourse
 from recoursesim.recourse.offset_target import OffsetTargetRecourse
 from recoursesim.recourse.projection import project_l1, project_l2
+from recoursesim.recourse.search import SearchRecourse
 
 __all__ = [
     "ActionSet",
+    "DiceRecourse",
+    "ExactLinearRecourse",
     "LinearRecourse",
+    "MixedRecourse",
+    "NearestAcceptedRecourse",
     "OffsetTargetRecourse",
     "RecourseGenerator",
+    "SearchRecourse",
     "project_l1",
     "project_l2",
 ]

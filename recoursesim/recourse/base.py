@@ -12,7 +12,13 @@ from recoursesim.scoring.base import LinearForm, Scorer, linear_form_of
 
 @runtime_checkable
 class RecourseGenerator(Protocol):
-    """Recommends ``x'`` for each agent and prices moves in feature space."""
+    """Recommends ``x'`` for each agent and prices moves in feature space.
+
+    A generator may also report, after each :meth:`recommend`, whether it found a valid
+    recommendation for each agent: an attribute ``found_`` holding one boolean per row. An
+    agent for whom none was found is recommended to stay where it is, and the ledger's
+    ``recourse_found`` column records it (see :class:`~recoursesim.recourse.MixedRecourse`).
+    """
 
     def recommend(
         self, features: np.ndarray, scores: np.ndarray, threshold: float | np.ndarray, scorer: Scorer

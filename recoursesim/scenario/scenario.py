@@ -200,7 +200,7 @@ class Scenario:
                 f"give one weight per feature ({', '.join(feature_names)})",
             )  # fmt: skip
         selector = build("selector", spec["selection"])
-        recourse = build("recourse", spec["recourse"], feature_names=feature_names, **mixed)
+        recourse = build("recourse", spec["recourse"], feature_names=feature_names, population=population, **mixed)
         behaviour = build("behaviour", spec["behaviour"], **mixed)
         trainer = build("trainer", spec["training"], **mixed) if "training" in spec else None
         refit_order_of(trainer)

@@ -1,0 +1,217 @@
+"""What every mixed-type recourse generator shares: the action set, the cost model, the "found" report.
+
+Agents' features are in the code space of a :class:`~recoursesim.features.FeatureSchema`
+(numeric and integer values, ordinal ranks, categorical codes). A generator built on
+:class:`MixedRecourse` implements ``_search(features, threshold, scorer)`` for the agents below
+the threshold; this base class
+
+- builds the :class:`~recoursesim.features.MixedActionSet` and the
+  :class:`~recoursesim.features.CostModel` from scenario tables,
+- checks every recommendation with the model and the action set, and
+- reports per agent whether a valid recommendation was found (``found_``): an agent for whom
+  none was found is told to stay where it is, and ``found_`` is ``False`` for it.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from scipy.special import logit
+
+from recoursesim.errors import ConfigError
+from recoursesim.recourse.separable import SeparableProblem, SeparableSolution, pareto_options
+from recoursesim.scoring.base import Scorer
+
+if TYPE_CHECKING:
+    from recoursesim.features import FeatureSchema, MixedActionSet
+
+
+class MixedRecourse(ABC):
+    """Base class of the recourse generators for mixed-type features (see the module docstring).
+
+    Args:
+        action_set: Table of constraints: ``immutable``, ``increase_only``, ``decrease_only``,
+            ``lower``, ``upper``, ``allowed_categories`` (see :class:`~recoursesim.features.MixedActionSet`),
+            or a ready :class:`~recoursesim.features.MixedActionSet`.
+        cost_weights: Feature -> cost multiplier (see :class:`~recoursesim.features.CostModel`).
+        schema: The population's feature schema (supplied by the builder; default: every feature
+            numeric on ``[0, 1]``).
+        action_defaults: The data set's default action set, used when ``action_set`` is not given
+            (supplied by the builder).
+        feature_names: Supplied by the model; used when there is no schema.
+    """
+
+    def __init__(
+        self,
+        action_set: Mapping[str, Any] | MixedActionSet | None = None,
+        cost_weights: Mapping[str, float] | None = None,
+        schema: FeatureSchema | None = None,
+        action_defaults: Mapping[str, Any] | None = None,
+        feature_names: Sequence[str] = ("x0", "x1"),
+    ) -> None:
+        from recoursesim.features import (  # the features package imports this one
+            CostModel,
+            FeatureSchema,
+            MixedActionSet,
+        )
+
+        self.action_set = action_set
+        self.action_defaults = action_defaults
+        self.cost_weights = cost_weights
+        self.schema = schema if schema is not None else FeatureSchema.numeric(list(feature_names))
+        self.feature_names = self.schema.names
+        if isinstance(action_set, MixedActionSet):
+            self.actions_ = action_set
+        else:
+            try:
+                spec = action_set if action_set is not None else action_defaults
+                self.actions_ = MixedActionSet.from_spec(self.schema, spec)
+            except ConfigError as error:
+                raise error.under("action_set") from None
+        try:
+            self.costs_ = CostModel(self.schema, cost_weights)
+        except ConfigError as error:
+            raise error.under("cost_weights") from None
+        self.found_ = np.zeros(0, dtype=bool)
+
+    # ------------------------------------------------------------------ the protocol
+
+    def cost(self, moves: np.ndarray) -> np.ndarray:
+        """The cost model's price of each row of ``moves`` (``x' - x`` in code space)."""
+        return self.costs_.cost(moves)
+
+    def recommend(
+        self, features: np.ndarray, scores: np.ndarray, threshold: float | np.ndarray, scorer: Scorer
+    ) -> np.ndarray:
+        """Return a legal, accepted point per agent below ``threshold``; set ``found_``.
+
+        Agents at or above the threshold keep their features (``found_`` True). An agent for
+        whom no legal point with score ``>= threshold`` was found keeps its features and gets
+        ``found_`` False.
+        """
+        features = np.asarray(features, dtype=float)
+        n = features.shape[0]
+        limit = np.broadcast_to(np.asarray(threshold, dtype=float), (n,))
+        recommendation = features.copy()
+        found = np.asarray(scores, dtype=float) >= limit
+        rows = np.flatnonzero(~found)
+        if rows.size:
+            moved, ok = self._search(features[rows], limit[rows], scorer)
+            moved = np.where(ok[:, None], moved, features[rows])
+            accepted = np.asarray(scorer.score(moved), dtype=float) >= limit[rows]
+            ok &= accepted & self.actions_.is_valid(features[rows], moved)
+            recommendation[rows] = np.where(ok[:, None], moved, features[rows])
+            found[rows] = ok
+        self.found_ = found
+        return recommendation
+
+    @abstractmethod
+    def _search(self, features: np.ndarray, threshold: np.ndarray, scorer: Scorer) -> tuple[np.ndarray, np.ndarray]:
+        """Return candidate points and whether each was found, for agents below ``threshold``."""
+
+    # ------------------------------------------------------------------ shared pieces
+
+    @property
+    def mutable(self) -> np.ndarray:
+        """Features an agent may change at all (not immutable, with more than one value)."""
+        schema = self.schema
+        fixed = self.actions_.immutable | (self.actions_.lower >= self.actions_.upper)
+        for j in np.flatnonzero(schema.is_categorical):
+            fixed[j] |= not self.actions_.allowed[j].any()
+        return ~fixed
+
+    def legal_codes(self, features: np.ndarray, j: int) -> np.ndarray:
+        """``(n, m_j)``: which codes of discrete feature ``j`` each agent may move to (not staying)."""
+        m = int(self.schema.n_categories[j])
+        codes = np.arange(m, dtype=float)
+        lo, hi = self.actions_.box(features)
+        inside = (codes[None, :] >= lo[:, j, None] - 1e-9) & (codes[None, :] <= hi[:, j, None] + 1e-9)
+        allowed = self.actions_.allowed[j][None, :m] if self.actions_.allowed[j].size == m else np.ones((1, m), bool)
+        return inside & allowed & (codes[None, :] != features[:, j, None])
+
+    def continuous_room(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(up, down)``: how far each numeric/integer feature may rise and fall (whole units for integers)."""
+        lo, hi = self.actions_.box(features)
+        up = np.maximum(hi - features, 0.0)
+        down = np.maximum(features - lo, 0.0)
+        whole = self.schema.is_integer
+        up[:, whole] = np.floor(up[:, whole] + 1e-9)
+        down[:, whole] = np.floor(down[:, whole] + 1e-9)
+        return up, down
+
+    def separable_problem(
+        self, features: np.ndarray, need: np.ndarray, up_gain: np.ndarray, down_gain: np.ndarray, tables: list
+    ) -> tuple[SeparableProblem, np.ndarray, np.ndarray, list[int]]:
+        """Turn margin gains into a :class:`SeparableProblem`.
+
+        Args:
+            features: ``(n, d)`` current codes.
+            need: ``(n,)`` margin to gain.
+            up_gain: ``(n, d)`` margin per unit rise of each numeric/integer feature.
+            down_gain: ``(n, d)`` margin per unit fall.
+            tables: Per discrete feature (schema order), ``(n, m_j)`` margin change of moving to each code.
+
+        Returns:
+            The problem, the direction (+1/-1) of each continuous feature, their columns and the
+            discrete columns.
+        """
+        schema = self.schema
+        mutable = self.mutable
+        cont = np.flatnonzero((schema.is_numeric | schema.is_integer) & mutable)
+        disc = [int(j) for j in np.flatnonzero((schema.is_ordinal | schema.is_categorical) & mutable)]
+        up, down = self.continuous_room(features)
+        rise = up_gain[:, cont] >= down_gain[:, cont]
+        slope = np.where(rise, up_gain[:, cont], down_gain[:, cont])
+        room = np.where(rise, up[:, cont], down[:, cont])
+        unit = np.broadcast_to(self.costs_.unit_cost[cont], slope.shape)
+        useful = (slope > 0) & (unit > 0)
+        options = []
+        for table, j in zip(tables, disc, strict=True):
+            codes = np.broadcast_to(np.arange(table.shape[1], dtype=float), table.shape)
+            step = np.abs(codes - features[:, j, None])
+            price = self.costs_.unit_cost[j] * (step if schema.is_ordinal[j] else (step > 0))
+            options.append(pareto_options(codes, table, price, self.legal_codes(features, j)))
+        problem = SeparableProblem(
+            need=need,
+            slope=np.where(useful, slope, 0.0),
+            unit=np.where(useful, unit, 1.0),
+            room=np.where(useful, room, 0.0),
+            integral=schema.is_integer[cont],
+            discrete=options,
+        )
+        return problem, np.where(rise, 1.0, -1.0), cont, disc
+
+    @staticmethod
+    def apply_solution(
+        features: np.ndarray,
+        solution: SeparableSolution,
+        problem: SeparableProblem,
+        direction: np.ndarray,
+        cont: np.ndarray,
+        disc: list[int],
+    ) -> np.ndarray:
+        """The points a :class:`SeparableSolution` moves ``features`` to."""
+        out = features.copy()
+        out[:, cont] += direction * solution.amount
+        rows = np.arange(features.shape[0])
+        for k, (options, j) in enumerate(zip(problem.discrete, disc, strict=True)):
+            pick = solution.choice[:, k]
+            chosen = pick >= 0
+            if chosen.any():
+                out[rows[chosen], j] = options.value[rows[chosen], pick[chosen]]
+        return out
+
+
+def link_of(scores: np.ndarray, threshold: np.ndarray) -> str:
+    """``"logistic"`` when scores and cut-offs are probabilities strictly inside (0, 1), else ``"identity"``."""
+    values = np.concatenate([np.ravel(scores), np.ravel(threshold)])
+    return "logistic" if np.all((values > 0) & (values < 1)) else "identity"
+
+
+def to_margin(scores: np.ndarray, link: str) -> np.ndarray:
+    """Scores on an additive scale: the log-odds of a probability (``"logistic"``) or as they are."""
+    scores = np.asarray(scores, dtype=float)
+    return logit(np.clip(scores, 1e-15, 1 - 1e-15)) if link == "logistic" else scores

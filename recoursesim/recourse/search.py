@@ -1,0 +1,280 @@
+"""Model-agnostic recourse by probing and search: needs only the model's scores."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from recoursesim._validate import check_float, check_int
+from recoursesim.recourse.mixed import MixedRecourse, link_of, to_margin
+from recoursesim.recourse.separable import solve_separable
+from recoursesim.recourse.spheres import growing_spheres
+from recoursesim.registry import register
+from recoursesim.scoring.base import Scorer
+
+if TYPE_CHECKING:
+    from recoursesim.features import FeatureSchema, MixedActionSet
+
+
+@register("recourse", "search", "growing_spheres")
+class SearchRecourse(MixedRecourse):
+    """A cheap legal point the model accepts, found with nothing but the model's scores.
+
+    For every agent below the cut-off, in one batch per phase:
+
+    1. **Probe.** Score the agent with one feature changed at a time: each numeric/integer
+       feature moved to the edge of its legal range in either direction, each discrete feature
+       set to each legal category (for a categorical feature with many categories, only the few
+       that raise the score most on a sample of agents). This gives, per agent, how much each single change moves the
+       score (on the log-odds scale for probabilities).
+    2. **Solve the probed model.** Treat those effects as additive and find the cheapest
+       combination reaching the cut-off exactly (:func:`~recoursesim.recourse.separable.solve_separable`),
+       then score it. Where the real model disagrees (interactions, curvature), the missing
+       margin is scaled up and the solve repeated, ``rounds`` times.
+    3. **Growing spheres.** The probed model's best point (every useful single change at once)
+       is tried for agents still without an accepted point. Those the probed model said could
+       reach the cut-off, and still have none, get random legal moves in
+       shells of growing cost around them (``samples`` per shell, radius doubling from
+       ``radius``) until one is accepted.
+    4. **Shrink.** Every accepted point is pulled back toward the agent by bisection on its
+       numeric and integer changes (``bisection_steps`` steps), onto the cut-off, and changes
+       that are not needed are undone one feature at a time.
+
+    Every candidate is legalised by the action set and kept only if the model accepts it. For an
+    additive model (linear, one-hot logistic) step 2 is exact, so the result matches
+    ``exact_linear``; for other models it is a heuristic with no optimality guarantee.
+
+    Args:
+        action_set: Constraints (see :class:`~recoursesim.recourse.mixed.MixedRecourse`).
+        cost_weights: Feature -> cost multiplier.
+        rounds: Corrections of the probed solution.
+        samples: Random candidates per agent per shell.
+        radius: Cost of the first shell.
+        shells: Largest number of shells (each doubles the radius).
+        bisection_steps: Bisection steps onto the cut-off.
+        integer_steps: Integer features with at most this many legal unit steps are solved unit by
+            unit in step 2; wider ones are moved like numbers and rounded up (faster).
+        probe_codes: Categorical features with more categories are probed, per agent, only at
+            the ``probe_codes + 1`` categories that raise the score most on a sample of agents.
+        seed: Seed of the random search (it is deterministic).
+        schema: Supplied by the builder.
+        action_defaults: Supplied by the builder (the data set's default action set).
+        feature_names: Supplied by the model when there is no schema.
+    """
+
+    def __init__(
+        self,
+        action_set: Mapping[str, Any] | MixedActionSet | None = None,
+        cost_weights: Mapping[str, float] | None = None,
+        rounds: int = 3,
+        samples: int = 16,
+        radius: float = 0.05,
+        shells: int = 5,
+        bisection_steps: int = 8,
+        integer_steps: int = 16,
+        probe_codes: int = 3,
+        seed: int = 0,
+        schema: FeatureSchema | None = None,
+        action_defaults: Mapping[str, Any] | None = None,
+        feature_names: Sequence[str] = ("x0", "x1"),
+    ) -> None:
+        super().__init__(action_set, cost_weights, schema, action_defaults, feature_names)
+        self.rounds = check_int("rounds", rounds, minimum=0)
+        self.samples = check_int("samples", samples, minimum=1)
+        self.radius = check_float("radius", radius, minimum=0.0)
+        if self.radius == 0:
+            self.radius = 0.05
+        self.shells = check_int("shells", shells, minimum=1)
+        self.bisection_steps = check_int("bisection_steps", bisection_steps, minimum=0)
+        self.integer_steps = check_int("integer_steps", integer_steps, minimum=0)
+        self.probe_codes = check_int("probe_codes", probe_codes, minimum=1)
+        self.seed = check_int("seed", seed, minimum=0)
+
+    def _search(self, features: np.ndarray, threshold: np.ndarray, scorer: Scorer) -> tuple[np.ndarray, np.ndarray]:
+        rng = np.random.default_rng(self.seed)
+        base = np.asarray(scorer.score(features), dtype=float)
+        link = link_of(base, threshold)
+        best = features.copy()
+        found = np.zeros(features.shape[0], dtype=bool)
+        moved, ok, hopeful = self._probe_and_solve(features, base, threshold, scorer, link)
+        best[ok], found[ok] = moved[ok], True
+        rest = np.flatnonzero(~found & hopeful)
+        if rest.size:
+            moved, ok = growing_spheres(self, features[rest], threshold[rest], scorer, rng)
+            best[rest[ok]], found[rest[ok]] = moved[ok], True
+        if found.any():
+            rows = np.flatnonzero(found)
+            best[rows] = self._shrink(features[rows], best[rows], threshold[rows], scorer)
+        return best, found
+
+    def _probe_and_solve(
+        self, features: np.ndarray, base: np.ndarray, threshold: np.ndarray, scorer: Scorer, link: str
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Steps 1 and 2 of the class docstring.
+
+        Returns the accepted points, which agents have one, and which of the others are worth a
+        random search: those the probed model says can reach the cut-off.
+        """
+        n, d = features.shape
+        schema = self.schema
+        mutable = self.mutable
+        up, down = self.continuous_room(features)
+        cont = np.flatnonzero((schema.is_numeric | schema.is_integer) & mutable)
+        disc = np.flatnonzero((schema.is_ordinal | schema.is_categorical) & mutable)
+        margin0 = to_margin(base, link)
+        codes = {int(j): self._codes_to_probe(features, margin0, int(j), scorer, link) for j in disc}
+        # one probe row per (agent, single change) that is a real move: (agent, feature, value)
+        who: list[np.ndarray] = []
+        what: list[np.ndarray] = []
+        value: list[np.ndarray] = []
+        for k in cont:
+            for room, sign in ((up[:, k], 1.0), (down[:, k], -1.0)):
+                moving = np.flatnonzero(room > 0)
+                who.append(moving)
+                what.append(np.full(moving.size, k))
+                value.append(features[moving, k] + sign * room[moving])
+        for j in disc:
+            agent, code = np.nonzero(codes[int(j)][None, :] != features[:, j, None])
+            who.append(agent)
+            what.append(np.full(agent.size, j))
+            value.append(codes[int(j)][code].astype(float))
+        who_all = np.concatenate(who) if who else np.zeros(0, dtype=int)
+        what_all = np.concatenate(what) if what else np.zeros(0, dtype=int)
+        rows = features[who_all]
+        rows[np.arange(who_all.size), what_all] = np.concatenate(value) if value else np.zeros(0)
+        effect_all = (
+            to_margin(np.asarray(scorer.score(rows), dtype=float), link) - margin0[who_all]
+            if who_all.size
+            else np.zeros(0)
+        )
+        up_gain = np.zeros((n, d))
+        down_gain = np.zeros((n, d))
+        at = 0
+        for k in cont:
+            for room, gain in ((up[:, k], up_gain), (down[:, k], down_gain)):
+                moving = np.flatnonzero(room > 0)
+                gain[moving, k] = effect_all[at : at + moving.size] / room[moving]
+                at += moving.size
+        tables = []
+        for j in disc:
+            table = np.full((n, int(schema.n_categories[j])), -np.inf)
+            table[np.arange(n), features[:, j].astype(int)] = 0.0
+            agent, code = np.nonzero(codes[int(j)][None, :] != features[:, j, None])
+            table[agent, codes[int(j)][code]] = effect_all[at : at + agent.size]
+            at += agent.size
+            tables.append(table)
+        target = to_margin(threshold, link)
+        need = target - margin0 + 1e-9 * (1 + np.abs(target))
+        best = features.copy()
+        found = np.zeros(n, dtype=bool)
+        hopeful = np.zeros(n, dtype=bool)
+        todo = np.arange(n)
+        for _ in range(self.rounds + 1):
+            problem, direction, columns, discrete = self.separable_problem(
+                features[todo], need[todo], up_gain[todo], down_gain[todo], [t[todo] for t in tables]
+            )
+            solution = solve_separable(problem, max_integer_options=self.integer_steps)
+            hopeful[todo] |= solution.feasible
+            if not solution.feasible.any():
+                break
+            moved = self.apply_solution(features[todo], solution, problem, direction, columns, discrete)
+            moved = self.actions_.legalise(features[todo], moved)
+            reached = to_margin(np.asarray(scorer.score(moved), dtype=float), link)
+            ok = solution.feasible & (reached >= target[todo])
+            best[todo[ok]], found[todo[ok]] = moved[ok], True
+            retry = solution.feasible & ~ok
+            gained = reached - margin0[todo]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                scale = np.where(gained > 1e-12, need[todo] / gained, 2.0)
+            need[todo] = need[todo] * np.clip(scale, 1.05, 4.0)
+            todo = todo[retry]
+            if todo.size == 0:
+                break
+        # the probed model's best point (every useful single change at once): a last candidate
+        rest = np.flatnonzero(~found)
+        if rest.size:
+            point = features[rest].copy()
+            for k in cont:
+                gain_up, gain_down = up_gain[rest, k] * up[rest, k], down_gain[rest, k] * down[rest, k]
+                rise = (gain_up >= gain_down) & (gain_up > 0)
+                fall = ~rise & (gain_down > 0)
+                point[:, k] += np.where(rise, up[rest, k], 0.0) - np.where(fall, down[rest, k], 0.0)
+            for table, j in zip(tables, disc, strict=True):
+                gains = np.where(self.legal_codes(features[rest], int(j)), table[rest], -np.inf)
+                code = np.argmax(gains, axis=1)
+                point[:, j] = np.where(gains[np.arange(rest.size), code] > 0, code, point[:, j])
+            point = self.actions_.legalise(features[rest], point)
+            ok = np.asarray(scorer.score(point), dtype=float) >= threshold[rest]
+            best[rest[ok]], found[rest[ok]] = point[ok], True
+        return best, found, hopeful
+
+    def _codes_to_probe(
+        self, features: np.ndarray, margin0: np.ndarray, j: int, scorer: Scorer, link: str
+    ) -> np.ndarray:
+        """Codes of discrete feature ``j`` to probe for every agent.
+
+        Ordinal features and categorical features with at most ``probe_codes + 1`` categories:
+        every code. Wider categorical features: the ``probe_codes + 1`` allowed codes that raise
+        the score most on average over a sample of at most 64 agents (one is each agent's own).
+        """
+        m = int(self.schema.n_categories[j])
+        if self.schema.is_ordinal[j] or m <= self.probe_codes + 1:
+            return np.arange(m)
+        allowed = np.flatnonzero(self.actions_.allowed[j][:m])
+        sample = np.linspace(0, features.shape[0] - 1, min(64, features.shape[0])).astype(int)
+        rows = np.repeat(features[sample], allowed.size, axis=0)
+        rows[:, j] = np.tile(allowed, sample.size)
+        margin = to_margin(np.asarray(scorer.score(rows), dtype=float), link).reshape(sample.size, allowed.size)
+        mean_effect = (margin - margin0[sample, None]).mean(axis=0)
+        return np.sort(allowed[np.argsort(-mean_effect, kind="stable")[: self.probe_codes + 1]])
+
+    def _shrink(self, features: np.ndarray, moved: np.ndarray, threshold: np.ndarray, scorer: Scorer) -> np.ndarray:
+        """Step 4 of the class docstring: bisect numeric changes onto the cut-off, undo needless changes.
+
+        The bisection scores three fractions per call (the quarter points of the interval left),
+        so each call halves the interval twice; undoing tries every changed feature of every
+        agent in one call and keeps the accepted undo that saves the most, twice.
+        """
+        n = features.shape[0]
+        linear = self.schema.is_numeric | self.schema.is_integer
+        delta = np.where(linear, moved - features, 0.0)
+        accepted, rejected = np.ones(n), np.zeros(n)
+        quarters = np.array([0.25, 0.5, 0.75])
+        for _ in range((self.bisection_steps + 1) // 2):
+            fractions = rejected[:, None] + (accepted - rejected)[:, None] * quarters[None, :]
+            trial = self._at(
+                np.repeat(features, 3, 0), np.repeat(moved, 3, 0), np.repeat(delta, 3, 0), fractions.ravel()
+            )
+            ok = (np.asarray(scorer.score(trial), dtype=float) >= np.repeat(threshold, 3)).reshape(n, 3)
+            lowest = np.where(ok, fractions, np.inf).min(axis=1)
+            highest_rejected = np.where(~ok & (fractions < lowest[:, None]), fractions, -np.inf).max(axis=1)
+            accepted = np.where(np.isfinite(lowest), lowest, accepted)
+            rejected = np.maximum(rejected, highest_rejected)
+        best = self._at(features, moved, delta, accepted)
+        for _ in range(2):
+            changed = (best != features) & self.mutable
+            agent, feature = np.nonzero(changed)
+            if agent.size == 0:
+                break
+            trial = best[agent].copy()
+            trial[np.arange(agent.size), feature] = features[agent, feature]
+            ok = np.asarray(scorer.score(trial), dtype=float) >= threshold[agent]
+            saving = np.where(
+                ok, self.cost(best[agent] - features[agent]) - self.cost(trial - features[agent]), -np.inf
+            )
+            top = np.full(n, -np.inf)
+            np.maximum.at(top, agent, saving)
+            pick = np.flatnonzero((saving > 0) & (saving == top[agent]))
+            pick = pick[np.unique(agent[pick], return_index=True)[1]]
+            best[agent[pick]] = trial[pick]
+        return best
+
+    def _at(self, features: np.ndarray, moved: np.ndarray, delta: np.ndarray, fraction: np.ndarray) -> np.ndarray:
+        """``moved`` with its numeric/integer changes scaled by ``fraction`` (integers rounded away from the agent)."""
+        point = np.where(delta != 0, features + fraction[:, None] * delta, moved)
+        whole = self.schema.is_integer
+        step = point[:, whole] - features[:, whole]
+        point[:, whole] = features[:, whole] + np.sign(step) * np.ceil(np.abs(step) - 1e-9)
+        return point

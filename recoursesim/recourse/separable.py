@@ -1,0 +1,265 @@
+"""Cheapest move for a separable score gain under a separable cost, vectorised over agents.
+
+The problem, for each agent ``i``::
+
+    minimise   Σ_k u_k y_k  +  Σ_j cost_j(o_j)
+    subject to Σ_k s_k y_k  +  Σ_j gain_j(o_j)  >=  need_i
+               0 <= y_k <= room_k        (y_k integral for integer features)
+               o_j ∈ {stay} ∪ options_j  (at most one option per discrete feature)
+
+``y_k`` is how far numeric or integer feature ``k`` moves in its useful direction (``s_k``
+margin gained and ``u_k`` cost paid per unit), and ``o_j`` picks one option (a category, a
+rank) of discrete feature ``j``. This is what an additive model (a linear or one-hot logistic
+model) with the range-normalised / per-step / per-switch cost turns into.
+
+How it is solved, for all agents at once:
+
+1. Integer features that can move at most ``max_integer_options`` units become discrete options
+   (move 1, 2, ... units).
+2. The Pareto frontier of (cost, gain) over every combination of discrete options is built one
+   feature at a time (a multiple-choice knapsack by dominance): a combination is kept only if it
+   gains more than every cheaper one, with gains capped at the need.
+3. For each frontier point, the numeric features cover the rest of the need as a fractional
+   knapsack (cheapest cost per unit of gain first); its cost is the piecewise-linear convex
+   function ``C(r) = Σ_k ρ_k · clip(r - G_k, 0, g_k)`` of the remaining need ``r`` (``ρ_k`` the
+   k-th cheapest ratio, ``g_k`` its capacity, ``G_k`` the capacity of the cheaper ones). The
+   cheapest frontier point plus its ``C(r)`` is the optimum.
+
+Steps 2 and 3 are exact. An integer feature with a wider range (credit amounts in currency
+units, say) is moved like a number and its amount rounded up, which costs at most one unit of
+that feature (its cost per unit) more than the optimum.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class DiscreteOptions:
+    """The options of one discrete feature for every agent (padded with unusable options).
+
+    Attributes:
+        value: ``(n, K)`` code each option sets the feature to.
+        gain: ``(n, K)`` margin gained by the option.
+        cost: ``(n, K)`` cost of the option (``inf`` marks padding).
+    """
+
+    value: np.ndarray
+    gain: np.ndarray
+    cost: np.ndarray
+
+
+@dataclass
+class SeparableProblem:
+    """One step's problem for ``n`` agents (see the module docstring).
+
+    Attributes:
+        need: ``(n,)`` margin still missing (``<= 0``: nothing to do).
+        slope: ``(n, c)`` margin gained per unit move of each continuous feature (``>= 0``).
+        unit: ``(n, c)`` cost per unit move (``> 0``).
+        room: ``(n, c)`` how far each may move (``>= 0``).
+        integral: ``(c,)`` which continuous features take whole-number moves.
+        discrete: One :class:`DiscreteOptions` per discrete feature.
+    """
+
+    need: np.ndarray
+    slope: np.ndarray
+    unit: np.ndarray
+    room: np.ndarray
+    integral: np.ndarray
+    discrete: list[DiscreteOptions]
+
+
+@dataclass
+class SeparableSolution:
+    """Cheapest moves: ``amount`` (``(n, c)``), ``choice`` (``(n, J)`` option index or -1), ``cost``, ``feasible``."""
+
+    amount: np.ndarray
+    choice: np.ndarray
+    cost: np.ndarray
+    feasible: np.ndarray
+
+
+def pareto_options(value: np.ndarray, gain: np.ndarray, cost: np.ndarray, usable: np.ndarray) -> DiscreteOptions:
+    """Keep each agent's non-dominated options (positive gain, no cheaper option gaining as much).
+
+    Args:
+        value: ``(n, m)`` code of each candidate option.
+        gain: ``(n, m)`` margin gained.
+        cost: ``(n, m)`` cost.
+        usable: ``(n, m)`` which candidates are legal moves for the agent.
+
+    Returns:
+        The options, padded to the largest count kept for any agent.
+    """
+    usable = usable & (gain > 0) & np.isfinite(cost)
+    g = np.where(usable, gain, -np.inf)
+    c = np.where(usable, cost, np.inf)
+    # option a is dominated by b if b costs no more and gains at least as much, strictly better in one
+    dominated = (
+        (c[:, None, :] <= c[:, :, None])
+        & (g[:, None, :] >= g[:, :, None])
+        & ((c[:, None, :] < c[:, :, None]) | (g[:, None, :] > g[:, :, None]))
+    ).any(axis=2)
+    # among exact duplicates keep the first
+    same = (c[:, None, :] == c[:, :, None]) & (g[:, None, :] == g[:, :, None])
+    earlier = np.tril(np.ones((g.shape[1], g.shape[1]), dtype=bool), k=-1)
+    duplicate = (same & earlier[None]).any(axis=2)
+    keep = usable & ~dominated & ~duplicate
+    width = max(int(keep.sum(axis=1).max(initial=0)), 0)
+    order = np.argsort(~keep, axis=1, kind="stable")[:, :width]
+    kept = np.take_along_axis(keep, order, axis=1)
+    return DiscreteOptions(
+        value=np.take_along_axis(value, order, axis=1),
+        gain=np.where(kept, np.take_along_axis(gain, order, axis=1), 0.0),
+        cost=np.where(kept, np.take_along_axis(cost, order, axis=1), np.inf),
+    )
+
+
+def solve_separable(problem: SeparableProblem, max_integer_options: int = 128) -> SeparableSolution:
+    """Solve :class:`SeparableProblem` for every agent (see the module docstring).
+
+    Args:
+        problem: The agents' problems.
+        max_integer_options: Integer features that can move at most this many units are
+            enumerated unit by unit (exact); the others are moved like numbers and their amount
+            rounded up, which costs at most one unit of that feature more than the optimum.
+
+    Returns:
+        The moves, their cost (``inf`` where infeasible) and feasibility.
+    """
+    n, c = problem.slope.shape
+    small = problem.integral & (problem.room.max(axis=0, initial=0.0) <= max_integer_options)
+    n_discrete = len(problem.discrete)
+    stages = [*problem.discrete, *(_unit_steps(problem, int(k)) for k in np.flatnonzero(small))]
+    rest = SeparableProblem(
+        need=problem.need,
+        slope=np.where(small, 0.0, problem.slope),
+        unit=problem.unit,
+        room=np.where(small, 0.0, problem.room),
+        integral=problem.integral,
+        discrete=[],
+    )
+    solution = SeparableSolution(
+        amount=np.zeros((n, c)),
+        choice=np.full((n, n_discrete), -1, dtype=np.int64),
+        cost=np.zeros(n),
+        feasible=problem.need <= 0,
+    )
+    todo = np.flatnonzero(~solution.feasible)
+    for start in range(0, todo.size, 256):
+        rows = todo[start : start + 256]
+        index = np.arange(rows.size)
+        picks, gain, cost = _frontier(stages, rows, problem.need[rows])
+        ratio, cap, before, order = _knapsack_tables(rest, rows)
+        total = cost + _knapsack_cost(problem.need[rows, None] - gain, ratio, cap, before)
+        best = np.argmin(total, axis=1)
+        ok = np.isfinite(total[index, best])
+        left = np.maximum(problem.need[rows] - gain[index, best], 0.0)
+        moved = _knapsack_amount(left, ratio, cap, before, order, rest.slope[rows])
+        moved = np.where(problem.integral, np.minimum(np.ceil(moved - 1e-9), rest.room[rows]), moved)
+        chosen = picks[index, best]
+        for stage, k in enumerate(np.flatnonzero(small), start=n_discrete):
+            moved[:, k] = chosen[:, stage] + 1.0
+        moved = np.where(ok[:, None], moved, 0.0)
+        choice = np.where(ok[:, None], chosen[:, :n_discrete], -1)
+        spent = (moved * problem.unit[rows]).sum(axis=1)
+        for j, options in enumerate(problem.discrete):
+            if options.cost.shape[1]:
+                spent = spent + np.where(choice[:, j] >= 0, options.cost[rows, np.maximum(choice[:, j], 0)], 0.0)
+        solution.amount[rows] = moved
+        solution.choice[rows] = choice
+        solution.cost[rows] = spent
+        solution.feasible[rows] = ok
+    solution.cost[~solution.feasible] = np.inf
+    return solution
+
+
+def _unit_steps(problem: SeparableProblem, k: int) -> DiscreteOptions:
+    """Moving integer feature ``k`` by 1, 2, ... units, as discrete options."""
+    width = int(problem.room[:, k].max(initial=0.0))
+    steps = np.broadcast_to(np.arange(1, width + 1, dtype=float), (problem.need.size, width))
+    usable = (steps <= problem.room[:, k, None]) & (problem.slope[:, k, None] > 0)
+    return DiscreteOptions(
+        value=steps,
+        gain=np.where(usable, problem.slope[:, k, None] * steps, 0.0),
+        cost=np.where(usable, problem.unit[:, k, None] * steps, np.inf),
+    )
+
+
+def _frontier(
+    stages: list[DiscreteOptions], rows: np.ndarray, need: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pareto frontier of (cost, gain) over every combination of the stages' options, per agent.
+
+    Built one stage at a time: combine the frontier with the stage's options (or staying), cap
+    gains at the need (gaining more is worth nothing), and keep only the combinations that gain
+    more than every cheaper one.
+
+    Returns:
+        ``(picks, gain, cost)``: the option picked at every stage (``-1``: stay) of each frontier
+        point, ``(r, f, stages)``; the point's gain and cost, ``(r, f)`` (padding costs ``inf``).
+    """
+    r = rows.size
+    every = np.arange(r)[:, None]
+    cost = np.zeros((r, 1))
+    gain = np.zeros((r, 1))
+    picks = np.zeros((r, 1, 0), dtype=np.int64)
+    for options in stages:
+        k = options.cost.shape[1]
+        add_cost = np.concatenate([np.zeros((r, 1)), options.cost[rows]], axis=1)
+        add_gain = np.concatenate([np.zeros((r, 1)), options.gain[rows]], axis=1)
+        cost = (cost[:, :, None] + add_cost[:, None, :]).reshape(r, -1)
+        gain = np.minimum((gain[:, :, None] + add_gain[:, None, :]).reshape(r, -1), need[:, None])
+        order = np.lexsort((-gain, cost), axis=1)
+        cost = np.take_along_axis(cost, order, axis=1)
+        gain = np.take_along_axis(gain, order, axis=1)
+        earlier = np.maximum.accumulate(np.concatenate([np.full((r, 1), -np.inf), gain[:, :-1]], axis=1), axis=1)
+        keep = (gain > earlier) & np.isfinite(cost)
+        width = max(int(keep.sum(axis=1).max(initial=0)), 1)
+        compact = np.argsort(~keep, axis=1, kind="stable")[:, :width]
+        kept = np.take_along_axis(keep, compact, axis=1)
+        source = np.take_along_axis(order, compact, axis=1)  # index into the f * (k + 1) combinations
+        cost = np.where(kept, np.take_along_axis(cost, compact, axis=1), np.inf)
+        gain = np.where(kept, np.take_along_axis(gain, compact, axis=1), 0.0)
+        parent, option = np.divmod(source, k + 1)
+        picks = np.concatenate([picks[every, parent], (option - 1)[:, :, None]], axis=2)
+    return picks, gain, cost
+
+
+def _knapsack_tables(problem: SeparableProblem, rows: np.ndarray) -> tuple[np.ndarray, ...]:
+    slope, unit, room = problem.slope[rows], problem.unit[rows], problem.room[rows]
+    useful = (slope > 0) & (room > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(useful, unit / np.where(useful, slope, 1.0), np.inf)
+    order = np.argsort(ratio, axis=1, kind="stable")
+    ratio = np.take_along_axis(ratio, order, axis=1)
+    cap = np.take_along_axis(np.where(useful, slope * room, 0.0), order, axis=1)
+    before = np.cumsum(cap, axis=1) - cap
+    return ratio, cap, before, order
+
+
+def _knapsack_cost(residual: np.ndarray, ratio: np.ndarray, cap: np.ndarray, before: np.ndarray) -> np.ndarray:
+    """``C(r)`` for every combination's residual need ``r`` (``inf`` where the capacity falls short)."""
+    r = residual[:, :, None]
+    used = np.clip(r - before[:, None, :], 0.0, cap[:, None, :])
+    finite_ratio = np.where(np.isfinite(ratio), ratio, 0.0)
+    spent = (used * finite_ratio[:, None, :]).sum(axis=2)
+    short = residual > cap.sum(axis=1)[:, None] * (1 + 1e-12) + 1e-12
+    return np.where(short, np.inf, spent)
+
+
+def _knapsack_amount(
+    left: np.ndarray, ratio: np.ndarray, cap: np.ndarray, before: np.ndarray, order: np.ndarray, slope: np.ndarray
+) -> np.ndarray:
+    """Per-feature move amounts filling ``left`` greedily (back in the features' own order)."""
+    used = np.clip(left[:, None] - before, 0.0, cap)
+    amount_sorted = np.zeros_like(used)
+    slope_sorted = np.take_along_axis(slope, order, axis=1)
+    np.divide(used, slope_sorted, out=amount_sorted, where=used > 0)
+    amount = np.zeros_like(amount_sorted)
+    np.put_along_axis(amount, order, amount_sorted, axis=1)
+    return amount
