@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 from matplotlib.figure import Figure
@@ -21,6 +20,7 @@ from recoursesim.registry import names
 from recoursesim.report.aggregate import mean_ci
 from recoursesim.scenario import Scenario
 from recoursesim.simulate import simulate
+from recoursesim.stats import format_interval
 
 #: Steps at which the experiment reports (the observers run every 10 steps).
 STEPS: tuple[int, ...] = (0, 10, 20)
@@ -204,7 +204,7 @@ def table(summary: pd.DataFrame) -> pd.DataFrame:
     """One row per condition and metric, a ``mean [low, high]`` column per step."""
     text = summary.assign(
         cell=[
-            "n/a" if not np.isfinite(m) else (f"{m:.3f}" if n <= 1 else f"{m:.3f} [{lo:.3f}, {hi:.3f}]")
+            format_interval(m, lo, hi, int(n))
             for m, lo, hi, n in zip(summary["mean"], summary["low"], summary["high"], summary["n"], strict=True)
         ]
     )
