@@ -20,12 +20,14 @@ again on the other side (a pickled :class:`~recoursesim.scenario.Scenario` carri
 
 from __future__ import annotations
 
+import ast
 import difflib
 import importlib
 import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from recoursesim._validate import check_float, check_int
 from recoursesim.errors import ConfigError
 
 #: The kinds of pluggable part, with the scenario section that configures each.
@@ -40,6 +42,17 @@ KINDS: dict[str, str] = {
 }
 
 _REGISTRY: dict[str, dict[str, type]] = {kind: {} for kind in KINDS}
+
+#: The method every component of a kind has; a class named by import path must define it.
+PROTOCOL_METHODS: dict[str, str] = {
+    "population": "sample",
+    "scorer": "score",
+    "selector": "select",
+    "recourse": "recommend",
+    "behaviour": "act",
+    "trainer": "update",
+    "observer": "observe",
+}
 
 #: Built-in components whose modules are imported only when a scenario names them (the auditors
 #: pull in heavier dependencies than a plain run needs): ``kind -> name -> "module:Class"``.
@@ -97,7 +110,7 @@ def lookup(kind: str, name: object, *, field: str | None = None) -> type:
     _load_builtins()
     field = field or f"{KINDS[kind]}.name"
     if isinstance(name, str) and ":" in name:
-        return _import_class(name, field)
+        return _import_class(kind, name, field)
     table = _REGISTRY[kind]
     lazy = _LAZY.get(kind, {})
     if isinstance(name, str) and name not in table and name in lazy:
@@ -113,7 +126,12 @@ def lookup(kind: str, name: object, *, field: str | None = None) -> type:
     return table[name]
 
 
-def _import_class(path: str, field: str) -> type:
+def _import_class(kind: str, path: str, field: str) -> type:
+    """Import a component class named ``"package.module:Class"``.
+
+    Only a class defined in that module (not one it imports) with the kind's protocol method is
+    accepted, so a scenario cannot instantiate an arbitrary class such as ``subprocess.Popen``.
+    """
     module_name, _, attribute = path.partition(":")
     parts = [*module_name.split("."), *attribute.split(".")]
     if not module_name or not attribute or not all(part.isidentifier() for part in parts):
@@ -134,6 +152,13 @@ def _import_class(path: str, field: str) -> type:
         target = getattr(target, part, None)
     if not isinstance(target, type):
         raise ConfigError(field, f"{module_name} has no class {attribute!r}", "check the class name after the colon")
+    if target.__module__ != module_name:
+        raise ConfigError(
+            field, f"{path!r} is defined in {target.__module__}, not in {module_name}", "name the defining module"
+        )
+    method = PROTOCOL_METHODS[kind]
+    if not callable(getattr(target, method, None)):
+        raise ConfigError(field, f"{path!r} is not a {kind} (it has no {method} method)", f"name a {kind} class")
     return target
 
 
@@ -212,11 +237,46 @@ def build(kind: str, spec: Mapping[str, Any], *, section: str | None = None, **e
     ]
     if missing:
         raise ConfigError(f"{section}.{missing[0]}", "is required", f"add {missing[0]} = ... to [{section}]")
-    kwargs = {**params, **{k: v for k, v in extra.items() if k in inspect.signature(cls).parameters}}
+    signature = inspect.signature(cls)
+    for key, value in params.items():
+        _check_annotated(f"{section}.{key}", value, signature.parameters[key].annotation)
+    kwargs = {**params, **{k: v for k, v in extra.items() if k in signature.parameters}}
     try:
         return cls(**kwargs)
     except ConfigError as error:
         raise error.under(section) from None
+    except (TypeError, ValueError, KeyError) as error:  # a value of the wrong shape the class did not check
+        detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise ConfigError(
+            section,
+            f"{kind} {spec['name']!r} cannot use these parameters ({type(error).__name__}: {detail})",
+            "check each parameter's type and shape against the component's documentation",
+        ) from None
+
+
+def _check_annotated(field: str, value: Any, annotation: Any) -> None:
+    """Refuse a scenario value contradicting a plain (bool, int, float, str) or ``Literal`` annotation."""
+    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
+    optional = text.endswith(" | None")
+    base = text.removesuffix(" | None")
+    if optional and value is None:
+        return
+    if base.startswith("Literal[") and base.endswith("]"):
+        try:
+            choices = ast.literal_eval(f"({base[len('Literal[') : -1]},)")
+        except (ValueError, SyntaxError):
+            return
+        if not any(value == choice and type(value) is type(choice) for choice in choices):
+            raise ConfigError(field, f"unknown value {value!r}", f"use one of {', '.join(map(repr, choices))}")
+        return
+    if base == "int":
+        check_int(field, value)
+    elif base == "float":
+        check_float(field, value)
+    elif base == "bool" and not isinstance(value, bool):
+        raise ConfigError(field, f"must be true or false, got {value!r}", f"write {field} = true or false")
+    elif base == "str" and not isinstance(value, str):
+        raise ConfigError(field, f"must be a string, got {value!r}", f'write {field} = "..."')
 
 
 def accepted_parameters(cls: type) -> list[str]:

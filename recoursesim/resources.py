@@ -1,4 +1,4 @@
-"""Resource limits: a run's memory estimated before anything is allocated, and worker counts capped.
+"""Resource limits: run memory estimated before allocating, worker counts capped, workers tied to the driver.
 
 A run keeps one ledger row per (agent, step) while the agent waits. Without departures the number
 of rows would be ``agents × steps``; a selector with a fixed ``k`` removes ``min(k, waiting)``
@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -189,3 +191,47 @@ def cap_workers(requested: int, n_runs: int, option: str = "--workers") -> tuple
         return workers, None
     reason = f"{cpus} CPUs" if cpus < min(requested, n_runs) else f"{n_runs} runs"
     return workers, f"note: {option} {requested} capped at {workers} ({reason})"
+
+
+def process_alive(pid: int) -> bool:
+    """Return whether a process with this pid exists on this machine (a zombie counts as alive)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, owned by someone else
+    except OSError:
+        return False
+    return True
+
+
+_watched_parent: int | None = None
+
+
+def exit_with_parent(parent_pid: int, interval: float = 0.5) -> None:
+    """In a worker process, exit as soon as ``parent_pid`` (the driver) dies; once per process.
+
+    A daemon thread checks every ``interval`` seconds whether this process was re-parented (the
+    driver was its parent and is gone, even if not yet reaped) or the driver no longer exists,
+    and then ends the process with ``os._exit`` (no clean-up: the driver that would use the
+    results is gone).
+
+    Args:
+        parent_pid: The driver's pid.
+        interval: Seconds between checks.
+    """
+    global _watched_parent
+    if _watched_parent is not None or os.getpid() == parent_pid:
+        return
+    _watched_parent = parent_pid
+    child_of_driver = os.getppid() == parent_pid
+
+    def watch() -> None:
+        while (os.getppid() == parent_pid) if child_of_driver else process_alive(parent_pid):
+            time.sleep(interval)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="recoursesim-exit-with-parent", daemon=True).start()

@@ -14,18 +14,22 @@ a message naming the failed property.
 """
 
 from recoursesim.checks._registered import EXAMPLE_PARAMS, Case, registered_cases
+from recoursesim.checks.behaviour import check_behaviour
 from recoursesim.checks.observer import check_observer
 from recoursesim.checks.population import check_population
 from recoursesim.checks.recourse import check_recourse
+from recoursesim.checks.scorer import check_scorer
 from recoursesim.checks.selector import check_selector
 from recoursesim.checks.trainer import check_trainer
 
 __all__ = [
     "EXAMPLE_PARAMS",
     "Case",
+    "check_behaviour",
     "check_observer",
     "check_population",
     "check_recourse",
+    "check_scorer",
     "check_selector",
     "check_trainer",
     "registered_cases",

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from recoursesim.cli._common import os_cause, quote_path
 from recoursesim.errors import ConfigError
+from recoursesim.resources import process_alive
 
 #: Longest slug :func:`slug` returns (file systems allow 255 bytes per name).
 MAX_SLUG = 64
@@ -218,18 +219,3 @@ def remove_stale_working_dirs(directory: Path) -> list[Path]:
             shutil.rmtree(entry.path, ignore_errors=True)
             removed.append(Path(entry.path))
     return removed
-
-
-def process_alive(pid: int) -> bool:
-    """Return whether a process with this pid exists (on this machine)."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, owned by someone else
-    except OSError:
-        return False
-    return True

@@ -40,6 +40,8 @@ class ClassifierScorer:
 
     def score(self, features: np.ndarray) -> np.ndarray:
         """Return the positive-class probability or the decision value of each row."""
+        if np.shape(features)[0] == 0:  # scikit-learn refuses empty input; nobody to score is not an error
+            return np.empty(0)
         if self.output_ == "proba":
             return self.estimator.predict_proba(features)[:, 1]
         return np.asarray(self.estimator.decision_function(features), dtype=float)

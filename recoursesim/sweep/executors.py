@@ -7,13 +7,16 @@ Both executors offer the same two operations, ``map_unordered`` (results as they
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Protocol, Self, TypeVar
 
 from joblib import Parallel, delayed
 
 from recoursesim.errors import ConfigError
+from recoursesim.resources import exit_with_parent
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -58,6 +61,27 @@ class _Closing:
         """Release the workers."""
 
 
+@dataclass(frozen=True)
+class ExitWithDriver[T, R]:
+    """``fn`` wrapped so that the worker process running it ends when the driver process dies.
+
+    A killed driver cannot tell its workers to stop; without this they would finish their queue
+    (or idle for minutes) with nobody to use the results.
+
+    Attributes:
+        fn: The per-item function.
+        driver_pid: The pid of the process that submitted the work.
+    """
+
+    fn: Callable[[T], R]
+    driver_pid: int
+
+    def __call__(self, item: T) -> R:
+        """Start watching the driver (once per process), then apply ``fn``."""
+        exit_with_parent(self.driver_pid)
+        return self.fn(item)
+
+
 class JoblibExecutor(_Closing):
     """Local processes through joblib's loky backend; one worker runs in this process.
 
@@ -79,6 +103,8 @@ class JoblibExecutor(_Closing):
     ) -> Iterator[R]:
         """Apply ``fn`` to every item in the worker processes; yield results as they finish."""
         parallel = Parallel(n_jobs=self.n_workers, backend=self.backend, return_as="generator_unordered")
+        if self.n_workers > 1:
+            fn = ExitWithDriver(fn, os.getpid())
         return parallel(delayed(fn)(item) for item in items)
 
 
@@ -153,6 +179,9 @@ class DaskExecutor(_Closing):
     ) -> Iterator[R]:
         """Submit ``fn(item)`` for every item, a bounded window at a time; yield results as they finish."""
         from distributed import as_completed
+
+        if self._cluster is not None:  # workers on this machine: they end with this process
+            fn = ExitWithDriver(fn, os.getpid())
 
         def submit(item: T) -> Any:
             if key is None:

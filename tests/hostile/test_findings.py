@@ -211,3 +211,55 @@ def test_6_simulate_accepts_a_name_a_path_and_a_seed_sequence(scenario_file):
     pd.testing.assert_frame_equal(by_path.ledger, simulate(str(scenario_file()), 2).ledger)
     with pytest.raises(ConfigError, match="scenario"):
         simulate(42)  # type: ignore[arg-type]
+
+
+def test_5_sweep_workers_end_when_the_driver_is_killed(scenario_file, tmp_path):
+    psutil = pytest.importorskip("psutil")
+    path = scenario_file(steps=20)
+    path.write_text(path.read_text().replace("initial = 40", "initial = 20000").replace("k = 4", "k = 2000"))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "recoursesim.cli", "sweep", str(path), "--seeds", "40", "--workers", "2"]
+    driver = subprocess.Popen(
+        [*command, "--out", "o", "--quiet"], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    deadline = time.monotonic() + 120
+    workers = []
+    while time.monotonic() < deadline and not list((tmp_path / "o" / "runs").glob("*.parquet")):
+        time.sleep(0.1)  # wait until the workers are busy with runs
+    workers = psutil.Process(driver.pid).children(recursive=True)
+    assert len(workers) >= 2, "no worker processes found"
+    driver.kill()
+    driver.wait()
+    _, alive = psutil.wait_procs(workers, timeout=20)
+    for process in alive:
+        process.kill()
+    assert not alive, f"{len(alive)} worker processes outlived the driver by 20 s"
+
+
+# 8. Optional protocol members and every component parameter are checked when the scenario loads.
+@pytest.mark.parametrize(
+    ("extra", "field"),
+    [
+        ('\n[[observers]]\nname = "ccm"\nevery = 0\n', "observers[0].every"),
+        ('\n[[observers]]\nname = "facts"\nmin_support = 0\n', "observers[0].min_support"),
+        ('\n[[observers]]\nname = "facts"\nmin_support = nan\n', "observers[0].min_support"),
+        ('\n[[observers]]\nname = "equality_of_effort"\nintervention = "zzz"\n', "observers[0].intervention"),
+        ('\n[training]\nname = "cda"\norder = "sometimes"\n', "training.order"),
+        ('\n[training]\nname = "cda"\ndrop_short = 1\n', "training.drop_short"),
+        ('\n[training]\nname = "refit"\nestimator_params = 3\n', "training"),
+    ],
+)
+def test_8_component_parameters_are_checked_at_load(cli, scenario_file, extra, field):
+    path = scenario_file(extra=extra)
+    with pytest.raises(ConfigError) as caught:
+        Scenario.from_file(path)
+    assert caught.value.field == field
+    line = one_line_error(*cli("run", str(path))[::2])
+    assert field in line
+
+
+def test_8_scorer_with_a_model_scores_an_empty_population():
+    from recoursesim.checks.scorer import check_score_shape
+    from recoursesim.registry import build
+
+    check_score_shape(lambda: build("scorer", {"name": "model"}))

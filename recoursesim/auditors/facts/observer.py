@@ -87,7 +87,8 @@ class FactsObserver:
         action_defaults: Mapping[str, Any] | None = None,
     ) -> None:
         self.every = check_int("every", every, minimum=1)
-        self.n_bins = n_bins
+        self.n_bins = check_int("n_bins", n_bins, minimum=1)
+        FactsAuditor(min_support=min_support, phis=tuple(phis), budgets=budgets)._check_params()  # refuse at load
         self.min_support = min_support
         self.phis = phis
         self.budgets = budgets

@@ -1,0 +1,172 @@
+"""Fuzzing the command line: whatever a user types or puts in a scenario, the outcome is success
+(exit 0) or one line naming the problem (exit 2) with nothing written, never a traceback.
+
+Bounded so that it stays fast: small scenarios, step counts that are either tiny or absurd (the
+resource guard must refuse those before allocating), a fixed number of examples, derandomised.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+import os
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from recoursesim.cli import main
+from tests.hostile.conftest import small_text
+
+FUZZ = settings(
+    max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck), database=None
+)
+
+#: Integers a careless user may give: tiny valid ones, boundaries, negatives and absurd sizes.
+HOSTILE_INTS = st.one_of(st.integers(-3, 3), st.sampled_from([-(2**63), 2**31, 10**12, 2**63 - 1]))
+HOSTILE_TEXT = st.one_of(
+    st.sampled_from(["", " ", "../../x", "/tmp/x", "a\x00b", "n" * 300, "nan", "-1", "1.5", "top_k", "x:y"]),
+    st.text(max_size=12),
+)
+HOSTILE_FLOATS = st.one_of(st.sampled_from([math.nan, math.inf, -math.inf, -0.0, 1e308]), st.floats(-2, 2))
+SCALARS = st.one_of(HOSTILE_INTS, HOSTILE_TEXT, HOSTILE_FLOATS, st.booleans())
+VALUES = st.one_of(SCALARS, st.lists(SCALARS, max_size=3), st.dictionaries(st.sampled_from(["a", "k"]), SCALARS))
+
+#: Scenario fields to break, as dotted keys (a new key is an unknown field).
+FIELDS = [
+    "name",
+    "run.steps",
+    "run.seed",
+    "population.initial",
+    "population.entrants",
+    "population.name",
+    "scorer.weights",
+    "scorer.name",
+    "selection.k",
+    "selection.name",
+    "recourse.norm",
+    "behaviour.name",
+    "behaviour.budget",
+    "metrics.reference_group",
+    "model.patience",
+    "run.bogus",
+    "selection.bogus",
+]
+
+
+def toml_value(value: Any) -> str:
+    """Render a value as TOML (JSON strings are TOML basic strings; floats may be nan or inf)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf") if math.isinf(value) else repr(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    return "{" + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + "}"
+
+
+def with_field(text: str, dotted: str, value: Any) -> str:
+    """Set ``dotted`` in the small scenario's TOML text (a key line appended under its table)."""
+    if "." not in dotted:
+        lines = [line for line in text.splitlines() if not line.startswith(f"{dotted} =")]
+        return f"{dotted} = {toml_value(value)}\n" + "\n".join(lines)
+    table, key = dotted.split(".", 1)
+    out, inside = [], False
+    for line in text.splitlines():
+        if line.startswith("["):
+            inside = line.strip() == f"[{table}]"
+        if inside and line.split("=")[0].strip() == key:
+            continue
+        out.append(line)
+        if line.strip() == f"[{table}]":
+            out.append(f"{key} = {toml_value(value)}")
+    if f"[{table}]" not in text:
+        out.append(f"[{table}]\n{key} = {toml_value(value)}")
+    return "\n".join(out) + "\n"
+
+
+def run_cli(argv: list[str], cwd: Path) -> tuple[int, str]:
+    """Run the command line in ``cwd``; return (status, stderr)."""
+    err = io.StringIO()
+    previous = Path.cwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # numerical warnings are not errors; they are not what is judged
+            try:
+                status = main(argv)
+            except SystemExit as exit_:
+                status = int(exit_.code or 0)
+    finally:
+        os.chdir(previous)
+    return status, err.getvalue()
+
+
+def judge(status: int, err: str, before: set[Path], folder: Path) -> None:
+    assert status in (0, 2), f"exit {status}: {err}"
+    assert "Traceback" not in err, err
+    if status == 2:
+        assert len(err.strip().splitlines()) <= 1, err
+        assert set(folder.rglob("*")) == before, "something was written on a refused command"
+
+
+@FUZZ
+@given(edits=st.lists(st.tuples(st.sampled_from(FIELDS), VALUES), min_size=1, max_size=3))
+def test_fuzz_scenario_fields(edits):
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        text = small_text(steps=1)
+        for dotted, value in edits:
+            text = with_field(text, dotted, value)
+        (folder / "s.toml").write_text(text, encoding="utf-8")
+        before = set(folder.rglob("*"))
+        status, err = run_cli(["run", "s.toml", "--out", "r"], folder)
+        judge(status, err, before, folder)
+
+
+COMMAND_ARGS = st.sampled_from(
+    [
+        ["run", "s.toml"],
+        ["run", "s.toml", "--no-write"],
+        ["sweep", "s.toml", "--seeds", "1", "--quiet"],
+        ["summarise", "s.toml"],
+        ["report", "s.toml"],
+        ["compare", "s.toml"],
+        ["audit", "ccm", "--csv", "s.toml", "--target", "y"],
+        ["audit", "facts", "--csv", "s.toml", "--target", "y"],
+    ]
+)
+OPTIONS = st.sampled_from(["--seed", "--steps", "--out", "--workers", "--grid", "--seeds", "--overwrite", "--html"])
+#: Option values; paths stay inside the example's temporary folder (or are unwritable), so that a
+#: command that succeeds cannot write anywhere else on the machine.
+OPTION_VALUES = st.one_of(
+    HOSTILE_INTS.map(str),
+    st.sampled_from(["", " ", "a\x00b", "n" * 300, "nan", "-1", "1.5", "top_k", "x:y", "sub/../r", "r"]),
+    st.text(max_size=8).filter(lambda text: not text.startswith(("/", "~")) and ".." not in text),
+    st.sampled_from(["run.steps=nan", "selection.k=0,1", "x=", "=1", "run.steps=1,1", "/proc/x", "/dev/full/x"]),
+)
+
+
+@FUZZ
+@given(command=COMMAND_ARGS, options=st.lists(st.tuples(OPTIONS, OPTION_VALUES), max_size=3))
+def test_fuzz_command_lines(command, options):
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        (folder / "s.toml").write_text(small_text(steps=1), encoding="utf-8")
+        argv = list(command)
+        for option, value in options:
+            argv += [option] if option == "--overwrite" else [option, value]
+        if "--workers" in argv and "sweep" not in argv and "compare" not in argv:
+            return
+        before = set(folder.rglob("*"))
+        status, err = run_cli(argv, folder)
+        judge(status, err, before, folder)
