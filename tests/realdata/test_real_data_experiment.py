@@ -1,0 +1,37 @@
+"""The real-data dynamics experiment: its conditions and its table (the runs themselves are the scenarios')."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from recoursesim.experiments import real_data
+
+
+def test_three_policies_per_scenario_with_the_same_k() -> None:
+    conditions = real_data.conditions()
+    assert [(c.scenario, c.policy) for c in conditions] == [
+        (s, p) for s in real_data.SCENARIOS for p in real_data.POLICIES
+    ]
+    german = {c.policy: c.overrides for c in conditions if c.scenario == "german-credit-lending"}
+    assert german["top-k"] == {"selection": {"name": "top_k", "k": 50}}
+    assert german["CNS"] == {"selection": {"name": "cns", "k": 50}}
+    assert german["CDA"]["training"] == {"name": "cda", "estimator": "gradient_boosting"}
+
+
+def test_table_gives_mean_and_interval_across_seeds() -> None:
+    rows = pd.DataFrame(
+        {
+            "scenario": ["s"] * 6,
+            "policy": ["CNS"] * 3 + ["top-k"] * 3,
+            "group": ["f"] * 6,
+            "seed": [0, 1, 2] * 2,
+            "retr": [1.0, 2.0, 3.0, 1.0, 1.0, 1.0],
+            "dttr": [0.0, 0.5, 1.0, 2.0, 2.0, 2.0],
+        }
+    )
+    table = real_data.table(real_data.summarise(rows))
+    assert table["policy"].tolist() == ["top-k", "CNS"]
+    cns = table.loc[table["policy"] == "CNS"].iloc[0]
+    # mean 2, sd 1, n 3: half width t(0.975, 2) / sqrt(3) = 4.303 / 1.732 = 2.484
+    assert cns["rETR"] == "2.000 [-0.484, 4.484]"
+    assert table.loc[table["policy"] == "top-k", "dTTR"].iloc[0] == "2.000 [2.000, 2.000]"
