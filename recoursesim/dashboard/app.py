@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from threading import Event
+from typing import Any
 
 import numpy as np
 import solara
@@ -29,7 +30,7 @@ resets = solara.reactive(0)
 colour_by_truth = solara.reactive(False)
 
 
-def _set(**changes: object) -> None:
+def _set(**changes: Any) -> None:
     playing.value = False
     settings.value = dataclasses.replace(settings.value, **changes)
 
@@ -178,7 +179,7 @@ def Page() -> None:  # noqa: N802 (Solara looks for a component named Page)
                 solara.Button("Reset", on_click=reset, classes=["rs-reset"])
             if error is not None:
                 solara.Error(error)
-            else:
+            elif session is not None:
                 Panels(session, tick)
 
 
