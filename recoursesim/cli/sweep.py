@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import sys
 from pathlib import Path
 
 from recoursesim.cli._common import non_negative_int, positive_int
-from recoursesim.cli._output import out_path, slug
+from recoursesim.cli._output import atomic_output_dir, check_out, out_path, slug
 from recoursesim.errors import ConfigError
 from recoursesim.resources import cap_workers, check_run_memory
 from recoursesim.scenario import bundled_names, load_scenario
@@ -57,6 +59,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--force", action="store_true", help="run even if the estimated memory exceeds what is available"
     )
     parser.add_argument("--resume", action="store_true", help="continue the same sweep in --out (skip finished runs)")
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace a --out directory that holds files, as a whole, once the new sweep has finished",
+    )
     dask = parser.add_mutually_exclusive_group()
     dask.add_argument("--scheduler", metavar="ADDRESS", default=None, help="run on a Dask scheduler (tcp://host:8786)")
     dask.add_argument(
@@ -97,21 +104,30 @@ def sweep(args: argparse.Namespace) -> int:
     for point in plan.points:  # a remote scheduler's memory is not ours to judge: only absurd sizes are refused
         check_run_memory(point.scenario, runs_at_once=at_once, force=args.force or args.scheduler is not None)
     out = args.out or Path("results") / f"sweep-{slug(scenario.name)}"
-    SweepStore(out).check(plan, resume=args.resume, missing_parent_ok=args.out is None)
+    if args.overwrite and args.resume:
+        raise ConfigError("--overwrite", "cannot be combined with --resume", "continue the sweep, or replace it")
+    replace = args.overwrite and out.is_dir() and any(out.iterdir())
+    if replace:
+        check_out(out, overwrite=True)
+    else:
+        SweepStore(out).check(plan, resume=args.resume, missing_parent_ok=args.out is None)
     for line in (note, dask_note and dask_note.replace("--workers", "--dask-local")):
         if line:
             print(line, file=sys.stderr)
     if args.out is None:
         out.parent.mkdir(parents=True, exist_ok=True)
-    with make_executor(
-        workers, scheduler=args.scheduler, dask_local=dask_local, connect_timeout=args.connect_timeout
-    ) as executor:
-        try:
-            report = run_sweep(plan, out, executor=executor, resume=args.resume, progress=not args.quiet)
-        except SweepAbortedError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 1
-    summarise(out)
+    try:
+        with contextlib.ExitStack() as stack:  # with --overwrite: a new directory, swapped in only when done
+            directory = stack.enter_context(atomic_output_dir(out, overwrite=True)) if replace else out
+            with make_executor(
+                workers, scheduler=args.scheduler, dask_local=dask_local, connect_timeout=args.connect_timeout
+            ) as executor:
+                report = run_sweep(plan, directory, executor=executor, resume=args.resume, progress=not args.quiet)
+            summarise(directory)
+    except SweepAbortedError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    report = dataclasses.replace(report, directory=out)
     if not args.quiet:
         print(format_report(report))
     if report.failures:

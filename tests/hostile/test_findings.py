@@ -263,3 +263,17 @@ def test_8_scorer_with_a_model_scores_an_empty_population():
     from recoursesim.registry import build
 
     check_score_shape(lambda: build("scorer", {"name": "model"}))
+
+
+def test_4_sweep_overwrite_replaces_the_whole_directory(cli, scenario_file, tmp_path):
+    path = str(scenario_file())
+    assert cli("sweep", path, "--seeds", "1", "--out", "sw", "--quiet")[0] == 0
+    (tmp_path / "work" / "sw" / "stale.txt").write_text("from an earlier sweep")
+    assert "--out" in one_line_error(*cli("sweep", path, "--seeds", "2", "--out", "sw", "--quiet")[::2])
+    status, _, err = cli("sweep", path, "--seeds", "2", "--out", "sw", "--overwrite", "--quiet")
+    assert status == 0, err
+    folder = tmp_path / "work" / "sw"
+    assert not (folder / "stale.txt").exists() and len(list((folder / "runs").glob("*.parquet"))) == 2
+    assert (folder / "summary.parquet").is_file()
+    assert not [p for p in (tmp_path / "work").iterdir() if p.name.startswith(".")]
+    one_line_error(*cli("sweep", path, "--seeds", "2", "--out", "sw", "--overwrite", "--resume")[::2])
