@@ -50,10 +50,15 @@ def main(argv: list[str] | None = None) -> int:
     table = dynamics.table(summary)
     with pd.option_context("display.width", 200, "display.max_colwidth", 40, "display.max_rows", 500):
         print(table.to_string(index=False))
+    failed = dynamics.failures(rows)
+    if not failed.empty:
+        print(f"{len(failed)} run(s) failed and are left out:")
+        print(failed.to_string(index=False))
     print(f"{len(cells)} conditions x {args.seeds} seeds in {elapsed:.0f} s")
     with atomic_output_dir(args.out, overwrite=True) as out:
         rows.to_parquet(out / "observations.parquet", index=False)
         table.to_csv(out / "shift_dynamics.csv", index=False)
+        failed.to_csv(out / "failed_runs.csv", index=False)
         for world in sorted(summary["world"].unique()):
             dynamics.figure(summary, world).savefig(out / f"shift_dynamics_{world}.png", dpi=110)
     print(f"wrote {args.out}")

@@ -9,6 +9,7 @@ import pandas as pd
 
 from recoursesim.cli._output import check_out_file
 from recoursesim.errors import ConfigError
+from recoursesim.stats import NO_INTERVAL
 from recoursesim.sweep import SweepStore, summarise
 
 
@@ -50,14 +51,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def format_pooled(table: pd.DataFrame, param_names: list[str]) -> str:
-    """The pooled (whole-run) rows as ``mean ± half-width`` per parameters and group, one column per metric."""
+    """The pooled (whole-run) rows as ``mean ± half-width`` per parameters and group, one column per metric.
+
+    A mean resting on one run has no interval and says so (:data:`recoursesim.stats.NO_INTERVAL`).
+    """
     pooled = table[table["step"].isna()]
     if pooled.empty:
         return "(no finished runs)"
     keys = [*param_names, "group"]
     cells = pooled.assign(
         cell=[
-            "n/a" if pd.isna(m) else (f"{m:.3f}" if pd.isna(h) else f"{m:.3f}±{h:.3f}")
+            "n/a" if pd.isna(m) else (f"{m:.3f} ({NO_INTERVAL})" if pd.isna(h) else f"{m:.3f}±{h:.3f}")
             for m, h in zip(pooled["mean"], pooled["ci_high"] - pooled["mean"], strict=True)
         ]
     )

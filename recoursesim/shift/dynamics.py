@@ -10,16 +10,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator
 
+from recoursesim.errors import RecourseSimError
 from recoursesim.registry import names
 from recoursesim.report.aggregate import mean_ci
 from recoursesim.scenario import Scenario
 from recoursesim.simulate import simulate
+from recoursesim.stats import format_interval
 
 #: Steps at which the experiment reports (the observers run every 10 steps).
 STEPS: tuple[int, ...] = (0, 10, 20)
@@ -146,10 +147,21 @@ def conditions(worlds: dict[str, tuple[dict[str, Any], dict[str, Any], dict[str,
 
 
 def run_condition(condition: Condition, seed: int) -> pd.DataFrame:
-    """Run one condition for one seed; return its observations for everyone at :data:`STEPS`."""
-    result = simulate(Scenario.from_dict(condition.spec), seed)
-    rows = result.model.observations
-    rows = rows.loc[rows["group"].isna() & rows["step"].isin(STEPS)].copy()
+    """Run one condition for one seed; return its observations for everyone at :data:`STEPS`.
+
+    A run the components refuse (for example an exact generator handed a model it cannot solve
+    after retraining) gives one row with metric ``"failed"`` and the error as the observer name,
+    so the experiment reports it instead of losing the other runs.
+    """
+    try:
+        result = simulate(Scenario.from_dict(condition.spec), seed)
+    except RecourseSimError as error:
+        rows = pd.DataFrame(
+            {"step": [-1], "observer": [str(error)], "group": [pd.NA], "metric": ["failed"], "value": [1.0]}
+        )
+    else:
+        rows = result.model.observations
+    rows = rows.loc[rows["group"].isna() & (rows["step"].isin(STEPS) | (rows["metric"] == "failed"))].copy()
     rows["world"], rows["generator"], rows["retraining"], rows["seed"] = (
         condition.world,
         condition.generator,
@@ -157,6 +169,12 @@ def run_condition(condition: Condition, seed: int) -> pd.DataFrame:
         seed,
     )
     return rows
+
+
+def failures(rows: pd.DataFrame) -> pd.DataFrame:
+    """The failed runs: condition, seed and the error."""
+    failed = rows.loc[rows["metric"] == "failed", ["world", "generator", "retraining", "seed", "observer"]]
+    return failed.rename(columns={"observer": "error"}).reset_index(drop=True)
 
 
 def run(conditions_: Sequence[Condition], seeds: int, workers: int = 1) -> pd.DataFrame:
@@ -170,6 +188,7 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
     """Mean and 95% CI across seeds of each reported metric per condition and step."""
     keys = ["world", "generator", "retraining", "step"]
     out = []
+    rows = rows.loc[rows["metric"] != "failed"]
     for observer, metric, label in METRICS:
         mine = rows.loc[(rows["observer"] == observer) & (rows["metric"] == metric)]
         if mine.empty:
@@ -185,7 +204,7 @@ def table(summary: pd.DataFrame) -> pd.DataFrame:
     """One row per condition and metric, a ``mean [low, high]`` column per step."""
     text = summary.assign(
         cell=[
-            "n/a" if not np.isfinite(m) else (f"{m:.3f}" if n <= 1 else f"{m:.3f} [{lo:.3f}, {hi:.3f}]")
+            format_interval(m, lo, hi, int(n))
             for m, lo, hi, n in zip(summary["mean"], summary["low"], summary["high"], summary["n"], strict=True)
         ]
     )

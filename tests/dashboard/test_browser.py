@@ -97,6 +97,16 @@ def _image(page, selector: str) -> bytes:
     return locator.screenshot(timeout=UI_TIMEOUT_MS)
 
 
+def _changes(page, selector: str, before: bytes, seconds: float = 30.0) -> bool:
+    """Wait until the figure under ``selector`` differs from ``before`` (a slow machine redraws late)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        page.wait_for_timeout(500)
+        if _image(page, selector) != before:
+            return True
+    return False
+
+
 def _metrics(page) -> str:
     return page.locator(".rs-metrics").first.inner_text(timeout=UI_TIMEOUT_MS)
 
@@ -149,8 +159,7 @@ def test_dashboard_in_a_real_browser(dashboard_url):
                 # the ground-truth toggle recolours the agents without resetting the run
                 by_group = _image(page, ".rs-scatter")
                 page.locator(".rs-ground-truth button", has_text="ground truth").first.click()
-                page.wait_for_timeout(1500)  # let the recoloured figure arrive
-                assert _image(page, ".rs-scatter") != by_group, "the ground-truth toggle did not recolour the scatter"
+                assert _changes(page, ".rs-scatter", by_group), "the ground-truth toggle did not recolour the scatter"
                 assert "steps run: 3" in _metrics(page), "the ground-truth toggle reset the run"
                 page.locator(".rs-ground-truth button", has_text="group").first.click()
                 page.wait_for_timeout(1000)

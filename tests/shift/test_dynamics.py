@@ -3,6 +3,7 @@
 import copy
 
 import numpy as np
+import pandas as pd
 
 from recoursesim.shift import dynamics
 
@@ -37,3 +38,13 @@ def test_unregistered_generators_are_skipped():
     base, truth, _ = worlds["synthetic"]
     cells = dynamics.conditions({"synthetic": (base, truth, {"nope": {"name": "no_such_generator"}})})
     assert cells == []
+
+
+def test_a_refused_run_is_reported_not_fatal():
+    base, truth, generators = _small()["synthetic"]
+    good = dynamics.conditions({"synthetic": (base, truth, generators)})[0]
+    bad = dynamics.Condition("synthetic", "linear", "broken", good.spec | {"selection": {"name": "top_k", "k": -1}})
+    rows = dynamics.run([bad], seeds=2)
+    failed = dynamics.failures(rows)
+    assert len(failed) == 2 and failed["error"].str.contains("selection.k").all()
+    assert dynamics.summarise(pd.concat([rows, dynamics.run([good], seeds=2)])).shape[0] > 0

@@ -99,3 +99,23 @@ def test_a_failing_run_is_recorded_listed_and_retried_on_resume(small_toml, tmp_
     monkeypatch.setattr(worker_module, "simulate", real)
     assert main([*argv, "--resume"]) == 0
     assert len(store.finished()) == 6 and store.failures() == []
+
+
+def test_pooled_text_labels_a_mean_without_interval():
+    from recoursesim.cli.summarise import format_pooled
+    from recoursesim.stats import NO_INTERVAL
+
+    table = pd.DataFrame(
+        {
+            "step": pd.array([None, None, None], dtype="Int32"),
+            "group": ["a", "a", "a"],
+            "metric": ["etr", "ttr", "retr"],
+            "n": [3, 1, 0],
+            "mean": [0.5, 2.0, np.nan],
+            "sem": [0.1, np.nan, np.nan],
+            "ci_low": [0.2, np.nan, np.nan],
+            "ci_high": [0.8, np.nan, np.nan],
+        }
+    )
+    text = format_pooled(table, [])
+    assert "0.500±0.300" in text and f"2.000 ({NO_INTERVAL})" in text and "n/a" in text

@@ -123,3 +123,17 @@ def test_observer_linear_scorer_and_skip_when_one_group_unaffected():
 def test_observer_rejects_an_unknown_action_rule():
     with pytest.raises(ConfigError, match="actions"):
         FactsObserver(actions="all")
+
+
+def test_scenario_observer_config_selects_the_action_rule():
+    from recoursesim.scenario import Scenario
+    from recoursesim.simulate import simulate
+
+    base = Scenario.bundled("default").spec | {"run": {"steps": 2, "seed": 0}}
+    spec = base | {"observers": [{"name": "facts", "every": 2, "actions": "subsets"}]}
+    result = simulate(Scenario.from_dict(spec), 1)
+    observer = next(o for o in result.model.observers if o.name == "facts")
+    assert observer.actions == "subsets"
+    assert (result.model.observations["observer"] == "facts").any()
+    with pytest.raises(ConfigError, match="actions"):
+        Scenario.from_dict(base | {"observers": [{"name": "facts", "actions": "everything"}]})
