@@ -1,11 +1,9 @@
 """Valid subgroup-action pairs, their effectiveness, and each individual's recourse cost.
 
-The costly step of FACTS is applying every valid action to every covered individual and asking
-the model. Here it is done once per distinct counterfactual row: an action ``a`` fixing the
-features ``F`` maps an individual ``x`` to a row that depends only on ``x``'s values outside
-``F``, so all (individual, action) applications are collected as integer keys, de-duplicated,
-decoded and scored in a few large batches. The number of model calls depends on the number of
-distinct counterfactual rows, not on subgroups x actions.
+:func:`evaluate` applies every valid action to every covered affected individual once per distinct
+counterfactual row (:mod:`recoursesim.auditors.facts.counterfactuals`), prices the actions
+(:mod:`recoursesim.auditors.facts.pricing`), counts per group for whom each pair works, and
+reduces each member's options to its recourse cost within each of its subgroups.
 
 Notation: ``S`` is the feature mask of a subgroup, ``F`` that of an action. An action is valid for
 a subgroup when it changes at least one of the subgroup's values, each change is feasible, and
@@ -14,8 +12,9 @@ a subgroup when it changes at least one of the subgroup's values, each change is
 - ``rule="subsets"``: ``F`` is a subset of ``S``.
 
 For a member ``x`` of a subgroup, validity and cost depend only on ``x`` (``x`` agrees with the
-subgroup on ``S``), which is what makes per-individual work shareable across subgroups. Pairs with
-the same effect on a subgroup are merged (:mod:`recoursesim.auditors.facts.distinct`).
+subgroup on ``S``), which is what makes per-individual work shareable across subgroups
+(:mod:`recoursesim.auditors.facts.lattice`). Pairs with the same effect on a subgroup are merged
+(:mod:`recoursesim.auditors.facts.distinct`).
 """
 
 from __future__ import annotations
@@ -25,18 +24,13 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-import pandas as pd
-from scipy import sparse
 
+from recoursesim.auditors.facts.counterfactuals import CounterfactualScorer
 from recoursesim.auditors.facts.distinct import EffectKeys, distinct_pairs
 from recoursesim.auditors.facts.encoding import ItemSpace
-from recoursesim.auditors.facts.mining import Itemsets, members
-
-#: Rows per model call.
-BATCH_ROWS = 250_000
-
-#: Individuals per block when reducing (individual, action) costs to recourse costs (bounds memory).
-REACH_ROWS = 4096
+from recoursesim.auditors.facts.lattice import covered_by_mask, membership, recourse_cost_closure, upward_closure
+from recoursesim.auditors.facts.mining import Itemsets
+from recoursesim.auditors.facts.pricing import cheapest_working, distinct_rows, validity_and_cost
 
 #: Candidate-action rules: which actions are paired with a subgroup.
 ACTION_RULES: tuple[str, ...] = ("same_features", "subsets")
@@ -97,17 +91,6 @@ class Evaluation:
         return self._sorted[g]
 
 
-def membership(subgroups: Itemsets, codes: np.ndarray, chunk: int = 2048) -> sparse.csr_matrix:
-    """Return the ``(m, n)`` CSR 0/1 matrix of which rows belong to which subgroup."""
-    blocks = [
-        sparse.csr_matrix(members(Itemsets(subgroups.values[i : i + chunk], subgroups.masks[i : i + chunk]), codes))
-        for i in range(0, len(subgroups), chunk)
-    ]
-    if not blocks:
-        return sparse.csr_matrix((0, len(codes)), dtype=np.float32)
-    return sparse.vstack(blocks, format="csr").astype(np.float32)
-
-
 def evaluate(
     space: ItemSpace,
     rows: np.ndarray,
@@ -139,9 +122,9 @@ def evaluate(
 
     smasks, s_index = np.unique(subgroups.masks, return_inverse=True)
     position = {int(mask): i for i, mask in enumerate(smasks)}
-    covered = _covered_by_mask(member, s_index, len(smasks))
+    covered = covered_by_mask(member, s_index, len(smasks))
     subsets = rule == "subsets"
-    reach_rows = _upward_closure(smasks, position, covered, d) if subsets else covered
+    reach_rows = upward_closure(smasks, position, covered, d) if subsets else covered
 
     amasks, a_inverse = np.unique(actions.masks, return_inverse=True)
     plans = []
@@ -153,7 +136,7 @@ def evaluate(
         if len(cov):
             plans.append((int(fmask), np.flatnonzero(a_inverse == f_index), cov))
 
-    scorer = _CounterfactualScorer(space, codes, predict)
+    scorer = CounterfactualScorer(space, codes, predict)
     for fmask, acts, cov in plans:
         scorer.add(fmask, actions.values[acts], cov)
     scorer.run()
@@ -175,13 +158,10 @@ def evaluate(
         avals = actions.values[acts][:, fcols]
         works = scorer.result(plan_index)  # (len(cov), k)
         # Validity and cost depend only on an individual's values on F: price each distinct one.
-        distinct, inverse = _distinct_rows(codes[cov][:, fcols])
-        valid, cost = _validity_and_cost(space, fcols, distinct, avals)
+        distinct, inverse = distinct_rows(codes[cov][:, fcols])
+        valid, cost = validity_and_cost(space, fcols, distinct, avals)
         priced = np.where(valid, cost, np.inf)
-        reach = np.empty(len(cov))
-        for lo in range(0, len(cov), REACH_ROWS):
-            block = slice(lo, lo + REACH_ROWS)
-            reach[block] = np.where(works[block], priced[inverse[block]], np.inf).min(axis=1)
+        reach = cheapest_working(works, priced, inverse)
         if subsets:
             best[position[fmask], cov] = reach
         else:
@@ -196,7 +176,7 @@ def evaluate(
         else:
             subs = np.flatnonzero(s_index == position[fmask])
         pvals = subgroups.values[subs][:, fcols]
-        pvalid, pcost = _validity_and_cost(space, fcols, pvals, avals)
+        pvalid, pcost = validity_and_cost(space, fcols, pvals, avals)
         if not pvalid.any():
             continue
         rows_of = member[subs][:, cov]  # every member of these subgroups is in cov
@@ -212,7 +192,7 @@ def evaluate(
         effects.add(fcols, pvals[sub_i], avals[act_i])
 
     if subsets:
-        _recourse_cost_closure(smasks, position, best, d)
+        recourse_cost_closure(smasks, position, best, d)
         member_cost = best[s_index[member_rows], member.indices]
         del best
     del member_rows
@@ -254,173 +234,3 @@ def _take(parts: list[np.ndarray], order: np.ndarray) -> np.ndarray:
     joined = np.concatenate(parts)
     parts.clear()
     return joined[order]
-
-
-def _covered_by_mask(member: sparse.csr_matrix, s_index: np.ndarray, n_masks: int) -> np.ndarray:
-    covered = np.zeros((n_masks, member.shape[1]), dtype=bool)
-    rows = np.repeat(np.arange(member.shape[0]), np.diff(member.indptr))
-    covered[s_index[rows], member.indices] = True
-    return covered
-
-
-def _upward_closure(smasks: np.ndarray, position: dict[int, int], covered: np.ndarray, d: int) -> np.ndarray:
-    """``above[S]``: rows in some subgroup whose mask contains ``S`` (family is downward closed)."""
-    above = covered.copy()
-    order = np.argsort([-int(m).bit_count() for m in smasks], kind="stable")
-    for i in order:
-        mask = int(smasks[i])
-        for j in range(d):
-            if not mask >> j & 1:
-                k = position.get(mask | (1 << j))
-                if k is not None:
-                    above[i] |= above[k]
-    return above
-
-
-def _recourse_cost_closure(smasks: np.ndarray, position: dict[int, int], best: np.ndarray, d: int) -> None:
-    """Turn ``best[S]`` (cheapest working action fixing exactly S) into the min over subsets of S."""
-    order = np.argsort([int(m).bit_count() for m in smasks], kind="stable")
-    for i in order:
-        mask = int(smasks[i])
-        for j in range(d):
-            if mask >> j & 1:
-                k = position.get(mask & ~(1 << j))
-                if k is not None:
-                    np.minimum(best[i], best[k], out=best[i])
-
-
-def _distinct_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Return the distinct rows of a non-negative code matrix and each row's index among them."""
-    radix = values.max(axis=0, initial=0).astype(np.int64) + 1 if len(values) else np.ones(values.shape[1], np.int64)
-    if float(np.prod(radix.astype(float))) < 2.0**62:
-        mult = np.concatenate([[1], np.cumprod(radix)[:-1]]).astype(np.int64)
-        _, first, inverse = np.unique(values.astype(np.int64) @ mult, return_index=True, return_inverse=True)
-        return values[first], inverse.ravel()
-    distinct, inverse = np.unique(values, axis=0, return_inverse=True)
-    return distinct, inverse.ravel()
-
-
-def _validity_and_cost(
-    space: ItemSpace, fcols: list[int], from_values: np.ndarray, to_values: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``(valid, cost)``, each ``(len(from_values), len(to_values))``."""
-    shape = (len(from_values), len(to_values))
-    changed = np.zeros(shape, dtype=bool)
-    feasible = np.ones(shape, dtype=bool)
-    cost = np.zeros(shape)
-    for c, j in enumerate(fcols):
-        u = from_values[:, c][:, None]
-        v = to_values[:, c][None, :]
-        changed |= u != v
-        feasible &= space.allowed[j][u, v] | (u == v)
-        cost += space.costs[j][u, v]
-    return changed & feasible, cost
-
-
-class _CounterfactualScorer:
-    """Collect (context, action) counterfactuals, de-duplicate them, and score them in batches.
-
-    When every row fits a mixed-radix int64 key, a counterfactual is the key of its context (the
-    row with the action's features blanked) plus the key of the action; keys are de-duplicated
-    across all plans, decoded once and scored in batches of :data:`BATCH_ROWS`. Otherwise the
-    rows are de-duplicated within each plan only.
-    """
-
-    #: Pending keys are reduced to their distinct values once this many accumulate.
-    FLUSH_KEYS = 4_000_000
-
-    def __init__(self, space: ItemSpace, codes: np.ndarray, predict: Callable[[np.ndarray], np.ndarray]) -> None:
-        self.space = space
-        self.codes = codes
-        self.predict = predict
-        total = 1
-        for values in space.values:
-            total *= len(values) + 1
-        self.keyed = total < 2**62
-        self.radix = np.array([len(v) + 1 for v in space.values], dtype=np.int64)
-        self.mult = np.concatenate([[1], np.cumprod(self.radix)[:-1]]).astype(np.int64)
-        self.plans: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        self.pending: list[np.ndarray] = []
-        self.distinct: list[np.ndarray] = []
-        self.n_pending = 0
-        self.n_rows = 0
-        self.n_applications = 0
-        self.n_calls = 0
-        self.index: pd.Index | None = None
-        self.positive: np.ndarray | None = None
-        self.starts: np.ndarray | None = None
-
-    def add(self, fmask: int, avalues: np.ndarray, rows: np.ndarray) -> None:
-        """Queue applying each of ``avalues`` (full-width action rows) to ``codes[rows]``."""
-        d = self.codes.shape[1]
-        inside = np.array([bool(fmask >> j & 1) for j in range(d)])
-        self.n_applications += len(rows) * len(avalues)
-        if self.keyed:
-            context = ((self.codes[rows] + 1) * np.where(inside, 0, self.mult)).sum(axis=1)
-            unique, inverse = np.unique(context, return_inverse=True)
-            action_key = ((avalues + 1) * np.where(inside, self.mult, 0)).sum(axis=1)
-            self.plans.append((unique, inverse.astype(np.int32), action_key))
-            self.pending.append((unique[:, None] + action_key[None, :]).ravel())
-            self.n_pending += len(unique) * len(action_key)
-            if self.n_pending >= self.FLUSH_KEYS:
-                self._flush()
-        else:
-            context = np.where(inside, -1, self.codes[rows])
-            unique, inverse = np.unique(context, axis=0, return_inverse=True)
-            self.plans.append((unique, inverse.ravel().astype(np.int32), avalues))
-
-    def _flush(self) -> None:
-        if self.pending:
-            self.distinct.append(pd.unique(np.concatenate(self.pending)))
-        self.pending, self.n_pending = [], 0
-
-    def run(self) -> None:
-        """Score all queued counterfactuals."""
-        if self.keyed:
-            self._flush()
-            keys = pd.unique(np.concatenate(self.distinct)) if self.distinct else np.zeros(0, dtype=np.int64)
-            self.distinct = []
-            self.positive = self._score_keys(np.asarray(keys, dtype=np.int64))
-            self.index = pd.Index(keys)
-            self.n_rows = len(keys)
-            return
-        blocks = []
-        for unique, _, avalues in self.plans:
-            rows = np.repeat(unique, len(avalues), axis=0)
-            tiled = np.tile(avalues, (len(unique), 1))
-            blocks.append(np.where(tiled >= 0, tiled, rows))
-        stacked = np.concatenate(blocks) if blocks else np.zeros((0, self.codes.shape[1]), dtype=np.int32)
-        self.starts = np.cumsum([0] + [len(b) for b in blocks])
-        self.n_rows = len(stacked)
-        self.positive = self._score(stacked)
-
-    def result(self, plan_index: int) -> np.ndarray:
-        """Return ``(len(rows), k)``: does each action work for each queued row."""
-        if self.positive is None:
-            raise RuntimeError("score the queued counterfactuals with run() before reading a result")
-        unique, inverse, actions = self.plans[plan_index]
-        if self.keyed:
-            assert self.index is not None  # set by run() together with positive
-            keys = (unique[:, None] + actions[None, :]).ravel()
-            block = self.positive[self.index.get_indexer(keys)]
-        else:
-            assert self.starts is not None  # set by run() together with positive
-            start = int(self.starts[plan_index])
-            block = self.positive[start : start + len(unique) * len(actions)]
-        return block.reshape(len(unique), len(actions))[inverse]
-
-    def _score_keys(self, keys: np.ndarray) -> np.ndarray:
-        out = np.zeros(len(keys), dtype=bool)
-        for start in range(0, len(keys), BATCH_ROWS):
-            chunk = keys[start : start + BATCH_ROWS]
-            rows = ((chunk[:, None] // self.mult[None, :]) % self.radix[None, :] - 1).astype(np.int32)
-            out[start : start + BATCH_ROWS] = self.predict(rows)
-            self.n_calls += 1
-        return out
-
-    def _score(self, rows: np.ndarray) -> np.ndarray:
-        out = np.zeros(len(rows), dtype=bool)
-        for start in range(0, len(rows), BATCH_ROWS):
-            out[start : start + BATCH_ROWS] = self.predict(rows[start : start + BATCH_ROWS])
-            self.n_calls += 1
-        return out
