@@ -117,6 +117,10 @@ class Ledger:
             )
         )
 
+    def restate_threshold(self, threshold: float | np.ndarray) -> None:
+        """Replace the latest step's threshold (a refit order that restates it under the refitted model)."""
+        self._steps[-1].threshold = threshold if np.isscalar(threshold) else np.asarray(threshold)
+
     def record_actions(
         self, waiting: np.ndarray, recommendation: np.ndarray, effort: np.ndarray, found: np.ndarray | None = None
     ) -> None:

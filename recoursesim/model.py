@@ -248,6 +248,12 @@ class RecourseModel(mesa.Model):
         context = self._selection_context(state.step, state.rows, state.features)
         return self.selector.select(scores, context).threshold
 
+    def restate_threshold(self, state: StepState, threshold: float | np.ndarray) -> None:
+        """Make ``threshold`` this step's threshold: in ``state``, the ledger and :attr:`threshold`."""
+        state.threshold = threshold
+        self.threshold = threshold
+        self.ledger_store.restate_threshold(threshold)
+
     def _lose_patience(self, state: StepState) -> np.ndarray:
         """Waiting agents out of patience leave; the rest wait on. Return the ids that gave up."""
         stay = state.rows[state.waiting]
