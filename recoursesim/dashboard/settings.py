@@ -115,6 +115,7 @@ class DashboardSettings:
                 "q": float(self.q),
                 "effort": "equal",
                 "adaptation": 0.5 / float(self.difficulty),
+                "high_fraction": min(0.5, int(self.k) / (2 * int(self.initial))),  # the paper's k / 2N
             }
         effort = {"mean": 1.0, "sd": 1.0, "scale": 0.04 / float(self.difficulty)}
         low_disadvantaged = 0.5 - 0.1 * float(self.q)

@@ -10,7 +10,15 @@ from typing import Any
 #: generator, recommendation and behaviour, and the reference code's score-gain ETR.
 BELL2024: dict[str, Any] = {
     "run": {"steps": 20, "seed": 0},
-    "population": {"name": "bell2024", "initial": 1000, "entrants": 100, "q": 0.0, "effort": "equal"},
+    # high_fraction = k / (2 · initial): 50 high performers per group among the 1000 initial agents.
+    "population": {
+        "name": "bell2024",
+        "initial": 1000,
+        "entrants": 100,
+        "q": 0.0,
+        "effort": "equal",
+        "high_fraction": 0.05,
+    },
     "scorer": {"name": "linear", "weights": [0.5, 0.5], "intercept": 0.0},
     "selection": {"name": "top_k", "k": 100},
     "recourse": {"name": "offset_target", "offset": 0.5, "lower": -0.1, "upper": 1.1, "max_passes": 2},
@@ -46,15 +54,19 @@ _BOUNDED_PROJECTION = {"name": "linear", "action_set": {"lower": [-0.1, -0.1], "
 _BELL2024_STRATEGIES: dict[str, dict[str, Any]] = {
     # CNS: k/2 places per group; recommendations aim at the higher of the groups' cut-offs.
     "bell2024-cns": {"selection": _CNS},
-    # CDA: a logistic regression first fitted on 1[f(x) > 0.5], refitted every step on the population
-    # plus counterfactuals of the negatives; recommendations land at probability s_t.
-    "bell2024-cda": {"training": {"name": "cda", "initial_threshold": 0.5}, "recourse": _BOUNDED_PROJECTION},
-    # CNS + CDA: the authors' FairCDA environment refits before agents act; its recourse puts
-    # counterfactuals at log-odds s_t - 0.5 (the ranker's offset on the logistic margin, i.e. the
-    # preset's offset_target recourse), and CDA keeps them although they fall short of the cut-off.
+    # CDA: a logistic regression first fitted on 1[f(x) > 0.5]; from the second step on, refitted right
+    # after the outcomes on the population plus counterfactuals of the negatives (kept even when the
+    # action set's bounds stop them short of the cut-off); the step's threshold is restated under the
+    # refitted model, and agents move toward its recommendations, which land at probability s_t.
+    "bell2024-cda": {
+        "training": {"name": "cda", "initial_threshold": 0.5, "order": "refit_then_restate", "drop_short": False},
+        "recourse": _BOUNDED_PROJECTION,
+    },
+    # CNS + CDA: the same order; the recourse puts counterfactuals at log-odds s_t - 0.5 (the ranker's
+    # offset applied to the logistic margin, i.e. the preset's offset_target recourse).
     "bell2024-cns-cda": {
         "selection": _CNS,
-        "training": {"name": "cda", "initial_threshold": 0.5, "order": "reference", "drop_short": False},
+        "training": {"name": "cda", "initial_threshold": 0.5, "order": "refit_then_restate", "drop_short": False},
     },
     # Gupta et al.'s group recourse regularisation as published, logistic variant, lambda = 0.1 (our
     # choice: at lambda = 1 the penalty dominates and the model ranks on the noise feature).

@@ -7,7 +7,7 @@ import difflib
 import json
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -72,7 +72,6 @@ class Scenario:
 
     spec: dict[str, Any]
     source: str = "<dict>"
-    _checked: bool = field(default=False, repr=False, compare=False)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> Scenario:
@@ -181,10 +180,6 @@ class Scenario:
         population_spec = dict(spec["population"])
         n_initial = check_int("population.initial", population_spec.pop("initial", None), minimum=1)
         entrants = population_spec.pop("entrants", 0)
-        if population_spec.get("name") == "bell2024" and "high_fraction" not in population_spec:
-            k = spec["selection"].get("k")
-            if isinstance(k, int) and not isinstance(k, bool) and k > 0:
-                population_spec["high_fraction"] = k / (2 * n_initial)
         population = build("population", population_spec)
         feature_names = tuple(population.feature_names)
         # Mixed-type populations hand their schema and default action set to the parts that need them.
