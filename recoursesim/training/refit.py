@@ -93,16 +93,20 @@ class RefitTrainer:
     ) -> None:
         self.estimator = estimator
         self.estimator_params = dict(estimator_params or {})
+        self.schema = schema
+        self._prototype = make_estimator(estimator, self.estimator_params)
+        if schema is not None:
+            self._prototype = tabular_estimator(schema, self._prototype)
+        self._configure(initial_threshold, retrain_every, output, order)
+
+    def _configure(self, initial_threshold: float | None, retrain_every: int, output: str, order: str) -> None:
+        """Check and set what every refitting trainer shares (subclasses with their own model call it)."""
         self.initial_threshold = (
             None if initial_threshold is None else check_float("initial_threshold", initial_threshold)
         )
         self.retrain_every = check_int("retrain_every", retrain_every, minimum=1)
         self.output: Literal["proba", "decision"] = check_choice("output", output, ["proba", "decision"])
         self.order = check_choice("order", order, list(REFIT_ORDERS))
-        self.schema = schema
-        self._prototype = make_estimator(estimator, self.estimator_params)
-        if schema is not None:
-            self._prototype = tabular_estimator(schema, self._prototype)
         self.history_: list[dict[str, Any]] = []
 
     def start(self, features: np.ndarray, group: np.ndarray, scorer: Scorer, rng: np.random.Generator) -> Scorer:

@@ -1,5 +1,9 @@
+import warnings
+
 import numpy as np
 import pytest
+from scipy.optimize import OptimizeResult
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from recoursesim.checks import check_trainer
@@ -10,6 +14,8 @@ from recoursesim.training import (
     GroupRecourseTrainer,
     recourse_difference,
 )
+from recoursesim.training.group_recourse_models import PenaltyOffWarning
+from recoursesim.training.group_recourse_solvers import solution
 
 # docs/mitigations.md, Gupta worked example: a hand-typed 14-point toy with exact rational solutions
 X = np.array(
@@ -90,3 +96,37 @@ def test_logistic_variant_reduces_recourse_difference():
 def test_trainer_conformance_and_linear_form():
     check_trainer(lambda: GroupRecourseTrainer(lam=0.1))
     check_trainer(lambda: GroupRecourseTrainer(model="svm", lam=0.5))
+
+
+def test_penalty_off_is_an_explicit_signal_not_any_warning(monkeypatch):
+    keep = ~((G == -1) & (Y == 0))
+    with pytest.warns(PenaltyOffWarning):
+        model = GroupRecourseSVM(lam=1.0, solver="dual").fit(X[keep], Y[keep], G[keep])
+    assert model.n_penalty_off_ == model.n_iter_ - model.warmup  # every penalised iteration
+    assert GroupRecourseSVM(lam=1.0, solver="dual").fit(X, Y, G).n_penalty_off_ == 0
+
+    # an unrelated RuntimeWarning during a refit is not mistaken for the penalty being off
+    trainer = GroupRecourseTrainer(lam=0.1)
+    original = GroupRecourseLogisticRegression.fit
+
+    def noisy_fit(self, *args):
+        warnings.warn("overflow somewhere", RuntimeWarning, stacklevel=2)
+        return original(self, *args)
+
+    monkeypatch.setattr(GroupRecourseLogisticRegression, "fit", noisy_fit)
+    trainer.history_.append({})
+    with pytest.warns(RuntimeWarning, match="overflow somewhere"):
+        trainer._fit(X, Y, G, np.random.default_rng(0))
+    assert "penalty_off" not in trainer.history_[-1]
+
+
+def test_solver_failure_warns_but_a_precision_limited_stop_does_not():
+    x = np.array([1.0, 2.0])
+    with pytest.warns(ConvergenceWarning, match=r"the test solve stopped without converging \(Iteration limit"):
+        solution(OptimizeResult(x=x, success=False, status=9, message="Iteration limit reached"), "the test solve")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        stopped = OptimizeResult(x=x, success=False, status=8, message="Positive directional derivative for linesearch")
+        np.testing.assert_array_equal(solution(stopped, "the test solve"), x)
+    with pytest.warns(ConvergenceWarning):
+        solution(OptimizeResult(x=np.array([np.nan]), success=True, message="ok"), "the test solve")
