@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from recoursesim.experiments.bell2024 import setting_scenario
+from recoursesim.reproductions.bell2024 import setting_scenario
 from recoursesim.scenario import Scenario
 
 

@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from recoursesim.experiments.bell2024 import EFFORTS, QS, STRATEGIES, reproduce, setting_scenario
+from recoursesim.reproductions.bell2024 import EFFORTS, QS, STRATEGIES, reproduce, setting_scenario
 from recoursesim.sweep import JoblibExecutor, Point, SweepPlan, execute, run_sweep
 
 TABLE1_STRATEGIES = ("baseline", "cns", "cda", "cns+cda")

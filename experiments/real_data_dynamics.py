@@ -1,7 +1,7 @@
 """Recourse dynamics on real data: German credit and Adult under top-k, CNS and CDA across seeds.
 
 Runs every bundled real-data scenario (german-credit-lending, adult-income-threshold) under the
-three policies of recoursesim.experiments.real_data for SEEDS seeds and prints, per scenario,
+three policies of recoursesim.reproductions.real_data for SEEDS seeds and prints, per scenario,
 policy and group, the mean and 95% CI across seeds of rETR (effort to recourse relative to the
 reference group) and dTTR (time to recourse minus the reference group's). Writes the raw
 per-run summaries and the table (CSV) to --out.
@@ -17,7 +17,7 @@ import sys
 import time
 
 from recoursesim.cli._output import atomic_output_dir
-from recoursesim.experiments import real_data
+from recoursesim.reproductions import real_data
 
 
 def main(argv: list[str] | None = None) -> int:

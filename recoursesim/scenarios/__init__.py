@@ -1,1 +1,1 @@
-"""Scenario files shipped with recoursesim (also reachable as the top-level ``scenarios/`` folder)."""
+"""Scenario files shipped with recoursesim, read with ``importlib.resources`` (``recoursesim run NAME``)."""

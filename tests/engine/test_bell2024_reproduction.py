@@ -2,7 +2,7 @@
 
 import pytest
 
-from recoursesim.experiments.bell2024 import PAPER_TABLE1, reproduce
+from recoursesim.reproductions.bell2024 import PAPER_TABLE1, reproduce
 
 
 def test_baseline_gap_cell_quick():

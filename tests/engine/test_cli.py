@@ -1,6 +1,5 @@
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -10,8 +9,6 @@ from recoursesim import __version__
 from recoursesim.cli import main
 from recoursesim.scenario import Scenario
 from recoursesim.simulate import simulate
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_run_default_prints_summary_and_writes_parquet(tmp_path, capsys):
@@ -41,7 +38,7 @@ def test_run_default_prints_summary_and_writes_parquet(tmp_path, capsys):
 
 
 def test_same_seed_byte_identical_parquet(tmp_path):
-    scenario = str(ROOT / "scenarios" / "default.toml")
+    scenario = "default"  # a bundled scenario, by name
     assert main(["run", scenario, "--seed", "7", "--out", str(tmp_path / "A")]) == 0
     assert main(["run", scenario, "--seed", "7", "--out", str(tmp_path / "B")]) == 0
     names = sorted(p.name for p in (tmp_path / "A").iterdir())

@@ -3,6 +3,7 @@
 import math
 import subprocess
 import sys
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from recoursesim.cli import main
 from recoursesim.errors import ConfigError
 from recoursesim.scenario import Scenario, load_scenario
 
-DEFAULT = Path(__file__).resolve().parents[2] / "scenarios" / "default.toml"
+DEFAULT = resources.files("recoursesim.scenarios").joinpath("default.toml")
 
 
 def default_text():

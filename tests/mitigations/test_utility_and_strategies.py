@@ -2,8 +2,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from recoursesim.experiments.bell2024 import STRATEGIES, setting_scenario
 from recoursesim.metrics import recourse_over_time, utility_over_time
+from recoursesim.reproductions.bell2024 import STRATEGIES, setting_scenario
 
 
 def test_utility_by_hand():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from recoursesim.experiments import real_data
+from recoursesim.reproductions import real_data
 
 
 def test_three_policies_per_scenario_with_the_same_k() -> None:

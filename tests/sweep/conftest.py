@@ -1,16 +1,15 @@
+from importlib import resources
 from pathlib import Path
 
 import pytest
 
 from recoursesim.scenario import Scenario
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 @pytest.fixture
 def small_toml(tmp_path) -> Path:
     """The default scenario cut to steps 0..4: a run takes a few milliseconds."""
-    text = (ROOT / "scenarios" / "default.toml").read_text(encoding="utf-8")
+    text = resources.files("recoursesim.scenarios").joinpath("default.toml").read_text(encoding="utf-8")
     assert "steps = 20" in text
     path = tmp_path / "small.toml"
     path.write_text(text.replace("steps = 20", "steps = 4").replace('name = "default"', 'name = "small"'))

@@ -3,7 +3,7 @@ import pytest
 
 from recoursesim.cli import main
 from recoursesim.errors import ConfigError
-from recoursesim.experiments.bell2024 import reproduce, setting_scenario
+from recoursesim.reproductions.bell2024 import reproduce, setting_scenario
 from recoursesim.simulate import simulate
 from recoursesim.sweep import SweepAbortedError, SweepPlan, SweepStore, execute, run_sweep
 

@@ -1,18 +1,12 @@
-import importlib.util
-from pathlib import Path
-
 import pandas as pd
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
+from recoursesim.reproductions import ccm_adult
 
 
 @pytest.mark.slow
 def test_ccm_adult_experiment_pools_all_rows(tmp_path):
-    spec = importlib.util.spec_from_file_location("ccm_adult", ROOT / "experiments" / "ccm_adult.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert module.main(["--out", str(tmp_path)]) == 0
+    assert ccm_adult.main(["--out", str(tmp_path)]) == 0
     report = pd.read_csv(tmp_path / "adult_ccm_report.csv")
     total = report[report["scope"] == "Total"]
     assert (total["n"] == 48842).all()

@@ -1,16 +1,10 @@
-import importlib.util
-from pathlib import Path
+import importlib
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
-
 
 def _load(name):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "experiments" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return importlib.import_module(f"recoursesim.reproductions.{name}")
 
 
 @pytest.mark.slow

@@ -1,0 +1,125 @@
+"""Equality of effort on Raimondi et al.'s synthetic data (§4.1, Figures 2–3).
+
+For alpha in {0, 1, 2, 3} and each seed: n = 1000 individuals, logistic regression on (X2, X3),
+minimal-intervention costs, and ACR(q) for q in {0.1, ..., 1} over unfavourable protected
+(X1 = 0) and unprotected centres, with 95% t-intervals over centres. Prints the table of means
+over seeds, checks the acceptance band on ACR(1), writes CSV tables and Figures 2–3 (PNG).
+
+Usage:
+    python experiments/eoe_synthetic.py --seeds 20 --out results/eoe_synthetic
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from recoursesim.auditors.effort import DEFAULT_QS, make_effort_synthetic, synthetic_auditor
+from recoursesim.cli._common import atomic_output_dir
+
+ALPHAS = (0.0, 1.0, 2.0, 3.0)
+#: Acceptance bands of issue 6 on the mean system-level ACR(1) for protected centres.
+BANDS = {0.0: (0.9, 1.1), 2.0: (1.7, 2.3)}
+
+
+def run(seeds: int, n: int) -> pd.DataFrame:
+    """ACR(q) curves for every alpha and seed on the synthetic data (one row per alpha, seed, centres, q)."""
+    frames = []
+    for alpha in ALPHAS:
+        for seed in range(seeds):
+            auditor = synthetic_auditor(make_effort_synthetic(n, alpha, seed))
+            for centres in ("protected", "unprotected"):
+                curve = auditor.curve(DEFAULT_QS, centres)
+                curve.insert(0, "centres", centres)
+                curve.insert(0, "seed", seed)
+                curve.insert(0, "alpha", alpha)
+                frames.append(curve)
+    return pd.concat(frames, ignore_index=True)
+
+
+def figure_2(curves: pd.DataFrame, path: Path) -> None:
+    """Draw the paper's Figure 2 (one seed, alpha = 2) to ``path``."""
+    one = curves[(curves["alpha"] == 2.0) & (curves["seed"] == 0)]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    for centres, part in one.groupby("centres"):
+        axes[0].plot(part["q"], part["mean"], marker="o", label=f"{centres} centres")
+        axes[0].fill_between(part["q"], part["ci_low"], part["ci_high"], alpha=0.25)
+        axes[1].plot(part["q"], part["mean_protected_share"], marker="o", label=f"{centres} centres")
+    axes[0].axhline(1.0, color="grey", lw=0.8, ls="--")
+    axes[0].set(xlabel="quantile q", ylabel="ACR(q)", title="(a) Average cost ratio, α = 2 (seed 0)")
+    axes[1].set(xlabel="quantile q", ylabel="share of protected in I", title="(b) Protected share of I")
+    for ax in axes:
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def figure_3(curves: pd.DataFrame, path: Path) -> None:
+    """Draw the paper's Figure 3 (protected centres' mean ACR(q) and protected share, per alpha) to ``path``."""
+    protected = curves[curves["centres"] == "protected"]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    for alpha, part in protected.groupby("alpha"):
+        mean = part.groupby("q")["mean"].mean()
+        sd = part.groupby("q")["mean"].std(ddof=1)
+        count = part.groupby("q")["mean"].count()
+        half = 1.96 * sd / np.sqrt(count)
+        axes[0].plot(mean.index, mean, marker="o", label=f"α = {alpha:g}")
+        axes[0].fill_between(mean.index, mean - half, mean + half, alpha=0.2)
+        share = part.groupby("q")["mean_protected_share"].mean()
+        axes[1].plot(share.index, share, marker="o", label=f"α = {alpha:g}")
+    axes[0].axhline(1.0, color="grey", lw=0.8, ls="--")
+    axes[0].set(xlabel="quantile q", ylabel="ACR(q)", title="(a) ACR, protected centres (mean over seeds)")
+    axes[1].set(xlabel="quantile q", ylabel="share of protected in I", title="(b) Protected share of I")
+    for ax in axes:
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the synthetic equality-of-effort experiment; return the exit status."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seeds", type=int, default=20, help="seeds per alpha (default 20)")
+    parser.add_argument("--n", type=int, default=1000, help="individuals per data set (default 1000)")
+    parser.add_argument("--out", type=Path, default=Path("results/eoe_synthetic"), help="output directory")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    curves = run(args.seeds, args.n)
+    summary = (
+        curves.groupby(["alpha", "centres", "q"])["mean"]
+        .agg(["mean", "std", "count"])
+        .rename(columns={"mean": "ACR_mean_over_seeds", "std": "sd_over_seeds", "count": "seeds"})
+        .reset_index()
+    )
+    wide = summary.pivot_table(index=["alpha", "centres"], columns="q", values="ACR_mean_over_seeds")
+    print(f"ACR(q), mean over {args.seeds} seeds of the mean over centres:")
+    print(wide[[0.1, 0.2, 0.5, 1.0]].round(3).to_string())
+    ok = True
+    for alpha, (low, high) in BANDS.items():
+        row = summary[(summary["alpha"] == alpha) & (summary["centres"] == "protected") & (summary["q"] == 1.0)]
+        value, sd = float(row["ACR_mean_over_seeds"].iloc[0]), float(row["sd_over_seeds"].iloc[0])
+        inside = low < value < high
+        ok &= inside
+        print(f"alpha = {alpha:g}: mean ACR(1), protected = {value:.3f} (sd {sd:.3f}); band ({low}, {high}): {inside}")
+    with atomic_output_dir(args.out) as tmp:
+        curves.to_csv(tmp / "acr_curves_per_seed.csv", index=False)
+        summary.to_csv(tmp / "acr_summary.csv", index=False)
+        figure_2(curves, tmp / "figure2_alpha2.png")
+        figure_3(curves, tmp / "figure3_alphas.png")
+    print(f"wrote tables and figures to {args.out} ({time.perf_counter() - start:.1f} s)")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
