@@ -8,6 +8,7 @@
   equality of effort (Raimondi et al.).
 * :mod:`~recoursesim.reproductions.ccm_adult`: the counterfactual confusion matrix on Adult.
 * :mod:`~recoursesim.reproductions.real_data`: recourse dynamics on the bundled real-data scenarios.
+* :mod:`~recoursesim.reproductions.facts_adult`: FACTS on Adult (Kavouras et al.'s Table 1 style).
 
-The scripts in the repository's ``experiments/`` folder only call each module's ``main``.
+The scripts in the repository's ``experiments/`` folder are thin: they parse arguments and call these modules.
 """
