@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     compared = [c for c in cells if c.reproduced is not None]
-    ok = sum(c.reproduced for c in compared)
+    ok = sum(bool(c.reproduced) for c in compared)
     print(f"\n{ok}/{len(compared)} cells reproduced within 4 combined SE ({time.perf_counter() - start:.0f} s)")
     for cell in compared:
         if not cell.reproduced:

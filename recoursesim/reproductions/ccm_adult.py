@@ -21,11 +21,11 @@ import pandas as pd
 from recoursesim.auditors.ccm.crossval import cross_validated_ccm
 from recoursesim.auditors.ccm.report import ccm_parity
 from recoursesim.auditors.ccm.tabular import encode_table
-from recoursesim.cli._common import atomic_output_dir
+from recoursesim.cli._output import atomic_output_dir
 from recoursesim.cli.audit_ccm import format_report
 from recoursesim.datasets import load_adult
 
-WORLDS = {"naive": [], "greedy": None}
+WORLDS: dict[str, list[str] | None] = {"naive": [], "greedy": None}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -21,7 +21,7 @@ import pandas as pd
 
 from recoursesim.auditors.effort import DEFAULT_QS
 from recoursesim.auditors.effort.german import german_auditor
-from recoursesim.cli._common import atomic_output_dir
+from recoursesim.cli._output import atomic_output_dir
 from recoursesim.cli.audit_effort import plot_acr_curves
 from recoursesim.datasets import load_german
 

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from recoursesim.auditors.effort import DEFAULT_QS, make_effort_synthetic, synthetic_auditor
-from recoursesim.cli._common import atomic_output_dir
+from recoursesim.cli._output import atomic_output_dir
 
 ALPHAS = (0.0, 1.0, 2.0, 3.0)
 #: Acceptance bands of issue 6 on the mean system-level ACR(1) for protected centres.
