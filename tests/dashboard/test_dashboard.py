@@ -38,6 +38,7 @@ def test_knobs_reach_the_scenario():
     spec = settings.to_spec()
     assert spec["population"] == {
         "name": "bell2024", "initial": 80, "entrants": 7, "q": 1.5, "effort": "equal", "adaptation": 0.25,
+        "high_fraction": 9 / (2 * 80),  # the paper's k / 2N, now passed by the dashboard itself
     }  # fmt: skip
     assert spec["selection"] == {"name": "top_k", "k": 9}
     assert spec["behaviour"] == {"name": "bounded_effort", "budget": "constant", "adaptation": "binary"}
