@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import mesa
 import numpy as np
@@ -16,7 +15,7 @@ from recoursesim.behaviour.base import ActionContext, Behaviour
 from recoursesim.errors import ConfigError, DataError
 from recoursesim.ledger import Ledger
 from recoursesim.observers import Observer, PopulationSnapshot, observation_rows
-from recoursesim.populations.base import Cohort, PopulationGenerator
+from recoursesim.populations.base import Cohort, PopulationGenerator, entrants_schedule
 from recoursesim.recourse.base import RecourseGenerator
 from recoursesim.refit_order import RefitOrder, StepState, refit_order_of, rows_of
 from recoursesim.rng import run_streams
@@ -98,7 +97,7 @@ class RecourseModel(mesa.Model):
         self.observers = tuple(observers)
         self.n_initial = check_int("population.initial", n_initial, minimum=1)
         self.n_steps = check_int("run.steps", n_steps, minimum=0)
-        self.entrants = _entrants_schedule(entrants, self.n_steps)
+        self.entrants = entrants_schedule(entrants, self.n_steps)
         self.patience = None if patience is None else check_int("model.patience", patience, minimum=1)
         self._streams = streams
         self.feature_names = tuple(population.feature_names)
@@ -376,24 +375,6 @@ class RecourseModel(mesa.Model):
                 "effort_capacity": table.effort.copy(),
             }
         )
-
-
-def _entrants_schedule(entrants: Any, n_steps: int) -> np.ndarray:
-    if isinstance(entrants, int | np.integer) and not isinstance(entrants, bool):
-        count = check_int("population.entrants", entrants, minimum=0)
-        return np.full(n_steps, count, dtype=np.int64)
-    if isinstance(entrants, Sequence) and not isinstance(entrants, str):
-        values = [check_int(f"population.entrants[{i}]", v, minimum=0) for i, v in enumerate(entrants)]
-        if len(values) != n_steps:
-            raise ConfigError(
-                "population.entrants",
-                f"lists {len(values)} steps but the run has T={n_steps} (entrants join after steps 0..T-1)",
-                f"give exactly {n_steps} numbers, or one number for every step",
-            )
-        return np.asarray(values, dtype=np.int64)
-    raise ConfigError(
-        "population.entrants", f"must be a whole number or a list, got {entrants!r}", "write entrants = 100"
-    )
 
 
 def _checked_mask(selection: Selection, n: int) -> np.ndarray:

@@ -289,7 +289,7 @@ def accepted_parameters(cls: type) -> list[str]:
 
 
 #: Constructor arguments supplied by the builder, never by a scenario.
-_SUPPLIED = frozenset({"estimator_factory", "population", "schema", "action_defaults"})
+_SUPPLIED = frozenset({"population", "schema", "action_defaults"})
 
 
 _loaded = False

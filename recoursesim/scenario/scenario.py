@@ -221,12 +221,12 @@ class Scenario:
             record_recommendations=model_spec.get("record_recommendations", True),
         )
         if dry_run:
-            from recoursesim.model import _entrants_schedule
+            from recoursesim.populations.base import entrants_schedule
 
             if isinstance(entrants, int | np.integer) and not isinstance(entrants, bool):
                 check_int("population.entrants", entrants, minimum=0)  # no schedule array: T may be huge
             else:
-                _entrants_schedule(entrants, self.steps)
+                entrants_schedule(entrants, self.steps)
             if kwargs["patience"] is not None:
                 check_int("model.patience", kwargs["patience"], minimum=1)
             return None
