@@ -73,8 +73,9 @@ class MixedRecourse(ABC):
                 raise error.under("action_set") from None
         try:
             self.costs_ = CostModel(self.schema, cost_weights)
-        except ConfigError as error:
-            raise error.under("cost_weights") from None
+        except ConfigError as error:  # the cost model names its argument "weights"
+            field = error.field.removeprefix("weights").lstrip(".")
+            raise ConfigError(f"cost_weights.{field}" if field else "cost_weights", error.problem, error.fix) from None
         self.found_ = np.zeros(0, dtype=bool)
 
     # ------------------------------------------------------------------ the protocol

@@ -169,3 +169,44 @@ def test_every_recommendation_respects_random_action_sets(german_logistic, germa
             found = generator.found_
             assert np.all(world.scorer.score(moved)[found] >= threshold)
             assert np.array_equal(moved[~found], agents[~found])
+
+
+@pytest.mark.parametrize(
+    ("spec", "field"),
+    [
+        ({"name": "search", "samples": 0}, "recourse.samples"),
+        ({"name": "search", "action_set": {"immutable": ["nope"]}}, "recourse.action_set.immutable"),
+        ({"name": "exact_linear", "cost_weights": {"x0": -1.0}}, "recourse.cost_weights.x0"),
+        ({"name": "manifold", "max_reference": -3}, "recourse.max_reference"),
+        ({"name": "dice", "method": "magic"}, "recourse.method"),
+        ({"name": "search", "radius": "wide"}, "recourse.radius"),
+    ],
+)
+def test_bad_generator_parameters_name_the_field(spec, field):
+    from recoursesim.errors import ConfigError
+    from recoursesim.registry import build
+
+    with pytest.raises(ConfigError) as caught:
+        build("recourse", spec)
+    assert str(caught.value).startswith(field), str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_exact_linear_refuses_a_non_additive_model(german_gbm):
+    from recoursesim.errors import ConfigError
+
+    agents, scores, threshold = _setting(german_gbm, 50)
+    generator = ExactLinearRecourse(action_set=german_gbm.action_set, schema=german_gbm.schema)
+    with pytest.raises(ConfigError, match="search"):
+        generator.recommend(agents, scores, threshold, german_gbm.scorer)
+
+
+def test_manifold_without_reference_rows_says_how_to_fix():
+    from recoursesim.errors import ConfigError
+    from recoursesim.scoring import LinearScorer
+
+    generator = NearestAcceptedRecourse()
+    scorer = LinearScorer([0.5, 0.5])
+    agents = np.array([[0.1, 0.1]])
+    with pytest.raises(ConfigError, match="reference"):
+        generator.recommend(agents, scorer.score(agents), 0.9, scorer)
