@@ -15,6 +15,7 @@ import numpy as np
 from recoursesim.errors import ConfigError, RecourseSimError
 from recoursesim.scenario import Scenario
 from recoursesim.simulate import simulate
+from recoursesim.stats import mean_interval
 from recoursesim.sweep import Point, SweepPlan, iter_point_results, make_executor, run_sweep
 
 EFFORTS = ("equal", "adv_more", "dis_more")
@@ -175,16 +176,13 @@ def reproduce(
 
 
 def _cell(effort: str, q: int, strategy: str, metric: str, values: np.ndarray, sigmas: float) -> Cell:
-    finite = values[np.isfinite(values)]
-    mean = float(finite.mean()) if finite.size else math.nan
-    sem = float(finite.std(ddof=1) / math.sqrt(finite.size)) if finite.size > 1 else math.nan
+    summary = mean_interval(values)  # finite values only; sem NaN below two seeds
+    mean, sem = summary.mean, summary.sem
     paper = PAPER_TABLE1.get((effort, q, strategy, metric))
     reproduced = None
     if paper is not None:
         reproduced = bool(abs(mean - paper[0]) <= sigmas * math.hypot(sem, paper[1]))
-    return Cell(
-        effort, q, strategy, metric, mean, sem, paper and paper[0], paper and paper[1], reproduced, int(finite.size)
-    )
+    return Cell(effort, q, strategy, metric, mean, sem, paper and paper[0], paper and paper[1], reproduced, summary.n)
 
 
 def format_cells(cells: Sequence[Cell], header: bool = True) -> str:
