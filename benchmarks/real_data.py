@@ -14,6 +14,8 @@ Prints and (with ``--json``) writes:
 - ``search_recommend_per_agent_s``: the ``search`` generator's time per agent on the same agents;
 - ``german_gbm_cpu_s`` and ``adult_gbm_cpu_s``: the CPU time of the same runs (less sensitive
   than wall-clock time to other programs sharing the machine);
+- ``shift_overhead``: the relative run-time cost of the shift and ground-truth observers every 5
+  steps on German credit (see ``benchmarks/shift_overhead.py``; target <= 0.20);
 - ``load_average``: the machine's 1-minute load average before and after (timings on a busy
   machine are slower).
 
@@ -29,6 +31,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from shift_overhead import german_overhead  # this folder is on sys.path when run as a script
 
 from recoursesim.scenario import Scenario
 
@@ -78,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--adult-agents", type=int, default=10_000)
     parser.add_argument("--dice-agents", type=int, default=10)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--shift-repeats", type=int, default=3, help="timed run pairs for shift_overhead")
     args = parser.parse_args(argv)
     load_before = os.getloadavg()[0]
     german, german_cpu, _ = time_run(run_spec("german", "sex", 1000))
@@ -91,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     dice, search = time_dice(args.dice_agents)
     print(f"recommendation per agent on German credit: dice {dice:.3f} s, search {search * 1e3:.2f} ms")
+    shift = german_overhead(args.shift_repeats)
     load_after = os.getloadavg()[0]
     print(f"1-minute load average: {load_before:.2f} before, {load_after:.2f} after (2 cores)")
     if args.json is not None:
@@ -102,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
             "adult_n_agents": args.adult_agents,
             "dice_recommend_per_agent_s": dice,
             "search_recommend_per_agent_s": search,
+            "shift_overhead": shift.get("shift_overhead", float("nan")),
             "load_average": [load_before, load_after],
         }
         args.json.parent.mkdir(parents=True, exist_ok=True)
