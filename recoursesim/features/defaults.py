@@ -9,25 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from recoursesim.datasets.adult import COLUMNS as ADULT_COLUMNS
+
 #: Feature columns a population uses by default (``None``: every feature of the data set).
 DEFAULT_COLUMNS: dict[str, list[str] | None] = {
     "german": None,
     # fnlwgt is a census sampling weight, not a trait of the person; education-num duplicates
-    # the ordinal education column.
-    "adult": [
-        "age",
-        "workclass",
-        "education",
-        "marital-status",
-        "occupation",
-        "relationship",
-        "race",
-        "sex",
-        "capital-gain",
-        "capital-loss",
-        "hours-per-week",
-        "native-country",
-    ],
+    # the ordinal education column; income is the outcome.
+    "adult": [name for name in ADULT_COLUMNS if name not in ("fnlwgt", "education-num", "income")],
     # c_charge_desc has hundreds of free-text values; age_cat duplicates age.
     "compas": [
         "sex",

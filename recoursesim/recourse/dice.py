@@ -15,7 +15,7 @@ from scipy.special import expit
 
 from recoursesim._validate import check_choice, check_int
 from recoursesim.errors import ConfigError
-from recoursesim.recourse.mixed import MixedRecourse, link_of, to_margin
+from recoursesim.recourse.mixed import MixedRecourse, link_of, observed_rows, to_margin
 from recoursesim.registry import register
 from recoursesim.scoring.base import Scorer
 
@@ -121,15 +121,7 @@ class DiceRecourse(MixedRecourse):
         self.population = population
 
     def _reference_frame(self) -> pd.DataFrame:
-        rows = self.reference
-        if rows is None and self.population is not None and hasattr(self.population, "training_data"):
-            rows = self.population.training_data()[0]
-        if rows is None:
-            raise ConfigError(
-                "recourse.reference",
-                "the dice generator needs observed rows to learn ranges from",
-                "use a dataset population, or pass reference= (an (m, d) array of observed profiles)",
-            )
+        rows = observed_rows(self.reference, self.population, "dice", "learn ranges from")
         frame = to_dice(self.schema, np.asarray(rows, dtype=float))
         frame[_OUTCOME] = np.arange(len(frame)) % 2  # DiCE needs a two-class outcome column; unused
         return frame

@@ -9,7 +9,7 @@ import numpy as np
 
 from recoursesim._validate import check_int
 from recoursesim.errors import ConfigError
-from recoursesim.recourse.mixed import MixedRecourse
+from recoursesim.recourse.mixed import MixedRecourse, observed_rows
 from recoursesim.registry import register
 from recoursesim.scoring.base import Scorer
 
@@ -66,15 +66,7 @@ class NearestAcceptedRecourse(MixedRecourse):
         self.population = population
 
     def _reference(self) -> np.ndarray:
-        rows = self.reference
-        if rows is None and self.population is not None and hasattr(self.population, "training_data"):
-            rows = self.population.training_data()[0]
-        if rows is None:
-            raise ConfigError(
-                "recourse.reference",
-                "the manifold generator needs observed rows to recommend from",
-                "use a dataset population, or pass reference= (an (m, d) array of observed profiles)",
-            )
+        rows = observed_rows(self.reference, self.population, "manifold", "recommend from")
         rows = np.unique(np.asarray(rows, dtype=float), axis=0)
         if rows.ndim != 2 or rows.shape[1] != len(self.schema) or not np.all(np.isfinite(rows)):
             raise ConfigError(

@@ -216,3 +216,27 @@ def to_margin(scores: np.ndarray, link: str) -> np.ndarray:
     """Scores on an additive scale: the log-odds of a probability (``"logistic"``) or as they are."""
     scores = np.asarray(scores, dtype=float)
     return logit(np.clip(scores, 1e-15, 1 - 1e-15)) if link == "logistic" else scores
+
+
+def observed_rows(reference: Any, population: Any, generator: str, purpose: str) -> Any:
+    """Observed profiles a generator learns from: ``reference``, else the population's training rows.
+
+    Args:
+        reference: Rows passed by the user (``None``: take them from ``population``).
+        population: The run's population; used when it has ``training_data()``.
+        generator: Generator name for the error message.
+        purpose: What the rows are for, for the error message.
+
+    Raises:
+        ConfigError: Neither source gives rows.
+    """
+    rows = reference
+    if rows is None and population is not None and hasattr(population, "training_data"):
+        rows = population.training_data()[0]
+    if rows is None:
+        raise ConfigError(
+            "recourse.reference",
+            f"the {generator} generator needs observed rows to {purpose}",
+            "use a dataset population, or pass reference= (an (m, d) array of observed profiles)",
+        )
+    return rows
