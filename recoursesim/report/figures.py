@@ -44,49 +44,66 @@ def step_axis(ax: Axes) -> None:
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
 
 
-def etr_ttr_figure(steps: pd.DataFrame, groups: list[str], n_seeds: int, effort_label: str) -> Figure:
-    """ETR_t and TTR_t per group over time with CI bands across seeds (paper Fig. 2)."""
+def _step_pair() -> tuple[Figure, np.ndarray]:
+    """A wide figure with two panels side by side, both over the simulation step."""
     fig = Figure(figsize=(10, 3.8), layout="constrained")
-    axes = fig.subplots(1, 2)
-    for group in groups:
-        mine = steps.loc[steps["group"] == group]
-        _band(axes[0], mine, "step", "etr", _colour(groups, group), group)
-        _band(axes[1], mine, "step", "ttr", _colour(groups, group), group)
-    axes[0].set_ylabel(f"ETR$_t$ ({effort_label})")
-    axes[1].set_ylabel("TTR$_t$ (steps)")
+    return fig, fig.subplots(1, 2)
+
+
+def _group_bands(
+    axes: np.ndarray, steps: pd.DataFrame, groups: list[str], group: str, columns: tuple[str, str]
+) -> None:
+    """Draw ``group``'s mean line and CI band of ``columns[i]`` over the steps on ``axes[i]``."""
+    mine = steps.loc[steps["group"] == group]
+    for ax, column in zip(axes, columns, strict=True):
+        _band(ax, mine, "step", column, _colour(groups, group), group)
+
+
+def _finish_step_pair(fig: Figure, axes: np.ndarray, ylabels: tuple[str, str], title: str) -> Figure:
+    """Label the two panels' y axes, give both integer step ticks and a legend, and title ``fig``."""
+    for ax, ylabel in zip(axes, ylabels, strict=True):
+        ax.set_ylabel(ylabel)
     for ax in axes:
         step_axis(ax)
         ax.legend(fontsize=8)
-    fig.suptitle(f"Effort and time to recourse over time ({ci_note(n_seeds)})")
+    fig.suptitle(title)
     return fig
+
+
+def etr_ttr_figure(steps: pd.DataFrame, groups: list[str], n_seeds: int, effort_label: str) -> Figure:
+    """ETR_t and TTR_t per group over time with CI bands across seeds (paper Fig. 2)."""
+    fig, axes = _step_pair()
+    for group in groups:
+        _group_bands(axes, steps, groups, group, ("etr", "ttr"))
+    return _finish_step_pair(
+        fig,
+        axes,
+        (f"ETR$_t$ ({effort_label})", "TTR$_t$ (steps)"),
+        f"Effort and time to recourse over time ({ci_note(n_seeds)})",
+    )
 
 
 def disparity_figure(steps: pd.DataFrame, groups: list[str], reference: str, n_seeds: int) -> Figure:
     """rETR_t and dTTR_t of every group against the reference group, with the 80%-rule band."""
-    fig = Figure(figsize=(10, 3.8), layout="constrained")
-    axes = fig.subplots(1, 2)
+    fig, axes = _step_pair()
     low, high = EIGHTY_PERCENT_BAND
     axes[0].axhspan(low, high, color="grey", alpha=0.2, label=f"80% rule [{low}, {high}]")
     axes[1].axhline(0.0, color="grey", linewidth=1, label="parity")
     for group in groups:
         if group == reference:
             continue
-        mine = steps.loc[steps["group"] == group]
-        _band(axes[0], mine, "step", "retr", _colour(groups, group), group)
-        _band(axes[1], mine, "step", "dttr", _colour(groups, group), group)
-    axes[0].set_ylabel(f"rETR$_t$ = ETR$_t$(g) / ETR$_t$({reference})")
-    axes[1].set_ylabel(f"dTTR$_t$ = TTR$_t$(g) − TTR$_t$({reference})")
-    for ax in axes:
-        step_axis(ax)
-        ax.legend(fontsize=8)
-    fig.suptitle(f"Recourse disparities over time ({ci_note(n_seeds)})")
-    return fig
+        _group_bands(axes, steps, groups, group, ("retr", "dttr"))
+    return _finish_step_pair(
+        fig,
+        axes,
+        (f"rETR$_t$ = ETR$_t$(g) / ETR$_t$({reference})", f"dTTR$_t$ = TTR$_t$(g) − TTR$_t$({reference})"),
+        f"Recourse disparities over time ({ci_note(n_seeds)})",
+    )
 
 
 def selection_figure(steps: pd.DataFrame, groups: list[str], reference: str, n_seeds: int) -> Figure:
     """Selection rate per group and the demographic-parity ratio against the reference group."""
-    fig = Figure(figsize=(10, 3.8), layout="constrained")
-    axes = fig.subplots(1, 2)
+    fig, axes = _step_pair()
     low, high = EIGHTY_PERCENT_BAND
     axes[1].axhspan(low, high, color="grey", alpha=0.2, label=f"80% rule [{low}, {high}]")
     for group in groups:
@@ -94,13 +111,12 @@ def selection_figure(steps: pd.DataFrame, groups: list[str], reference: str, n_s
         _band(axes[0], mine, "step", "selection_rate", _colour(groups, group), group)
         if group != reference:
             _band(axes[1], mine, "step", "dp_ratio", _colour(groups, group), group)
-    axes[0].set_ylabel("selection rate (selected / scored)")
-    axes[1].set_ylabel(f"demographic parity ratio vs {reference}")
-    for ax in axes:
-        step_axis(ax)
-        ax.legend(fontsize=8)
-    fig.suptitle(f"Selection rates and demographic parity ({ci_note(n_seeds)})")
-    return fig
+    return _finish_step_pair(
+        fig,
+        axes,
+        ("selection rate (selected / scored)", f"demographic parity ratio vs {reference}"),
+        f"Selection rates and demographic parity ({ci_note(n_seeds)})",
+    )
 
 
 def utility_figure(utility: pd.DataFrame, n_seeds: int) -> Figure:

@@ -22,6 +22,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
 
 from recoursesim.auditors.effort import DEFAULT_QS, make_effort_synthetic, synthetic_auditor
 from recoursesim.cli._output import atomic_output_dir
@@ -46,6 +47,18 @@ def run(seeds: int, n: int) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+def _finish(fig: Figure, axes: np.ndarray, acr_title: str, path: Path) -> None:
+    """Label the two panels (ACR(q) left, protected share right), add legends and save ``fig`` to ``path``."""
+    axes[0].axhline(1.0, color="grey", lw=0.8, ls="--")
+    axes[0].set(xlabel="quantile q", ylabel="ACR(q)", title=acr_title)
+    axes[1].set(xlabel="quantile q", ylabel="share of protected in I", title="(b) Protected share of I")
+    for ax in axes:
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def figure_2(curves: pd.DataFrame, path: Path) -> None:
     """Draw the paper's Figure 2 (one seed, alpha = 2) to ``path``."""
     one = curves[(curves["alpha"] == 2.0) & (curves["seed"] == 0)]
@@ -54,14 +67,7 @@ def figure_2(curves: pd.DataFrame, path: Path) -> None:
         axes[0].plot(part["q"], part["mean"], marker="o", label=f"{centres} centres")
         axes[0].fill_between(part["q"], part["ci_low"], part["ci_high"], alpha=0.25)
         axes[1].plot(part["q"], part["mean_protected_share"], marker="o", label=f"{centres} centres")
-    axes[0].axhline(1.0, color="grey", lw=0.8, ls="--")
-    axes[0].set(xlabel="quantile q", ylabel="ACR(q)", title="(a) Average cost ratio, α = 2 (seed 0)")
-    axes[1].set(xlabel="quantile q", ylabel="share of protected in I", title="(b) Protected share of I")
-    for ax in axes:
-        ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    _finish(fig, axes, "(a) Average cost ratio, α = 2 (seed 0)", path)
 
 
 def figure_3(curves: pd.DataFrame, path: Path) -> None:
@@ -77,14 +83,7 @@ def figure_3(curves: pd.DataFrame, path: Path) -> None:
         axes[0].fill_between(mean.index, mean - half, mean + half, alpha=0.2)
         share = part.groupby("q")["mean_protected_share"].mean()
         axes[1].plot(share.index, share, marker="o", label=f"α = {alpha:g}")
-    axes[0].axhline(1.0, color="grey", lw=0.8, ls="--")
-    axes[0].set(xlabel="quantile q", ylabel="ACR(q)", title="(a) ACR, protected centres (mean over seeds)")
-    axes[1].set(xlabel="quantile q", ylabel="share of protected in I", title="(b) Protected share of I")
-    for ax in axes:
-        ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    _finish(fig, axes, "(a) ACR, protected centres (mean over seeds)", path)
 
 
 def main(argv: list[str] | None = None) -> int:
