@@ -7,6 +7,7 @@ and Reset drive the same :class:`~recoursesim.model.RecourseModel` as ``recourse
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from threading import Event
 from typing import Any
@@ -33,6 +34,11 @@ colour_by_truth = solara.reactive(False)
 def _set(**changes: Any) -> None:
     playing.value = False
     settings.value = dataclasses.replace(settings.value, **changes)
+
+
+def _set_weight(weights: tuple[float, ...], j: int, value: float) -> None:
+    """Set the ranker weight of feature ``x{j}``, keeping the others of ``weights``."""
+    _set(weights=tuple(value if i == j else w for i, w in enumerate(weights)))
 
 
 @solara.component
@@ -65,22 +71,15 @@ def Controls() -> None:  # noqa: N802 (Solara components are capitalised)
     )
     solara.SliderInt("time steps T", value=s.steps, min=1, max=60, on_value=lambda v: _set(steps=v))
     solara.Select("mitigation", values=list(MITIGATIONS), value=s.mitigation, on_value=lambda v: _set(mitigation=v))
-    solara.SliderFloat(
-        "ranker weight x0",
-        value=s.weights[0],
-        min=0.0,
-        max=1.0,
-        step=0.05,
-        on_value=lambda v: _set(weights=(v, s.weights[1])),
-    )
-    solara.SliderFloat(
-        "ranker weight x1",
-        value=s.weights[1],
-        min=0.0,
-        max=1.0,
-        step=0.05,
-        on_value=lambda v: _set(weights=(s.weights[0], v)),
-    )
+    for j in range(2):
+        solara.SliderFloat(
+            f"ranker weight x{j}",
+            value=s.weights[j],
+            min=0.0,
+            max=1.0,
+            step=0.05,
+            on_value=functools.partial(_set_weight, s.weights, j),
+        )
     solara.InputInt("seed", value=s.seed, on_value=lambda v: _set(seed=max(int(v or 0), 0)), classes=["rs-seed"])
     solara.Text("colour agents by (ground truth: x0 is the qualification, x1 a proxy)")
     solara.ToggleButtonsSingle(

@@ -72,13 +72,7 @@ def project_l1(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Weighted-L1 minimum-cost move of each row of ``x`` to ``w·x' >= target`` inside its box.
 
-    Args:
-        x: ``(n, d)`` current points.
-        lo: ``(n, d)`` lower bounds.
-        hi: ``(n, d)`` upper bounds.
-        w: ``(d,)`` hyperplane normal.
-        c: ``(d,)`` positive cost weights.
-        target: ``(n,)`` required value of ``w · x'``.
+    Takes the same arguments as :func:`project_l2`.
 
     Returns:
         ``(x', feasible)`` as in :func:`project_l2`.
