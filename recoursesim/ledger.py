@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -41,15 +41,13 @@ class StepRecord:
 
 @dataclass(slots=True)
 class _StepColumns:
-    """The ledger's own, writable storage of one step (``recommendation``: rows of the waiting agents)."""
+    """The ledger's own storage of one step (``recommendation``: rows of the waiting agents).
 
-    step: int
-    agent_id: np.ndarray
-    features: np.ndarray
-    score: np.ndarray
-    threshold: float | np.ndarray
-    selected: np.ndarray
-    effort: np.ndarray
+    ``record`` holds the ledger's writable arrays (``effort`` is filled in after acting); callers
+    get read-only views of them from :meth:`Ledger.step_record`.
+    """
+
+    record: StepRecord
     recommendation: np.ndarray | None = None
     found: np.ndarray | None = None  # rows of the waiting agents, from generators that report it
 
@@ -84,7 +82,7 @@ class Ledger:
         self._steps: list[_StepColumns] = []
 
     def __len__(self) -> int:
-        return int(sum(chunk.agent_id.shape[0] for chunk in self._steps))
+        return int(sum(chunk.record.agent_id.shape[0] for chunk in self._steps))
 
     @property
     def n_steps(self) -> int:
@@ -107,19 +105,22 @@ class Ledger:
         id_dtype = np.int32 if agent_id.size == 0 or agent_id.max() < np.iinfo(np.int32).max else np.int64
         self._steps.append(
             _StepColumns(
-                step=step,
-                agent_id=agent_id.astype(id_dtype, copy=False),
-                features=features,
-                score=scores,
-                threshold=threshold if np.isscalar(threshold) else np.asarray(threshold),
-                selected=selected,
-                effort=np.zeros(agent_id.shape[0]),
+                StepRecord(
+                    step=step,
+                    agent_id=agent_id.astype(id_dtype, copy=False),
+                    features=features,
+                    score=scores,
+                    threshold=threshold if np.isscalar(threshold) else np.asarray(threshold),
+                    selected=selected,
+                    effort=np.zeros(agent_id.shape[0]),
+                )
             )
         )
 
     def restate_threshold(self, threshold: float | np.ndarray) -> None:
         """Replace the latest step's threshold (a refit order that restates it under the refitted model)."""
-        self._steps[-1].threshold = threshold if np.isscalar(threshold) else np.asarray(threshold)
+        chunk = self._steps[-1]
+        chunk.record = replace(chunk.record, threshold=threshold if np.isscalar(threshold) else np.asarray(threshold))
 
     def record_actions(
         self, waiting: np.ndarray, recommendation: np.ndarray, effort: np.ndarray, found: np.ndarray | None = None
@@ -132,29 +133,29 @@ class Ledger:
         chunk = self._steps[-1]
         if self.record_recommendations:
             chunk.recommendation = recommendation  # rows of ``waiting`` only; expanded in to_frame
-        chunk.effort[waiting] = effort
+        chunk.record.effort[waiting] = effort
         if found is not None:
             chunk.found = np.asarray(found, dtype=bool)
 
     def step_record(self, index: int) -> StepRecord:
         """Return the ``index``-th recorded step (read-only views of its arrays)."""
-        chunk = self._steps[index]
+        record = self._steps[index].record
         return StepRecord(
-            step=int(chunk.step),
-            agent_id=_read_only(chunk.agent_id),
-            features=_read_only(chunk.features),
-            score=_read_only(chunk.score),
-            threshold=_read_only(chunk.threshold) if isinstance(chunk.threshold, np.ndarray) else chunk.threshold,
-            selected=_read_only(chunk.selected),
-            effort=_read_only(chunk.effort),
+            step=int(record.step),
+            agent_id=_read_only(record.agent_id),
+            features=_read_only(record.features),
+            score=_read_only(record.score),
+            threshold=_read_only(record.threshold) if isinstance(record.threshold, np.ndarray) else record.threshold,
+            selected=_read_only(record.selected),
+            effort=_read_only(record.effort),
         )
 
     def column(self, name: str) -> np.ndarray:
         """Concatenate one stored column over all steps (``step`` and ``threshold`` broadcast)."""
         parts = []
         for chunk in self._steps:
-            n = chunk.agent_id.shape[0]
-            value = getattr(chunk, name)
+            n = chunk.record.agent_id.shape[0]
+            value = getattr(chunk.record, name)
             parts.append(np.full(n, value) if np.isscalar(value) else value)
         if not parts:
             return np.empty(0)
@@ -175,7 +176,9 @@ class Ledger:
         """
         agent_id = self.column("agent_id").astype(np.int64)
         features = (
-            np.concatenate([c.features for c in self._steps]) if self._steps else np.empty((0, len(self.feature_names)))
+            np.concatenate([chunk.record.features for chunk in self._steps])
+            if self._steps
+            else np.empty((0, len(self.feature_names)))
         )
         columns: dict[str, object] = {
             "step": self.column("step").astype(np.int32),
@@ -214,17 +217,17 @@ def _read_only(array: np.ndarray) -> np.ndarray:
 
 
 def _recommendation(chunk: _StepColumns) -> np.ndarray:
-    full = np.full(chunk.features.shape, np.nan)
+    full = np.full(chunk.record.features.shape, np.nan)
     if chunk.recommendation is not None:
-        full[~chunk.selected] = chunk.recommendation
+        full[~chunk.record.selected] = chunk.recommendation
     return full
 
 
 def _found(chunk: _StepColumns) -> np.ndarray:
     """Per scored agent: True/False for waiting agents (recommendation found or not), None for selected ones."""
-    full = np.full(chunk.selected.shape, None, dtype=object)
+    full = np.full(chunk.record.selected.shape, None, dtype=object)
     if chunk.found is not None:
-        full[~chunk.selected] = chunk.found
+        full[~chunk.record.selected] = chunk.found
     return full
 
 
