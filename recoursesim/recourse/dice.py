@@ -15,7 +15,7 @@ from scipy.special import expit
 
 from recoursesim._validate import check_choice, check_int
 from recoursesim.errors import ConfigError
-from recoursesim.recourse.mixed import MixedRecourse, link_of, observed_rows, to_margin
+from recoursesim.recourse.mixed import CHECK_REFERENCE, MixedRecourse, link_of, observed_rows, to_margin
 from recoursesim.registry import register
 from recoursesim.scoring.base import Scorer
 
@@ -93,8 +93,7 @@ class DiceRecourse(MixedRecourse):
         feature_names: Supplied by the model when there is no schema.
     """
 
-    #: Reference rows for the conformance checks' two-feature world: a grid on the unit square.
-    check_params: ClassVar[dict[str, Any]] = {"reference": [[a / 10, b / 10] for a in range(11) for b in range(11)]}
+    check_params: ClassVar[dict[str, Any]] = {"reference": CHECK_REFERENCE}
 
     def __init__(
         self,

@@ -9,7 +9,7 @@ import numpy as np
 
 from recoursesim._validate import check_int
 from recoursesim.errors import ConfigError
-from recoursesim.recourse.mixed import MixedRecourse, observed_rows
+from recoursesim.recourse.mixed import CHECK_REFERENCE, MixedRecourse, observed_rows
 from recoursesim.registry import register
 from recoursesim.scoring.base import Scorer
 
@@ -46,8 +46,7 @@ class NearestAcceptedRecourse(MixedRecourse):
         feature_names: Supplied by the model when there is no schema.
     """
 
-    #: Reference rows for the conformance checks' two-feature world: a grid on the unit square.
-    check_params: ClassVar[dict[str, Any]] = {"reference": [[a / 10, b / 10] for a in range(11) for b in range(11)]}
+    check_params: ClassVar[dict[str, Any]] = {"reference": CHECK_REFERENCE}
 
     def __init__(
         self,

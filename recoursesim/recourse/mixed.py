@@ -218,6 +218,11 @@ def to_margin(scores: np.ndarray, link: str) -> np.ndarray:
     return logit(np.clip(scores, 1e-15, 1 - 1e-15)) if link == "logistic" else scores
 
 
+#: Reference rows for the conformance checks' two-feature world (a grid on the unit square), for the
+#: generators that learn from observed rows.
+CHECK_REFERENCE: list[list[float]] = [[a / 10, b / 10] for a in range(11) for b in range(11)]
+
+
 def observed_rows(reference: Any, population: Any, generator: str, purpose: str) -> Any:
     """Observed profiles a generator learns from: ``reference``, else the population's training rows.
 
