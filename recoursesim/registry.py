@@ -255,7 +255,7 @@ def build(kind: str, spec: Mapping[str, Any], *, section: str | None = None, **e
 
 
 def _check_annotated(field: str, value: Any, annotation: Any) -> None:
-    """Refuse a scenario value contradicting a plain (bool, int, float, str) or ``Literal`` annotation."""
+    """Refuse a scenario value contradicting a plain (bool, int, float, str), ``Literal``, list or table annotation."""
     text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
     optional = text.endswith(" | None")
     base = text.removesuffix(" | None")
@@ -269,6 +269,13 @@ def _check_annotated(field: str, value: Any, annotation: Any) -> None:
         if not any(value == choice and type(value) is type(choice) for choice in choices):
             raise ConfigError(field, f"unknown value {value!r}", f"use one of {', '.join(map(repr, choices))}")
         return
+    container = base.split("[", 1)[0]
+    if container in ("Sequence", "list", "tuple"):
+        if isinstance(value, str) or not isinstance(value, list | tuple):
+            raise ConfigError(field, f"must be a list, got {value!r}", f"write {field} = [...]")
+        return
+    if container in ("Mapping", "dict") and not isinstance(value, Mapping):
+        raise ConfigError(field, f"must be a table, got {value!r}", f"write {field} = {{ name = value, ... }}")
     if base == "int":
         check_int(field, value)
     elif base == "float":

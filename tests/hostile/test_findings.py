@@ -246,7 +246,9 @@ def test_5_sweep_workers_end_when_the_driver_is_killed(scenario_file, tmp_path):
         ('\n[[observers]]\nname = "equality_of_effort"\nintervention = "zzz"\n', "observers[0].intervention"),
         ('\n[training]\nname = "cda"\norder = "sometimes"\n', "training.order"),
         ('\n[training]\nname = "cda"\ndrop_short = 1\n', "training.drop_short"),
-        ('\n[training]\nname = "refit"\nestimator_params = 3\n', "training"),
+        ('\n[training]\nname = "refit"\nestimator_params = 3\n', "training.estimator_params"),
+        ('\n[[observers]]\nname = "equality_of_effort"\nactionable = "x0"\n', "observers[0].actionable"),
+        ('\n[[observers]]\nname = "ground_truth"\nweights = 3\n', "observers[0].weights"),
     ],
 )
 def test_8_component_parameters_are_checked_at_load(cli, scenario_file, extra, field):
