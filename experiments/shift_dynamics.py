@@ -11,59 +11,13 @@ raw observations (Parquet) and one figure per world (PNG).
 
 Usage:
     python experiments/shift_dynamics.py --seeds 30 --workers 2 --out results/shift_dynamics
+
+The logic is in :mod:`recoursesim.reproductions.shift_dynamics`; this script only runs it.
 """
 
-from __future__ import annotations
-
-import argparse
 import sys
-import time
 
-import pandas as pd
-
-from recoursesim.cli._output import atomic_output_dir
-from recoursesim.shift import dynamics
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=30, help="seeds per condition (default 30)")
-    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
-    parser.add_argument("--worlds", nargs="+", default=None, help="worlds to run (default: every available one)")
-    parser.add_argument("--out", default="results/shift_dynamics", help="output directory")
-    args = parser.parse_args(argv)
-    if args.seeds < 2 or args.workers < 1:
-        print("error: --seeds must be >= 2 and --workers >= 1", file=sys.stderr)
-        return 2
-    worlds = dynamics.worlds()
-    if args.worlds:
-        unknown = sorted(set(args.worlds) - set(worlds))
-        if unknown:
-            print(f"error: --worlds: unknown {unknown}; fix: use some of {sorted(worlds)}", file=sys.stderr)
-            return 2
-        worlds = {name: worlds[name] for name in args.worlds}
-    cells = dynamics.conditions(worlds)
-    started = time.perf_counter()
-    rows = dynamics.run(cells, args.seeds, args.workers)
-    elapsed = time.perf_counter() - started
-    summary = dynamics.summarise(rows)
-    table = dynamics.table(summary)
-    with pd.option_context("display.width", 200, "display.max_colwidth", 40, "display.max_rows", 500):
-        print(table.to_string(index=False))
-    failed = dynamics.failures(rows)
-    if not failed.empty:
-        print(f"{len(failed)} run(s) failed and are left out:")
-        print(failed.to_string(index=False))
-    print(f"{len(cells)} conditions x {args.seeds} seeds in {elapsed:.0f} s")
-    with atomic_output_dir(args.out, overwrite=True) as out:
-        rows.to_parquet(out / "observations.parquet", index=False)
-        table.to_csv(out / "shift_dynamics.csv", index=False)
-        failed.to_csv(out / "failed_runs.csv", index=False)
-        for world in sorted(summary["world"].unique()):
-            dynamics.figure(summary, world).savefig(out / f"shift_dynamics_{world}.png", dpi=110)
-    print(f"wrote {args.out}")
-    return 0
-
+from recoursesim.reproductions.shift_dynamics import main
 
 if __name__ == "__main__":
     sys.exit(main())

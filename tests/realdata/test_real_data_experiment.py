@@ -35,3 +35,9 @@ def test_table_gives_mean_and_interval_across_seeds() -> None:
     # mean 2, sd 1, n 3: half width t(0.975, 2) / sqrt(3) = 4.303 / 1.732 = 2.484
     assert cns["rETR"] == "2.000 [-0.484, 4.484]"
     assert table.loc[table["policy"] == "top-k", "dTTR"].iloc[0] == "2.000 [2.000, 2.000]"
+
+
+def test_main_refuses_too_few_seeds_before_writing(tmp_path, capsys) -> None:
+    assert real_data.main(["--seeds", "1", "--out", str(tmp_path / "out")]) == 2
+    assert "--seeds must be >= 2" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

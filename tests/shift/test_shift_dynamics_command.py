@@ -1,0 +1,31 @@
+"""The shift-dynamics experiment's command (experiments/shift_dynamics.py) on the synthetic world."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from recoursesim.reproductions import shift_dynamics
+
+
+def test_refuses_bad_arguments_and_unknown_worlds(tmp_path, capsys) -> None:
+    assert shift_dynamics.main(["--seeds", "1", "--out", str(tmp_path / "a")]) == 2
+    assert shift_dynamics.main(["--seeds", "2", "--worlds", "mars", "--out", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err
+    assert "--seeds must be >= 2" in err and "unknown ['mars']" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_writes_table_observations_and_figure(tmp_path) -> None:
+    out = tmp_path / "out"
+    assert shift_dynamics.main(["--seeds", "2", "--worlds", "synthetic", "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == [
+        "failed_runs.csv",
+        "observations.parquet",
+        "shift_dynamics.csv",
+        "shift_dynamics_synthetic.png",
+    ]
+    table = pd.read_csv(out / "shift_dynamics.csv")
+    assert set(table["world"]) == {"synthetic"}
+    assert list(table.columns[-3:]) == ["step 0", "step 10", "step 20"]
+    assert {"linear", "search"} <= set(table["generator"])
+    assert "MMD² to step 0" in set(table["metric"])
