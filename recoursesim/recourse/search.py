@@ -9,6 +9,7 @@ import numpy as np
 
 from recoursesim._validate import check_float, check_int
 from recoursesim.recourse.mixed import MixedRecourse, link_of, to_margin
+from recoursesim.recourse.probe_cache import ProbeCache
 from recoursesim.recourse.separable import solve_separable
 from recoursesim.recourse.spheres import growing_spheres
 from recoursesim.registry import register
@@ -27,8 +28,11 @@ class SearchRecourse(MixedRecourse):
     1. **Probe.** Score the agent with one feature changed at a time: each numeric/integer
        feature moved to the edge of its legal range in either direction, each discrete feature
        set to each legal category (for a categorical feature with many categories, only the few
-       that raise the score most on a sample of agents). This gives, per agent, how much each single change moves the
-       score (on the log-odds scale for probabilities).
+       that raise the score most on a sample of agents, chosen once per model). This gives, per
+       agent, how much each single change moves the score (on the log-odds scale for
+       probabilities). Probes are remembered per profile while the model stays the same
+       (:class:`~recoursesim.recourse.probe_cache.ProbeCache`), and agents with the same features
+       and cut-off are searched once.
     2. **Solve the probed model.** Treat those effects as additive and find the cheapest
        combination reaching the cut-off exactly (:func:`~recoursesim.recourse.separable.solve_separable`),
        then score it. Where the real model disagrees (interactions, curvature), the missing
@@ -91,8 +95,23 @@ class SearchRecourse(MixedRecourse):
         self.integer_steps = check_int("integer_steps", integer_steps, minimum=0)
         self.probe_codes = check_int("probe_codes", probe_codes, minimum=1)
         self.seed = check_int("seed", seed, minimum=0)
+        schema, mutable = self.schema, self.mutable
+        self._cont = np.flatnonzero((schema.is_numeric | schema.is_integer) & mutable)
+        self._disc = np.flatnonzero((schema.is_ordinal | schema.is_categorical) & mutable)
+        self.probe_cache_ = ProbeCache()
 
     def _search(self, features: np.ndarray, threshold: np.ndarray, scorer: Scorer) -> tuple[np.ndarray, np.ndarray]:
+        # agents with the same features and cut-off get the same search (bootstrap samples repeat rows)
+        _, first, inverse = np.unique(
+            np.column_stack([features, threshold]), axis=0, return_index=True, return_inverse=True
+        )
+        best, found = self._search_distinct(features[first], threshold[first], scorer)
+        inverse = np.ravel(inverse)
+        return best[inverse], found[inverse]
+
+    def _search_distinct(
+        self, features: np.ndarray, threshold: np.ndarray, scorer: Scorer
+    ) -> tuple[np.ndarray, np.ndarray]:
         rng = np.random.default_rng(self.seed)
         base = np.asarray(scorer.score(features), dtype=float)
         link = link_of(base, threshold)
@@ -109,6 +128,54 @@ class SearchRecourse(MixedRecourse):
             best[rows] = self._shrink(features[rows], best[rows], threshold[rows], scorer)
         return best, found
 
+    def _probes(self, features: np.ndarray, base: np.ndarray, scorer: Scorer, link: str) -> tuple[dict, np.ndarray]:
+        """Step 1: the probe layout (codes probed per discrete feature) and each agent's probe scores.
+
+        Returns ``(codes, scores)``: ``scores`` is ``(n, L)``, one column per probe (for each
+        numeric/integer feature the rise to the top of its room, then the fall to the bottom;
+        then each probed code of each discrete feature), NaN where the move is not legal or not a
+        move. Profiles probed before under the same model are taken from :attr:`probe_cache_`.
+        """
+        cache = self.probe_cache_
+        hit, remembered = cache.lookup(scorer, features, base)
+        if cache.layout is None:
+            margin0 = to_margin(base, link)
+            cache.layout = {int(j): self._codes_to_probe(features, margin0, int(j), scorer, link) for j in self._disc}
+        codes = cache.layout
+        scores = np.full((features.shape[0], 2 * self._cont.size + sum(c.size for c in codes.values())), np.nan)
+        if hit.any():
+            scores[hit] = remembered
+        new = np.flatnonzero(~hit)
+        if new.size:
+            scores[new] = self._probe_scores(features[new], scorer, codes)
+            cache.store(features[new], base[new], scores[new])
+        return codes, scores
+
+    def _probe_scores(self, features: np.ndarray, scorer: Scorer, codes: dict) -> np.ndarray:
+        """Score every probe of ``features`` (columns as in :meth:`_probes`) in one call."""
+        m = features.shape[0]
+        up, down = self.continuous_room(features)
+        legal, column, value = [], [], []
+        for k in self._cont:
+            legal += [up[:, k] > 0, down[:, k] > 0]
+            column += [k, k]
+            value += [features[:, k] + up[:, k], features[:, k] - down[:, k]]
+        for j in self._disc:
+            allowed = self.legal_codes(features, int(j))
+            for code in codes[int(j)]:
+                legal.append(allowed[:, code])
+                column.append(j)
+                value.append(np.full(m, float(code)))
+        scores = np.full((m, len(legal)), np.nan)
+        if not legal:
+            return scores
+        agent, probe = np.nonzero(np.column_stack(legal))
+        rows = features[agent]
+        rows[np.arange(agent.size), np.asarray(column, dtype=np.int64)[probe]] = np.column_stack(value)[agent, probe]
+        if agent.size:
+            scores[agent, probe] = np.asarray(scorer.score(rows), dtype=float)
+        return scores
+
     def _probe_and_solve(
         self, features: np.ndarray, base: np.ndarray, threshold: np.ndarray, scorer: Scorer, link: str
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -119,51 +186,25 @@ class SearchRecourse(MixedRecourse):
         """
         n, d = features.shape
         schema = self.schema
-        mutable = self.mutable
+        cont, disc = self._cont, self._disc
         up, down = self.continuous_room(features)
-        cont = np.flatnonzero((schema.is_numeric | schema.is_integer) & mutable)
-        disc = np.flatnonzero((schema.is_ordinal | schema.is_categorical) & mutable)
         margin0 = to_margin(base, link)
-        codes = {int(j): self._codes_to_probe(features, margin0, int(j), scorer, link) for j in disc}
-        # one probe row per (agent, single change) that is a real move: (agent, feature, value)
-        who: list[np.ndarray] = []
-        what: list[np.ndarray] = []
-        value: list[np.ndarray] = []
-        for k in cont:
-            for room, sign in ((up[:, k], 1.0), (down[:, k], -1.0)):
-                moving = np.flatnonzero(room > 0)
-                who.append(moving)
-                what.append(np.full(moving.size, k))
-                value.append(features[moving, k] + sign * room[moving])
-        for j in disc:
-            agent, code = np.nonzero(codes[int(j)][None, :] != features[:, j, None])
-            who.append(agent)
-            what.append(np.full(agent.size, j))
-            value.append(codes[int(j)][code].astype(float))
-        who_all = np.concatenate(who) if who else np.zeros(0, dtype=int)
-        what_all = np.concatenate(what) if what else np.zeros(0, dtype=int)
-        rows = features[who_all]
-        rows[np.arange(who_all.size), what_all] = np.concatenate(value) if value else np.zeros(0)
-        effect_all = (
-            to_margin(np.asarray(scorer.score(rows), dtype=float), link) - margin0[who_all]
-            if who_all.size
-            else np.zeros(0)
-        )
+        codes, scores = self._probes(features, base, scorer, link)
+        effect = to_margin(scores, link) - margin0[:, None]
         up_gain = np.zeros((n, d))
         down_gain = np.zeros((n, d))
-        at = 0
-        for k in cont:
-            for room, gain in ((up[:, k], up_gain), (down[:, k], down_gain)):
-                moving = np.flatnonzero(room > 0)
-                gain[moving, k] = effect_all[at : at + moving.size] / room[moving]
-                at += moving.size
+        for at, k in enumerate(cont):
+            for room, gain, col in ((up[:, k], up_gain, 2 * at), (down[:, k], down_gain, 2 * at + 1)):
+                np.divide(effect[:, col], room, out=gain[:, k], where=room > 0)
         tables = []
+        at = 2 * cont.size
         for j in disc:
             table = np.full((n, int(schema.n_categories[j])), -np.inf)
             table[np.arange(n), features[:, j].astype(int)] = 0.0
-            agent, code = np.nonzero(codes[int(j)][None, :] != features[:, j, None])
-            table[agent, codes[int(j)][code]] = effect_all[at : at + agent.size]
-            at += agent.size
+            probed = codes[int(j)]
+            block = effect[:, at : at + probed.size]
+            table[:, probed] = np.where(np.isnan(block), table[:, probed], block)
+            at += probed.size
             tables.append(table)
         target = to_margin(threshold, link)
         need = target - margin0 + 1e-9 * (1 + np.abs(target))

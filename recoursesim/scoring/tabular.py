@@ -24,7 +24,7 @@ from recoursesim.scoring.classifier import ClassifierScorer
 MODELS: dict[str, Callable[..., Any]] = {
     "logistic": lambda **p: LogisticRegression(**{"max_iter": 1000, **p}),
     "random_forest": lambda **p: RandomForestClassifier(**{"n_estimators": 100, "min_samples_leaf": 5, **p}),
-    "gradient_boosting": lambda **p: HistGradientBoostingClassifier(**{"max_iter": 100, **p}),
+    "gradient_boosting": lambda **p: HistGradientBoostingClassifier(**{"max_iter": 100, "early_stopping": True, **p}),
     "mlp": lambda **p: MLPClassifier(**{"hidden_layer_sizes": (32,), "max_iter": 1000, "early_stopping": True, **p}),
 }
 
