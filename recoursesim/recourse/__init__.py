@@ -1,6 +1,7 @@
 """Recourse generators: the recommendation each rejected agent receives."""
 
 from recoursesim.recourse.action_set import ActionSet
+from recoursesim.recourse.auto import AutoRecourse
 from recoursesim.recourse.base import RecourseGenerator
 from recoursesim.recourse.dice import DiceRecourse
 from recoursesim.recourse.exact_linear import ExactLinearRecourse
@@ -13,6 +14,7 @@ from recoursesim.recourse.search import SearchRecourse
 
 __all__ = [
     "ActionSet",
+    "AutoRecourse",
     "DiceRecourse",
     "ExactLinearRecourse",
     "LinearRecourse",

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -13,7 +12,7 @@ from recoursesim.errors import ConfigError
 from recoursesim.recourse.mixed import MixedRecourse, to_margin
 from recoursesim.recourse.separable import solve_separable
 from recoursesim.registry import register
-from recoursesim.scoring.base import Scorer
+from recoursesim.scoring.base import AdditiveForm, Scorer, additive_form_of, margin_of
 
 if TYPE_CHECKING:
     from recoursesim.features import FeatureSchema, MixedActionSet
@@ -23,30 +22,57 @@ if TYPE_CHECKING:
 _SATURATED = 1e-9
 
 
-@dataclass(frozen=True)
-class AdditiveForm:
-    """``margin(x) = intercept + Σ_j g_j(x_j)``, read off a model by probing it.
-
-    Attributes:
-        link: ``"logistic"`` (the score is ``expit(margin)``) or ``"identity"``.
-        slope: ``(d,)`` margin per code unit of each numeric/integer feature (0 elsewhere).
-        tables: Per feature, the margin contribution of each code (discrete features; empty otherwise).
-    """
-
-    link: str
-    slope: np.ndarray
-    tables: tuple[np.ndarray, ...]
-
-
 def additive_form(
     scorer: Scorer, features: np.ndarray, schema: FeatureSchema, mutable: np.ndarray, tolerance: float
 ) -> AdditiveForm | None:
-    """Probe ``scorer`` around the first agent and return its additive form, or ``None`` if it has none.
+    """The scorer's additive form, or ``None`` if it has none.
+
+    In order: the form the scorer states (:func:`~recoursesim.scoring.base.additive_form_of`: the
+    coefficients of a built-in linear model or a linear scorer); else the form probed on the
+    scorer's exact margin (:func:`~recoursesim.scoring.base.margin_of`: a pipeline ending in a
+    logistic regression, read through its decision function); else the form probed on the scores
+    (a black box).
+    """
+    stated = additive_form_of(scorer, schema)
+    if stated is not None:
+        return stated
+    exact = margin_of(scorer)
+    if exact is not None:
+        function, link = exact
+        return probe_additive_form(function, [link], features, schema, mutable, tolerance, saturates=False)
+
+    def score(rows: np.ndarray) -> np.ndarray:
+        return np.asarray(scorer.score(rows), dtype=float)
+
+    return probe_additive_form(score, None, features, schema, mutable, tolerance, saturates=True)
+
+
+def probe_additive_form(
+    function: Callable[[np.ndarray], np.ndarray],
+    links: list[Literal["identity", "logistic"]] | None,
+    features: np.ndarray,
+    schema: FeatureSchema,
+    mutable: np.ndarray,
+    tolerance: float,
+    saturates: bool,
+) -> AdditiveForm | None:
+    """Probe ``function`` around the first agent and return its additive form, or ``None`` if it has none.
 
     The form is measured by changing one mutable feature at a time at a base point (the first
     row), then checked on 64 points with several features changed at once, from rows of
     ``features``: it is accepted only if it predicts every change of margin to within
-    ``tolerance`` (relative).
+    ``tolerance`` (relative). The probed form covers the mutable features only and its intercept
+    is 0: it gives changes of margin, not the margin itself.
+
+    Args:
+        function: The margin (``links`` given) or the score (``links`` ``None``: a probability is
+            tried on the logistic scale, then as it is).
+        links: The link from the values of ``function`` to the score.
+        features: Rows to probe around.
+        schema: The feature schema.
+        mutable: Which features to probe.
+        tolerance: Relative error allowed.
+        saturates: ``function`` is a probability: values within 1e-9 of 0 or 1 are not checked.
     """
     base = features[0]
     probes, where = [], []
@@ -70,40 +96,31 @@ def additive_form(
             check[:, j] = rng.integers(0, schema.n_categories[j], size=64)
     origin = features[rng.integers(0, features.shape[0], size=64)].copy()
     origin[:, ~mutable] = check[:, ~mutable]
-    scores = np.asarray(scorer.score(np.concatenate([base[None, :], *probes, check, origin])), dtype=float)
-    links = ["logistic", "identity"] if np.all((scores > 0) & (scores < 1)) else ["identity"]
+    values = np.asarray(function(np.concatenate([base[None, :], *probes, check, origin])), dtype=float)
+    if links is None:
+        links = ["logistic", "identity"] if np.all((values > 0) & (values < 1)) else ["identity"]
     for link in links:
-        margin = to_margin(scores, link)
+        margin = to_margin(values, link) if saturates else values
         slope = np.zeros(features.shape[1])
         tables = [np.zeros(0)] * features.shape[1]
         at = 1
-        for column, values in where:
-            part = margin[at : at + values.size] - margin[0]
-            at += values.size
+        for column, levels in where:
+            part = margin[at : at + levels.size] - margin[0]
+            at += levels.size
             if schema.is_numeric[column] or schema.is_integer[column]:
-                slope[column] = (part[1] - part[0]) / (values[1] - values[0])
+                slope[column] = (part[1] - part[0]) / (levels[1] - levels[0])
             else:
                 tables[column] = part
-        form = AdditiveForm(link, slope, tuple(tables))
-        predicted = form_margin(form, check, schema) - form_margin(form, origin, schema)
+        form = AdditiveForm(link, 0.0, slope, tuple(tables))
+        predicted = form.contribution(check) - form.contribution(origin)
         observed = margin[at : at + 64] - margin[at + 64 :]
         usable = np.ones(64, dtype=bool)
-        if link == "logistic":
-            within = (scores[at:] > _SATURATED) & (scores[at:] < 1 - _SATURATED)
+        if saturates and link == "logistic":
+            within = (values[at:] > _SATURATED) & (values[at:] < 1 - _SATURATED)
             usable = within[:64] & within[64:]
         if np.all(np.abs(predicted - observed)[usable] <= tolerance * (1 + np.abs(observed[usable]))):
             return form
     return None
-
-
-def form_margin(form: AdditiveForm, features: np.ndarray, schema: FeatureSchema) -> np.ndarray:
-    """``Σ_j g_j(x_j)`` (without the intercept) for each row."""
-    out = features @ form.slope
-    for j, table in enumerate(form.tables):
-        if table.size:
-            codes = np.clip(np.rint(features[:, j]), 0, table.size - 1).astype(np.int64)
-            out = out + table[codes]
-    return out
 
 
 @register("recourse", "exact_linear", "linear_mixed")
@@ -113,13 +130,18 @@ class ExactLinearRecourse(MixedRecourse):
     Works for any model whose margin is a sum of one function per feature: a linear scorer, a
     logistic regression on numeric features, or a scikit-learn pipeline that one-hot (or
     ordinal) encodes categorical columns and scales numeric ones before a logistic regression.
-    The form is read off the model by probing it (one feature at a time) and checked on random
-    multi-feature changes; a model that fails the check is refused with a clear error (use
-    ``search`` for it). The cheapest move under the cost model (range-normalised numbers,
-    ordinal steps, category switches) is then found exactly by
-    :func:`~recoursesim.recourse.separable.solve_separable`: a fractional knapsack on the numeric
-    features for every combination of discrete options, with a mixed-integer program for the
-    agents it leaves with a fractional integer feature.
+    The form is read from the model's coefficients when the model states them (the built-in
+    ``logistic`` model, a linear scorer, a plain linear scikit-learn model); otherwise it is
+    measured by probing the model one feature at a time, on its decision function when the model
+    is a pipeline ending in a logistic regression (which, unlike a probability, does not saturate
+    at 0 or 1), else on its scores, and checked on random multi-feature changes. A model that
+    fails the check is refused with a one-line error (use ``search`` or ``auto`` for it).
+
+    The cheapest move under the cost model (range-normalised numbers, ordinal steps, category
+    switches) is then found by :func:`~recoursesim.recourse.separable.solve_separable`: a
+    fractional knapsack on the numeric features for every combination of discrete options. It is
+    exact, except that an integer feature that can move more than 128 units is moved like a
+    number and rounded up (at most one unit's cost above the optimum).
 
     Args:
         action_set: Constraints (see :class:`~recoursesim.recourse.mixed.MixedRecourse`).
@@ -142,15 +164,30 @@ class ExactLinearRecourse(MixedRecourse):
         super().__init__(action_set, cost_weights, schema, action_defaults, feature_names)
         self.tolerance = check_float("tolerance", tolerance, minimum=0.0)
 
+    def form_of(self, scorer: Scorer, features: np.ndarray) -> AdditiveForm | None:
+        """The scorer's additive form (see :func:`additive_form`), or ``None`` if it has none."""
+        return additive_form(scorer, features, self.schema, self.mutable, self.tolerance)
+
     def _search(self, features: np.ndarray, threshold: np.ndarray, scorer: Scorer) -> tuple[np.ndarray, np.ndarray]:
-        form = additive_form(scorer, features, self.schema, self.mutable, self.tolerance)
+        form = self.form_of(scorer, features)
         if form is None:
             raise ConfigError(
                 "recourse.name",
-                f"'exact_linear' needs an additive (linear or one-hot logistic) model, got {type(scorer).__name__}",
-                "use recourse 'search' or 'manifold' for this model",
+                f"'exact_linear' needs a model whose margin is a sum of one term per feature (linear or one-hot "
+                f"logistic), and {type(scorer).__name__} failed that check",
+                "use recourse 'auto' or 'search' for this model",
             )
-        margin = to_margin(np.asarray(scorer.score(features), dtype=float), form.link)
+        return self.solve(features, threshold, scorer, form)
+
+    def solve(
+        self, features: np.ndarray, threshold: np.ndarray, scorer: Scorer, form: AdditiveForm
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The cheapest legal move of each agent to ``threshold`` under the additive ``form``."""
+        exact = margin_of(scorer)
+        if exact is not None:  # the margin itself: exact where probabilities round to 0 or 1
+            margin = np.asarray(exact[0](features), dtype=float)
+        else:
+            margin = to_margin(np.asarray(scorer.score(features), dtype=float), form.link)
         target = to_margin(threshold, form.link)
         need = target - margin + 1e-9 * (1 + np.abs(target))
         n, d = features.shape

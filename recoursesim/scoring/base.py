@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 import numpy as np
 from scipy.special import expit, logit
+
+if TYPE_CHECKING:
+    from recoursesim.features import FeatureSchema
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,56 @@ class LinearForm:
         return margin if self.link == "identity" else expit(margin)
 
 
+@dataclass(frozen=True)
+class AdditiveForm:
+    """A score that is a monotone link of a sum of one function per feature, on mixed-type codes.
+
+    ``margin(x) = intercept + Σ_j slope_j x_j + Σ_j tables_j[x_j]``: numeric and integer features
+    enter through ``slope``, ordinal and categorical ones through a table with one entry per code
+    (a one-hot encoded logistic regression has this form). ``score = link(margin)``.
+
+    Attributes:
+        link: ``"identity"`` or ``"logistic"`` (a probability).
+        intercept: The constant term.
+        slope: ``(d,)`` margin per unit of each numeric or integer feature (0 for the others).
+        tables: Per feature, the margin contribution of each code (discrete features; empty otherwise).
+    """
+
+    link: Literal["identity", "logistic"]
+    intercept: float
+    slope: np.ndarray
+    tables: tuple[np.ndarray, ...]
+
+    def contribution(self, features: np.ndarray) -> np.ndarray:
+        """``Σ_j g_j(x_j)`` (the margin without the intercept) of each row."""
+        features = np.asarray(features, dtype=float)
+        out = features @ self.slope
+        for j, table in enumerate(self.tables):
+            if table.size:
+                codes = np.clip(np.rint(features[:, j]), 0, table.size - 1).astype(np.int64)
+                out = out + table[codes]
+        return out
+
+    def margin(self, features: np.ndarray) -> np.ndarray:
+        """The margin (the score before the link) of each row."""
+        return self.intercept + self.contribution(features)
+
+    def to_margin(self, score: np.ndarray | float) -> np.ndarray | float:
+        """Map a score (or threshold) to the margin scale."""
+        return LinearForm(self.slope, self.intercept, self.link).to_margin(score)
+
+    @classmethod
+    def from_linear(cls, form: LinearForm, schema: FeatureSchema) -> AdditiveForm:
+        """The additive form of a :class:`LinearForm` on ``schema``'s codes (discrete codes enter linearly)."""
+        coef = np.asarray(form.coef, dtype=float)
+        discrete = schema.is_ordinal | schema.is_categorical
+        tables = tuple(
+            coef[j] * np.arange(schema.n_categories[j], dtype=float) if discrete[j] else np.zeros(0)
+            for j in range(coef.size)
+        )
+        return cls(form.link, float(form.intercept), np.where(discrete, 0.0, coef), tables)
+
+
 @runtime_checkable
 class Scorer(Protocol):
     """Scores agents; selection ranks by the score."""
@@ -53,3 +107,33 @@ def linear_form_of(scorer: Scorer) -> LinearForm | None:
     """Return the scorer's :class:`LinearForm`, or ``None`` if it has none."""
     method = getattr(scorer, "linear_form", None)
     return method() if callable(method) else None
+
+
+def additive_form_of(scorer: Scorer, schema: FeatureSchema) -> AdditiveForm | None:
+    """The :class:`AdditiveForm` a scorer states exactly (read from its coefficients), or ``None``.
+
+    A scorer states it with a method ``additive_form()`` (the built-in one-hot logistic model) or
+    through its :class:`LinearForm`.
+    """
+    method = getattr(scorer, "additive_form", None)
+    form = method() if callable(method) else None
+    if form is not None:
+        return form
+    linear = linear_form_of(scorer)
+    return None if linear is None else AdditiveForm.from_linear(linear, schema)
+
+
+def margin_of(scorer: Scorer) -> tuple[Callable[[np.ndarray], np.ndarray], Literal["identity", "logistic"]] | None:
+    """A function giving the scorer's margin exactly, and the link from margin to score, or ``None``.
+
+    A probability saturates at 0 or 1 far from the decision boundary, so its log-odds say little
+    there; a logistic model's decision function does not. A scorer offers its margin with the
+    methods ``margin_link()`` (``"identity"``, ``"logistic"`` or ``None``) and ``margin(features)``;
+    a scorer with a :class:`LinearForm` has one too.
+    """
+    method = getattr(scorer, "margin_link", None)
+    link = method() if callable(method) else None
+    if link is not None:
+        return scorer.margin, link  # type: ignore[attr-defined]
+    linear = linear_form_of(scorer)
+    return None if linear is None else (linear.margin, linear.link)

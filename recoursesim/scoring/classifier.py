@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from recoursesim._validate import check_choice
 from recoursesim.errors import ConfigError
-from recoursesim.scoring.base import LinearForm
+from recoursesim.scoring.base import AdditiveForm, LinearForm
 
 
 class ClassifierScorer:
@@ -59,3 +59,70 @@ class ClassifierScorer:
         if link == "logistic" and not logistic:
             return None  # only a logistic model's probability is exactly expit(margin)
         return LinearForm(np.asarray(coef[0], dtype=float), float(np.ravel(intercept)[0]), link)
+
+    def margin_link(self) -> Literal["identity", "logistic"] | None:
+        """How the score follows from :meth:`margin`, or ``None`` if the model has no exact margin.
+
+        The decision value is the margin itself (``"identity"``); a logistic regression's
+        probability is ``expit`` of its decision function (``"logistic"``), also at the end of a
+        ``Pipeline`` or inside a :class:`~recoursesim.scoring.tabular.TabularModel`.
+        """
+        if self.output_ == "decision":
+            return "identity"
+        final = _final_step(self.estimator)
+        logistic = isinstance(final, LogisticRegression) or getattr(final, "probability_link_", None) == "logistic"
+        return "logistic" if logistic and hasattr(self.estimator, "decision_function") else None
+
+    def margin(self, features: np.ndarray) -> np.ndarray:
+        """The decision value of each row (exact, where a probability would round to 0 or 1)."""
+        if np.shape(features)[0] == 0:
+            return np.empty(0)
+        return np.asarray(self.estimator.decision_function(features), dtype=float)
+
+    def additive_form(self) -> AdditiveForm | None:
+        """The exact additive form of a built-in linear model on mixed-type codes, else ``None``.
+
+        It exists when the estimator is a code-space :class:`~recoursesim.scoring.tabular.TabularModel`
+        whose pipeline is a :class:`~recoursesim.scoring.tabular.CodeEncoder` (one-hot categories,
+        standardised numbers and ranks) followed by a linear model: the margin is then the
+        intercept, plus one coefficient per category, plus a slope per number or rank.
+        """
+        from recoursesim.scoring.tabular import CodeEncoder  # tabular imports this module
+
+        link = self.margin_link()
+        inner = getattr(self.estimator, "estimator_", None)
+        steps = getattr(inner, "steps", None)
+        if link is None or getattr(self.estimator, "input", None) != "codes" or not steps or len(steps) != 2:
+            return None
+        encoder, final = steps[0][1], steps[1][1]
+        coef, intercept = getattr(final, "coef_", None), getattr(final, "intercept_", None)
+        if not isinstance(encoder, CodeEncoder) or encoder.schema is None or coef is None or intercept is None:
+            return None
+        schema = encoder.schema
+        weights = np.asarray(coef, dtype=float).reshape(-1)
+        categorical = schema.is_categorical
+        width = int(schema.n_categories[categorical].sum())
+        scaled = weights[width:] / encoder.scale_  # margin per code unit of each non-categorical column
+        slope = np.zeros(len(schema.names))
+        slope[~categorical] = scaled
+        tables = [np.zeros(0)] * len(schema.names)
+        at = 0
+        for j in range(len(schema.names)):
+            m = int(schema.n_categories[j])
+            if categorical[j]:
+                tables[j], at = weights[at : at + m], at + m
+            elif schema.is_ordinal[j]:
+                tables[j], slope[j] = slope[j] * np.arange(m, dtype=float), 0.0
+        constant = float(np.ravel(intercept)[0]) - float(scaled @ encoder.mean_)
+        return AdditiveForm(link, constant, slope, tuple(tables))
+
+
+def _final_step(estimator: Any) -> Any:
+    """The model at the end of a :class:`~recoursesim.scoring.tabular.TabularModel` and/or ``Pipeline``."""
+    while True:
+        if hasattr(estimator, "estimator_") and hasattr(estimator, "input"):
+            estimator = estimator.estimator_
+        elif getattr(estimator, "steps", None):
+            estimator = estimator.steps[-1][1]
+        else:
+            return estimator

@@ -105,7 +105,7 @@ BAD = {
     ),
     "categorical move to an unlisted category": (
         lambda tmp: _german_with(
-            'name = "search"', 'name = "search"\naction_set = { allowed_categories = { purpose = ["flying"] } }'
+            'name = "auto"', 'name = "auto"\naction_set = { allowed_categories = { purpose = ["flying"] } }'
         ),
         r"recourse\.action_set\.allowed_categories\.purpose: 'flying' is not a category of 'purpose'; fix: use some",
     ),
@@ -118,7 +118,7 @@ BAD = {
         r"population\.feature_types\.income: column has 1 missing values in .*people\.csv; fix: fill or drop",
     ),
     "action set naming an unknown feature": (
-        lambda tmp: _german_with('name = "search"', 'name = "search"\naction_set = { immutable = ["height"] }'),
+        lambda tmp: _german_with('name = "auto"', 'name = "auto"\naction_set = { immutable = ["height"] }'),
         r"recourse\.action_set\.immutable: unknown feature 'height'; fix: use one of status, ",
     ),
 }

@@ -1,0 +1,186 @@
+"""The exact linear generator on the built-in one-hot logistic model, the ``auto`` choice, and refits."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+
+from recoursesim.datasets import load_adult, load_german
+from recoursesim.features import DEFAULT_ACTIONS, Feature, FeatureSchema
+from recoursesim.recourse import AutoRecourse, ExactLinearRecourse, SearchRecourse
+from recoursesim.recourse.exact_linear import additive_form, probe_additive_form
+from recoursesim.scoring import ClassifierScorer, tabular_estimator
+from recoursesim.scoring.base import additive_form_of, margin_of
+from recoursesim.scoring.tabular import make_model
+from recoursesim.training.refit import fit_single_threaded
+
+
+def _builtin_world(load, name: str, model: str = "logistic", n_agents: int = 600):
+    """The data set's complete rows split in half; the built-in model fitted on one half."""
+    data = load()
+    schema = FeatureSchema.from_dataset(data)
+    complete = data.X.notna().all(axis=1).to_numpy()
+    codes = schema.encode(data.X[complete])
+    labels = data.y.to_numpy()[complete]
+    order = np.random.default_rng(0).permutation(len(codes))
+    half = len(codes) // 2
+    estimator = tabular_estimator(schema, make_model(model, {"random_state": 0} if model != "logistic" else {}))
+    fit_single_threaded(estimator, codes[order[:half]], labels[order[:half]])
+    return schema, codes[order[half : half + n_agents]], DEFAULT_ACTIONS[name], ClassifierScorer(estimator)
+
+
+@pytest.fixture(scope="module", params=["german", "adult"])
+def builtin_logistic(request):
+    load = {"german": load_german, "adult": load_adult}[request.param]
+    return _builtin_world(load, request.param)
+
+
+def test_builtin_logistic_states_its_exact_additive_form(builtin_logistic):
+    schema, agents, _, scorer = builtin_logistic
+    form = additive_form_of(scorer, schema)
+    assert form is not None and form.link == "logistic"
+    # the form is the model's decision function, to rounding, and the probability is expit of it
+    np.testing.assert_allclose(form.margin(agents), scorer.margin(agents), rtol=0, atol=1e-9)
+    from scipy.special import expit
+
+    np.testing.assert_allclose(expit(form.margin(agents)), scorer.score(agents), rtol=1e-12, atol=1e-15)
+    # one entry per category for categorical features, nothing for numbers
+    for j, kind in enumerate(schema.kinds):
+        assert form.tables[j].size == (schema.n_categories[j] if kind in ("categorical", "ordinal") else 0)
+
+
+def test_exact_linear_on_the_builtin_logistic_model(builtin_logistic):
+    schema, agents, actions, scorer = builtin_logistic
+    scores = scorer.score(agents)
+    generator = ExactLinearRecourse(action_set=actions, schema=schema)
+    moved = generator.recommend(agents, scores, 0.5, scorer)
+    below = scores < 0.5
+    assert below.sum() >= 100  # enough agents need recourse for the test to mean something
+    assert generator.found_[below].mean() >= 0.99
+    assert np.all(scorer.score(moved)[generator.found_] >= 0.5)
+    assert generator.actions_.is_valid(agents, moved).all()
+    # nothing the search generator finds is cheaper than the exact optimum
+    search = SearchRecourse(action_set=actions, schema=schema)
+    found = search.recommend(agents, scores, 0.5, scorer)
+    both = below & generator.found_ & search.found_
+    assert np.all(search.cost(found - agents)[both] >= generator.cost(moved - agents)[both] - 1e-9)
+
+
+def test_exact_linear_cost_is_the_brute_force_optimum():
+    # A number x on [0, 10], a 3-category colour and a 3-level ordinal size; the built-in logistic model.
+    schema = FeatureSchema(
+        [
+            Feature("x", "numeric", (), 0.0, 10.0),
+            Feature("colour", "categorical", ("red", "green", "blue"), 0.0, 2.0),
+            Feature("size", "ordinal", ("S", "M", "L"), 0.0, 2.0),
+        ]
+    )
+    rng = np.random.default_rng(1)
+    rows = np.column_stack([rng.uniform(0, 10, 400), rng.integers(0, 3, 400), rng.integers(0, 3, 400)])
+    margin = 0.4 * rows[:, 0] + np.array([0.0, 1.5, -1.0])[rows[:, 1].astype(int)] + 0.8 * rows[:, 2] - 4
+    labels = (rng.uniform(size=400) < 1 / (1 + np.exp(-margin))).astype(int)
+    estimator = tabular_estimator(schema, LogisticRegression())
+    fit_single_threaded(estimator, rows, labels)
+    scorer = ClassifierScorer(estimator)
+    agents = np.array([[1.0, 0.0, 0.0], [3.0, 2.0, 0.0], [6.0, 1.0, 1.0], [0.5, 2.0, 2.0], [2.0, 0.0, 1.0]])
+    threshold = 0.7
+    generator = ExactLinearRecourse(schema=schema)
+    moved = generator.recommend(agents, scorer.score(agents), threshold, scorer)
+    cost = generator.cost(moved - agents)
+    # brute force: every (colour, size) pair, then the cheapest x that reaches the cut-off (x is linear)
+    form = additive_form_of(scorer, schema)
+    assert form is not None
+    target = np.log(threshold / (1 - threshold))
+    for i, start in enumerate(agents):
+        if scorer.score(start[None])[0] >= threshold:
+            assert cost[i] == 0
+            continue
+        best = np.inf
+        for colour, size in itertools.product(range(3), range(3)):
+            point = np.array([start[0], colour, size], dtype=float)
+            missing = target - form.margin(point[None])[0]
+            step = 0.0 if missing <= 0 else missing / form.slope[0]
+            x = start[0] + step
+            if step < 0 or x > 10 + 1e-12:
+                continue
+            point[0] = x
+            best = min(best, generator.cost((point - start)[None])[0])
+        assert generator.found_[i]
+        assert cost[i] == pytest.approx(best, rel=1e-6, abs=1e-9), i
+
+
+def test_a_saturating_pipeline_is_read_through_its_decision_function():
+    # A user's DataFrame pipeline whose probabilities round to 0 or 1 at the probe points.
+    from tests.recourse.conftest import german_world
+
+    world = german_world(LogisticRegression(max_iter=2000))
+    final = world.scorer.estimator.estimator_.steps[-1][1]
+    final.coef_ = final.coef_ * 40.0
+    agents = world.agents[:200]
+    generator = ExactLinearRecourse(action_set=world.action_set, schema=world.schema)
+
+    def score(rows):
+        return np.asarray(world.scorer.score(rows), dtype=float)
+
+    # probing the probabilities is fooled by the saturation; the decision function is not
+    assert probe_additive_form(score, None, agents, world.schema, generator.mutable, 1e-6, True) is None
+    assert margin_of(world.scorer) is not None
+    assert additive_form(world.scorer, agents, world.schema, generator.mutable, 1e-6) is not None
+    scores = world.scorer.score(agents)
+    threshold = float(np.quantile(scores, 0.8))
+    generator.recommend(agents, scores, threshold, world.scorer)
+    assert generator.found_[scores < threshold].mean() >= 0.99
+
+
+def test_auto_picks_exact_linear_for_logistic_and_search_for_gradient_boosting():
+    schema, agents, actions, logistic = _builtin_world(load_german, "german")
+    *_, boosted = _builtin_world(load_german, "german", model="gradient_boosting")
+    for scorer, expected in ((logistic, "exact_linear"), (boosted, "search")):
+        auto = AutoRecourse(action_set=actions, schema=schema)
+        scores = scorer.score(agents)
+        threshold = float(np.quantile(scores, 0.7))
+        moved = auto.recommend(agents, scores, threshold, scorer)
+        assert auto.chosen_ == expected
+        reference = {"exact_linear": ExactLinearRecourse, "search": SearchRecourse}[expected]
+        same = reference(action_set=actions, schema=schema)
+        np.testing.assert_array_equal(moved, same.recommend(agents, scores, threshold, scorer))
+        np.testing.assert_array_equal(auto.found_, same.found_)
+
+
+def test_auto_rejects_bad_search_parameters_with_the_field():
+    from recoursesim.errors import ConfigError
+    from recoursesim.registry import build
+
+    for search, field in (({"samples": 0}, "recourse.search.samples"), ({"nope": 1}, "recourse.search")):
+        with pytest.raises(ConfigError) as caught:
+            build("recourse", {"name": "auto", "search": search})
+        assert str(caught.value).startswith(field), str(caught.value)
+
+
+@pytest.mark.parametrize(("recourse", "trainer"), [("exact_linear", "cda"), ("auto", "refit"), ("auto", "cda")])
+def test_exact_recourse_keeps_working_after_refits(recourse, trainer):
+    # CDA refits drive a logistic model's probabilities to 0 and 1 within a few steps (German
+    # credit, step 3: a probe at the longest duration has probability 1e-16), which once made the
+    # refitted model look non-additive; the coefficients are now read instead.
+    from recoursesim.scenario import Scenario
+
+    spec = Scenario.bundled("german-credit-lending").spec
+    spec = {
+        **spec,
+        "run": {"steps": 5, "seed": 0},
+        "population": {**spec["population"], "initial": 300, "entrants": 30},
+        "scorer": {"name": "model", "model": "logistic"},
+        "selection": {"name": "top_k", "k": 30},
+        "recourse": {"name": recourse},
+        "training": {"name": trainer},
+    }
+    model = Scenario.from_dict(spec).build_model()
+    for _ in range(5):
+        model.step()
+    if recourse == "auto":
+        assert model.recourse.chosen_ == "exact_linear"
+    rejected = model.ledger.query("not selected")
+    assert len(rejected) > 100 and rejected["recourse_found"].astype(bool).mean() > 0.9
