@@ -15,6 +15,7 @@ from recoursesim.auditors.facts.config import FactsConfig
 from recoursesim.auditors.facts.effects import ACTION_RULES, Evaluation, evaluate
 from recoursesim.auditors.facts.encoding import build_item_space
 from recoursesim.auditors.facts.inputs import BinaryPredictor, CodePredictor, check_finite, distinct_values
+from recoursesim.auditors.facts.linear import linear_codes
 from recoursesim.auditors.facts.mining import Itemsets, frequent_itemsets, intersect
 from recoursesim.auditors.facts.variants import METRICS, TITLES, MetricVariant
 from recoursesim.errors import ConfigError, DataError
@@ -172,8 +173,16 @@ class FactsAuditor:
 
         t = time.perf_counter()
         codes_predict = CodePredictor(space, self.predict_)
+        linear = linear_codes(model, space, positive_label)
         ev = evaluate(
-            space, affected, group[affected].astype(np.int64), subgroups, actions, codes_predict, rule=self.actions
+            space,
+            affected,
+            group[affected].astype(np.int64),
+            subgroups,
+            actions,
+            codes_predict,
+            rule=self.actions,
+            linear=linear,
         )
         timings["effectiveness"] = time.perf_counter() - t
 

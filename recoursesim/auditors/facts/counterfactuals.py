@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from recoursesim.auditors.facts.encoding import ItemSpace
+from recoursesim.auditors.facts.keys import code_radix
 
 #: Rows per model call.
 BATCH_ROWS = 250_000
@@ -50,12 +51,8 @@ class CounterfactualScorer:
         self.space = space
         self.codes = codes
         self.predict = predict
-        total = 1
-        for values in space.values:
-            total *= len(values) + 1
-        self.keyed = total < 2**62
-        self.radix = np.array([len(v) + 1 for v in space.values], dtype=np.int64)
-        self.mult = np.concatenate([[1], np.cumprod(self.radix)[:-1]]).astype(np.int64)
+        self.radix = code_radix(space.values)
+        self.keyed = self.radix.fits
         self.plans: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.pending: list[np.ndarray] = []
         self.distinct: list[np.ndarray] = []
@@ -79,9 +76,9 @@ class CounterfactualScorer:
         inside = np.array([bool(fmask >> j & 1) for j in range(d)])
         self.n_applications += len(rows) * len(avalues)
         if self.keyed:
-            context = ((self.codes[rows] + 1) * np.where(inside, 0, self.mult)).sum(axis=1)
+            context = self.radix.pack(np.where(inside, 0, self.codes[rows] + 1))
             unique, inverse = np.unique(context, return_inverse=True)
-            action_key = ((avalues + 1) * np.where(inside, self.mult, 0)).sum(axis=1)
+            action_key = self.radix.pack(np.where(inside, avalues + 1, 0))
             self.plans.append((unique, inverse.astype(np.int32), action_key))
             self.pending.append((unique[:, None] + action_key[None, :]).ravel())
             self.n_pending += len(unique) * len(action_key)
@@ -145,7 +142,7 @@ class CounterfactualScorer:
         out = np.zeros(len(keys), dtype=bool)
         for start in range(0, len(keys), BATCH_ROWS):
             chunk = keys[start : start + BATCH_ROWS]
-            rows = ((chunk[:, None] // self.mult[None, :]) % self.radix[None, :] - 1).astype(np.int32)
+            rows = (self.radix.unpack(chunk) - 1).astype(np.int32)
             out[start : start + BATCH_ROWS] = self.predict(rows)
             self.n_calls += 1
         return out

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from recoursesim.auditors.facts.encoding import ItemSpace
+from recoursesim.auditors.facts.keys import code_radix
 
 
 class EffectKeys:
@@ -30,12 +31,8 @@ class EffectKeys:
 
     def __init__(self, space: ItemSpace) -> None:
         self.width = len(space.features)
-        radix = [len(values) + 1 for values in space.values]
-        total = 1
-        for r in radix:
-            total *= r
-        self.keyed = total < 2**62
-        self.mult = np.concatenate([[1], np.cumprod(radix)[:-1]]).astype(np.int64) if self.keyed else None
+        self.radix = code_radix(space.values)
+        self.keyed = self.radix.fits
         self.parts: list[np.ndarray] = []
 
     def add(self, fcols: list[int], subgroup_values: np.ndarray, action_values: np.ndarray) -> None:
@@ -48,9 +45,7 @@ class EffectKeys:
         """
         changed = subgroup_values != action_values
         if self.keyed:
-            assert self.mult is not None
-            terms = (action_values.astype(np.int64) + 1) * self.mult[fcols][None, :]
-            self.parts.append(np.where(changed, terms, 0).sum(axis=1))
+            self.parts.append(self.radix.pack(np.where(changed, action_values + 1, 0), fcols))
         else:
             rows = np.full((len(changed), self.width), -1, dtype=np.int32)
             rows[:, fcols] = np.where(changed, action_values, -1)

@@ -29,6 +29,7 @@ from recoursesim.auditors.facts.counterfactuals import CounterfactualScorer
 from recoursesim.auditors.facts.distinct import EffectKeys, distinct_pairs
 from recoursesim.auditors.facts.encoding import ItemSpace
 from recoursesim.auditors.facts.lattice import covered_by_mask, membership, recourse_cost_closure, upward_closure
+from recoursesim.auditors.facts.linear import LinearCodes, LinearScorer
 from recoursesim.auditors.facts.mining import Itemsets
 from recoursesim.auditors.facts.pricing import cheapest_working, distinct_rows, validity_and_cost
 
@@ -99,6 +100,7 @@ def evaluate(
     actions: Itemsets,
     predict: Callable[[np.ndarray], np.ndarray],
     rule: str = "same_features",
+    linear: LinearCodes | None = None,
 ) -> Evaluation:
     """Score every valid action on every covered affected individual.
 
@@ -110,6 +112,8 @@ def evaluate(
         actions: Candidate actions.
         predict: Maps a code matrix to a boolean array, True for the favourable prediction.
         rule: Candidate-action rule, one of :data:`ACTION_RULES`.
+        linear: The model's decision terms when it is a logistic model (:func:`linear_codes`):
+            counterfactuals are then scored from them, with the same predictions as ``predict``.
 
     Returns:
         The :class:`Evaluation`.
@@ -136,7 +140,8 @@ def evaluate(
         if len(cov):
             plans.append((int(fmask), np.flatnonzero(a_inverse == f_index), cov))
 
-    scorer = CounterfactualScorer(space, codes, predict)
+    scorer: CounterfactualScorer | LinearScorer
+    scorer = CounterfactualScorer(space, codes, predict) if linear is None else LinearScorer(linear, codes, predict)
     for fmask, acts, cov in plans:
         scorer.add(fmask, actions.values[acts], cov)
     scorer.run()

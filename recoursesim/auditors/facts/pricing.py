@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from recoursesim.auditors.facts.encoding import ItemSpace
+from recoursesim.auditors.facts.keys import MixedRadix
 
 #: Individuals per block when reducing (individual, action) costs to recourse costs (bounds memory).
 REACH_ROWS = 4096
@@ -25,10 +26,9 @@ def distinct_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Returns:
         ``(distinct, inverse)`` with ``distinct[inverse] == values``.
     """
-    radix = values.max(axis=0, initial=0).astype(np.int64) + 1 if len(values) else np.ones(values.shape[1], np.int64)
-    if float(np.prod(radix.astype(float))) < 2.0**62:
-        mult = np.concatenate([[1], np.cumprod(radix)[:-1]]).astype(np.int64)
-        _, first, inverse = np.unique(values.astype(np.int64) @ mult, return_index=True, return_inverse=True)
+    radix = MixedRadix(values.max(axis=0, initial=0).astype(np.int64) + 1 if len(values) else np.ones(values.shape[1]))
+    if radix.fits:
+        _, first, inverse = np.unique(radix.pack(values), return_index=True, return_inverse=True)
         return values[first], inverse.ravel()
     distinct, inverse = np.unique(values, axis=0, return_inverse=True)
     return distinct, inverse.ravel()

@@ -1,0 +1,120 @@
+"""Row keys and the logistic model's exact code-space scoring (same predictions as the model)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import Pipeline
+
+from recoursesim.auditors.facts import FactsAuditor, FactsConfig
+from recoursesim.auditors.facts.encoding import build_item_space
+from recoursesim.auditors.facts.inputs import BinaryPredictor, CodePredictor
+from recoursesim.auditors.facts.keys import MixedRadix, code_radix
+from recoursesim.auditors.facts.linear import LinearScorer, linear_codes
+from recoursesim.auditors.facts.models import FrameEncoder, make_model
+from recoursesim.auditors.facts.pricing import distinct_rows
+
+
+def test_mixed_radix_packs_by_hand():
+    radix = MixedRadix([3, 4, 2])
+    assert radix.mult.tolist() == [1, 3, 12]
+    # (2, 1, 1) -> 2*1 + 1*3 + 1*12 = 17; (0, 3, 1) -> 0 + 9 + 12 = 21; the last row of the space is 23.
+    keys = radix.pack(np.array([[2, 1, 1], [0, 3, 1], [2, 3, 1]]))
+    assert keys.tolist() == [17, 21, 23]
+    assert radix.unpack(keys).tolist() == [[2, 1, 1], [0, 3, 1], [2, 3, 1]]
+    # Only columns 1 and 2 given: (1, 1) -> 3 + 12 = 15.
+    assert radix.pack(np.array([[1, 1]]), [1, 2]).tolist() == [15]
+
+
+def test_mixed_radix_refuses_rows_past_int64():
+    assert MixedRadix([2**31, 2**31 - 1]).fits
+    wide = MixedRadix([2**31, 2**31])  # product 2**62: no longer exact in int64 with room to add
+    assert not wide.fits
+    with pytest.raises(ValueError, match="int64"):
+        wide.pack(np.zeros((1, 2), dtype=np.int64))
+
+
+def test_code_radix_leaves_digit_zero_for_blank():
+    radix = code_radix((np.array(["x", "y"]), np.array([1.0, 2.0, 3.0])))
+    assert radix.radix.tolist() == [3, 4]
+    # Codes (1, 2) stored as (2, 3): 2 + 3 * 3 = 11; a blank first column: 0 + 9 = 9.
+    assert radix.pack(np.array([[2, 3], [0, 3]])).tolist() == [11, 9]
+
+
+def test_distinct_rows_by_hand():
+    values = np.array([[1, 0], [0, 2], [1, 0], [0, 2], [1, 1]])
+    distinct, inverse = distinct_rows(values)
+    # Radices (2, 3), place values (1, 2): keys 1, 4, 1, 4, 3 -> distinct keys 1, 3, 4 in order.
+    assert distinct.tolist() == [[1, 0], [1, 1], [0, 2]]
+    assert inverse.tolist() == [0, 2, 0, 2, 1]
+
+
+def _frame(rng: np.random.Generator, n: int) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "green", "blue"], size=n),
+            "size": rng.choice([1.0, 2.5, 4.0, 10.0], size=n),
+            "grade": rng.choice(["a", "b"], size=n),
+        }
+    )
+
+
+def test_linear_terms_reproduce_the_models_predictions():
+    rng = np.random.default_rng(3)
+    frame = _frame(rng, 300)
+    y = ((frame["colour"] == "red") & (frame["size"] > 2) | (frame["grade"] == "b")).astype(int)
+    model = make_model("logistic").fit(frame, y)
+    space = build_item_space(frame, FactsConfig(), set())
+    linear = linear_codes(model, space, 1)
+    assert linear is not None and linear.favourable_above
+    every = np.array(np.meshgrid(*[np.arange(len(v)) for v in space.values])).reshape(3, -1).T.astype(np.int32)
+    value, _ = linear.part(every, [0, 1, 2])
+    decision = model.decision_function(space.frame(every))
+    assert np.allclose(value + linear.intercept, decision, rtol=0, atol=1e-12)
+    # With 0 as the favourable label the decision flips.
+    assert not linear_codes(model, space, 0).favourable_above
+    # Anything else is scored by calling the model.
+    assert linear_codes(make_model("random_forest").fit(frame, y), space, 1) is None
+    assert linear_codes(model, space, 7) is None
+
+
+def test_linear_scorer_asks_the_model_at_an_exact_tie():
+    # One feature "x" in {0, 1, 2} (numeric, standardised) and a hand-set model: decision = w * z(x) + b
+    # with b = -w * z(1), so x = 1 is exactly on the boundary: the model predicts class 0 there.
+    frame = pd.DataFrame({"x": [0.0, 1.0, 2.0] * 10})
+    model = Pipeline([("encode", FrameEncoder()), ("model", LogisticRegression())]).fit(frame, [0, 0, 1] * 10)
+    encoder, classifier = model.steps[0][1], model.steps[1][1]
+    mean, scale = encoder.numeric_["x"]
+    classifier.coef_ = np.array([[2.0]])
+    classifier.intercept_ = np.array([-2.0 * ((1.0 - mean) / scale)])
+    space = build_item_space(frame, FactsConfig(), set())
+    linear = linear_codes(model, space, 1)
+    predictor = CodePredictor(space, BinaryPredictor(model, 1))
+    codes = np.array([[0]], dtype=np.int32)  # one individual at x = 0
+    scorer = LinearScorer(linear, codes, predictor)
+    scorer.add(1, np.array([[1], [2]], dtype=np.int32), np.array([0]))  # actions x = 1 (tie), x = 2
+    scorer.run()
+    works = scorer.result(0)
+    assert works.tolist() == [[False, True]]
+    assert model.predict(pd.DataFrame({"x": [1.0, 2.0]})).tolist() == [0, 1]
+    assert scorer.n_rows == 1 and scorer.n_calls == 1  # only the tie went to the model
+
+
+def test_audit_with_linear_terms_equals_audit_calling_the_model():
+    rng = np.random.default_rng(11)
+    frame = _frame(rng, 400)
+    frame["s"] = rng.choice(["F", "M"], size=len(frame))
+    y = ((frame["colour"] == "red") | (frame["size"] > 3)).astype(int) * (rng.random(len(frame)) < 0.8)
+    model = make_model("logistic").fit(frame, y)
+
+    class Wrapped:  # the same model, hidden from the code-space scorer
+        def predict(self, X: pd.DataFrame) -> np.ndarray:
+            return model.predict(X)
+
+    fast = FactsAuditor(min_support=0.05).fit(frame, model, "s")
+    slow = FactsAuditor(min_support=0.05).fit(frame, Wrapped(), "s")
+    assert fast.summary_["counterfactual_rows"] == 0 and slow.summary_["counterfactual_rows"] > 0
+    assert fast.summary_["valid_pairs"] > 0
+    pd.testing.assert_frame_equal(fast.ranking_, slow.ranking_)
+    for name in ("pair_subgroup", "pair_action", "pair_cost", "pair_hits", "member_cost"):
+        assert np.array_equal(getattr(fast.evaluation_, name), getattr(slow.evaluation_, name)), name
