@@ -12,27 +12,51 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from recoursesim.auditors.facts.mining import Itemsets, members
+from recoursesim.auditors.facts.mining import Itemsets
 
 
 def membership(subgroups: Itemsets, codes: np.ndarray, chunk: int = 2048) -> sparse.csr_matrix:
     """Return the ``(m, n)`` CSR 0/1 matrix of which rows belong to which subgroup.
 
+    Each (feature, value) item's rows are a bit set (64 rows per word); a subgroup's members are
+    the AND of its items' bit sets, which are unpacked to column indices a block of subgroups at
+    a time.
+
     Args:
         subgroups: The ``m`` subgroups.
-        codes: ``(n, d)`` code matrix of the rows.
-        chunk: Subgroups per dense block (bounds memory).
+        codes: ``(n, d)`` code matrix of the rows (-1 = missing, matching no item).
+        chunk: Subgroups per block (bounds memory).
 
     Returns:
-        float32 CSR matrix, 1 where row ``i`` is a member of subgroup ``p``.
+        float32 CSR matrix with sorted indices, 1 where row ``i`` is a member of subgroup ``p``.
     """
-    blocks = [
-        sparse.csr_matrix(members(Itemsets(subgroups.values[i : i + chunk], subgroups.masks[i : i + chunk]), codes))
-        for i in range(0, len(subgroups), chunk)
-    ]
-    if not blocks:
-        return sparse.csr_matrix((0, len(codes)), dtype=np.float32)
-    return sparse.vstack(blocks, format="csr").astype(np.float32)
+    m, n = len(subgroups), len(codes)
+    if m == 0 or n == 0:
+        return sparse.csr_matrix((m, n), dtype=np.float32)
+    values = subgroups.values
+    d = values.shape[1]
+    sizes = [max(int(codes[:, j].max()), int(values[:, j].max())) + 1 for j in range(d)]
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    free = sum(sizes)  # the row of a feature a subgroup leaves free: every row
+    width = -(-n // 64) * 8  # bytes per bit set, a whole number of 64-bit words
+    table = np.zeros((free + 1, width), dtype=np.uint8)
+    for j in range(d):
+        hot = codes[:, j][None, :] == np.arange(sizes[j])[:, None]
+        table[offsets[j] : offsets[j] + sizes[j], : -(-n // 8)] = np.packbits(hot, axis=1, bitorder="little")
+    table[free, : -(-n // 8)] = np.packbits(np.ones(n, dtype=bool), bitorder="little")
+    words = table.view(np.uint64)
+    item = np.where(values >= 0, offsets[None, :] + values, free)
+    columns = []
+    counts = np.zeros(m, dtype=np.int64)
+    for lo in range(0, m, chunk):
+        bits = np.bitwise_and.reduce(words[item[lo : lo + chunk]], axis=1)
+        dense = np.unpackbits(bits.view(np.uint8), axis=1, count=n, bitorder="little")
+        rows, cols = np.nonzero(dense)
+        counts[lo : lo + chunk] = np.bincount(rows, minlength=len(bits))
+        columns.append(cols.astype(np.int32))
+    indptr = np.concatenate([[0], np.cumsum(counts)])
+    indices = np.concatenate(columns)
+    return sparse.csr_matrix((np.ones(len(indices), dtype=np.float32), indices, indptr), shape=(m, n))
 
 
 def covered_by_mask(member: sparse.csr_matrix, s_index: np.ndarray, n_masks: int) -> np.ndarray:

@@ -108,14 +108,3 @@ def intersect(first: Itemsets, second: Itemsets) -> Itemsets:
     a = {row.tobytes() for row in first.values}
     keep = np.fromiter((row.tobytes() in a for row in second.values), dtype=bool, count=len(second))
     return _from_values(second.values[keep])
-
-
-def members(itemsets: Itemsets, codes: np.ndarray) -> np.ndarray:
-    """Return the ``(m, n)`` boolean membership of ``n`` coded rows in ``m`` itemsets."""
-    out = np.ones((len(itemsets), len(codes)), dtype=bool)
-    for j in range(itemsets.values.shape[1]):
-        fixed = itemsets.values[:, j]
-        constrained = np.flatnonzero(fixed >= 0)
-        if len(constrained):
-            out[constrained] &= fixed[constrained, None] == codes[None, :, j]
-    return out

@@ -10,7 +10,9 @@ from recoursesim.auditors.facts import FactsAuditor, FactsConfig
 from recoursesim.auditors.facts.encoding import build_item_space
 from recoursesim.auditors.facts.inputs import BinaryPredictor, CodePredictor
 from recoursesim.auditors.facts.keys import MixedRadix, code_radix
+from recoursesim.auditors.facts.lattice import membership
 from recoursesim.auditors.facts.linear import LinearScorer, linear_codes
+from recoursesim.auditors.facts.mining import Itemsets, feature_masks
 from recoursesim.auditors.facts.models import FrameEncoder, make_model
 from recoursesim.auditors.facts.pricing import distinct_rows
 
@@ -118,3 +120,25 @@ def test_audit_with_linear_terms_equals_audit_calling_the_model():
     pd.testing.assert_frame_equal(fast.ranking_, slow.ranking_)
     for name in ("pair_subgroup", "pair_action", "pair_cost", "pair_hits", "member_cost"):
         assert np.array_equal(getattr(fast.evaluation_, name), getattr(slow.evaluation_, name)), name
+
+
+def test_membership_by_hand():
+    # Rows (a, b): (0, 1), (1, 1), (0, -1 missing), (0, 0); subgroups {a=0}, {b=1}, {a=0, b=1}, {b=0}.
+    codes = np.array([[0, 1], [1, 1], [0, -1], [0, 0]], dtype=np.int32)
+    values = np.array([[0, -1], [-1, 1], [0, 1], [-1, 0]], dtype=np.int32)
+    member = membership(Itemsets(values, feature_masks(values >= 0)), codes, chunk=3)
+    assert member.dtype == np.float32 and member.has_sorted_indices
+    assert member.toarray().tolist() == [[1, 0, 1, 1], [1, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1]]
+
+
+def test_membership_past_one_word_of_rows():
+    rng = np.random.default_rng(5)
+    codes = rng.integers(-1, 3, size=(131, 3)).astype(np.int32)  # 131 rows: three 64-bit words
+    values = rng.integers(-1, 3, size=(40, 3)).astype(np.int32)
+    values[values.max(axis=1) < 0, 0] = 1
+    member = membership(Itemsets(values, feature_masks(values >= 0)), codes, chunk=7).toarray()
+    expected = np.ones((40, 131), dtype=bool)
+    for j in range(3):
+        fixed = values[:, j][:, None]
+        expected &= (fixed < 0) | (fixed == codes[:, j][None, :])
+    assert (member == expected).all()
