@@ -125,7 +125,7 @@ class SearchRecourse(MixedRecourse):
             best[rest[ok]], found[rest[ok]] = moved[ok], True
         if found.any():
             rows = np.flatnonzero(found)
-            best[rows] = self._shrink(features[rows], best[rows], threshold[rows], scorer)
+            best[rows] = self._shrink(features[rows], best[rows], threshold[rows], base[rows], scorer)
         return best, found
 
     def _probes(self, features: np.ndarray, base: np.ndarray, scorer: Scorer, link: str) -> tuple[dict, np.ndarray]:
@@ -271,31 +271,43 @@ class SearchRecourse(MixedRecourse):
         mean_effect = (margin - margin0[sample, None]).mean(axis=0)
         return np.sort(allowed[np.argsort(-mean_effect, kind="stable")[: self.probe_codes + 1]])
 
-    def _shrink(self, features: np.ndarray, moved: np.ndarray, threshold: np.ndarray, scorer: Scorer) -> np.ndarray:
+    def _shrink(
+        self, features: np.ndarray, moved: np.ndarray, threshold: np.ndarray, base: np.ndarray, scorer: Scorer
+    ) -> np.ndarray:
         """Step 4 of the class docstring: bisect numeric changes onto the cut-off, undo needless changes.
 
         The bisection scores three fractions per call (the quarter points of the interval left),
-        so each call halves the interval twice; undoing tries every changed feature of every
-        agent in one call and keeps the accepted undo that saves the most, twice.
+        so each call halves the interval twice, for the agents with a numeric or integer change;
+        undoing tries every changed feature of every agent in one call and keeps the accepted undo
+        that saves the most, twice (the second time only for agents whose point the first changed).
+        Undoing an agent's only change gives back the agent, whose score ``base`` is known.
         """
         n = features.shape[0]
         linear = self.schema.is_numeric | self.schema.is_integer
         delta = np.where(linear, moved - features, 0.0)
-        accepted, rejected = np.ones(n), np.zeros(n)
+        accepted = np.ones(n)
+        some = np.flatnonzero((delta != 0).any(axis=1))
+        rejected = np.zeros(some.size)
         quarters = np.array([0.25, 0.5, 0.75])
-        for _ in range((self.bisection_steps + 1) // 2):
-            fractions = rejected[:, None] + (accepted - rejected)[:, None] * quarters[None, :]
+        for _ in range((self.bisection_steps + 1) // 2 if some.size else 0):
+            fractions = rejected[:, None] + (accepted[some] - rejected)[:, None] * quarters[None, :]
             trial = self._at(
-                np.repeat(features, 3, 0), np.repeat(moved, 3, 0), np.repeat(delta, 3, 0), fractions.ravel()
+                np.repeat(features[some], 3, 0),
+                np.repeat(moved[some], 3, 0),
+                np.repeat(delta[some], 3, 0),
+                fractions.ravel(),
             )
-            ok = (np.asarray(scorer.score(trial), dtype=float) >= np.repeat(threshold, 3)).reshape(n, 3)
+            ok = (np.asarray(scorer.score(trial), dtype=float) >= np.repeat(threshold[some], 3)).reshape(-1, 3)
             lowest = np.where(ok, fractions, np.inf).min(axis=1)
             highest_rejected = np.where(~ok & (fractions < lowest[:, None]), fractions, -np.inf).max(axis=1)
-            accepted = np.where(np.isfinite(lowest), lowest, accepted)
+            accepted[some] = np.where(np.isfinite(lowest), lowest, accepted[some])
             rejected = np.maximum(rejected, highest_rejected)
         best = self._at(features, moved, delta, accepted)
+        below = base < threshold
+        todo = np.ones(n, dtype=bool)
         for _ in range(2):
-            changed = (best != features) & self.mutable
+            changed = (best != features) & self.mutable & todo[:, None]
+            changed &= ~((changed.sum(axis=1) == 1) & below)[:, None]  # its only change: undoing it is rejected
             agent, feature = np.nonzero(changed)
             if agent.size == 0:
                 break
@@ -310,6 +322,8 @@ class SearchRecourse(MixedRecourse):
             pick = np.flatnonzero((saving > 0) & (saving == top[agent]))
             pick = pick[np.unique(agent[pick], return_index=True)[1]]
             best[agent[pick]] = trial[pick]
+            todo[:] = False
+            todo[agent[pick]] = True
         return best
 
     def _at(self, features: np.ndarray, moved: np.ndarray, delta: np.ndarray, fraction: np.ndarray) -> np.ndarray:

@@ -153,7 +153,7 @@ def solve_separable(problem: SeparableProblem, max_integer_options: int = 128) -
     for start in range(0, todo.size, 256):
         rows = todo[start : start + 256]
         index = np.arange(rows.size)
-        picks, gain, cost = _frontier(stages, rows, problem.need[rows])
+        trail, gain, cost = _frontier(stages, rows, problem.need[rows])
         ratio, cap, before, order = _knapsack_tables(rest, rows)
         total = cost + _knapsack_cost(problem.need[rows, None] - gain, ratio, cap, before)
         best = np.argmin(total, axis=1)
@@ -161,7 +161,7 @@ def solve_separable(problem: SeparableProblem, max_integer_options: int = 128) -
         left = np.maximum(problem.need[rows] - gain[index, best], 0.0)
         moved = _knapsack_amount(left, ratio, cap, before, order, rest.slope[rows])
         moved = np.where(problem.integral, np.minimum(np.ceil(moved - 1e-9), rest.room[rows]), moved)
-        chosen = picks[index, best]
+        chosen = _backtrack(trail, best)
         for stage, k in enumerate(np.flatnonzero(small), start=n_discrete):
             moved[:, k] = chosen[:, stage] + 1.0
         moved = np.where(ok[:, None], moved, 0.0)
@@ -192,7 +192,7 @@ def _unit_steps(problem: SeparableProblem, k: int) -> DiscreteOptions:
 
 def _frontier(
     stages: list[DiscreteOptions], rows: np.ndarray, need: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray, np.ndarray]:
     """Pareto frontier of (cost, gain) over every combination of the stages' options, per agent.
 
     Built one stage at a time: combine the frontier with the stage's options (or staying), cap
@@ -200,16 +200,20 @@ def _frontier(
     more than every cheaper one.
 
     Returns:
-        ``(picks, gain, cost)``: the option picked at every stage (``-1``: stay) of each frontier
-        point, ``(r, f, stages)``; the point's gain and cost, ``(r, f)`` (padding costs ``inf``).
+        ``(trail, gain, cost)``: per stage, the ``(parent, option)`` of each point of that
+        stage's frontier (the point of the previous frontier it extends and the option it adds,
+        ``-1``: stay), for :func:`_backtrack`; the final points' gain and cost, ``(r, f)``
+        (padding costs ``inf``).
     """
     r = rows.size
-    every = np.arange(r)[:, None]
     cost = np.zeros((r, 1))
     gain = np.zeros((r, 1))
-    picks = np.zeros((r, 1, 0), dtype=np.int64)
+    trail: list[tuple[np.ndarray, np.ndarray]] = []
     for options in stages:
         k = options.cost.shape[1]
+        if k == 0:  # nothing to add: every point stays
+            trail.append((np.broadcast_to(np.arange(cost.shape[1]), cost.shape), np.full(cost.shape, -1)))
+            continue
         add_cost = np.concatenate([np.zeros((r, 1)), options.cost[rows]], axis=1)
         add_gain = np.concatenate([np.zeros((r, 1)), options.gain[rows]], axis=1)
         cost = (cost[:, :, None] + add_cost[:, None, :]).reshape(r, -1)
@@ -219,15 +223,31 @@ def _frontier(
         gain = np.take_along_axis(gain, order, axis=1)
         earlier = np.maximum.accumulate(np.concatenate([np.full((r, 1), -np.inf), gain[:, :-1]], axis=1), axis=1)
         keep = (gain > earlier) & np.isfinite(cost)
-        width = max(int(keep.sum(axis=1).max(initial=0)), 1)
-        compact = np.argsort(~keep, axis=1, kind="stable")[:, :width]
-        kept = np.take_along_axis(keep, compact, axis=1)
-        source = np.take_along_axis(order, compact, axis=1)  # index into the f * (k + 1) combinations
-        cost = np.where(kept, np.take_along_axis(cost, compact, axis=1), np.inf)
-        gain = np.where(kept, np.take_along_axis(gain, compact, axis=1), 0.0)
+        # move the kept points to the front of their row, in order
+        where_row, where_col = np.nonzero(keep)
+        slot = (np.cumsum(keep, axis=1) - 1)[where_row, where_col]
+        width = max(int(slot.max(initial=0)) + 1, 1)
+        source = np.zeros((r, width), dtype=np.int64)  # index into the f * (k + 1) combinations
+        source[where_row, slot] = order[where_row, where_col]
+        new_cost = np.full((r, width), np.inf)
+        new_cost[where_row, slot] = cost[where_row, where_col]
+        new_gain = np.zeros((r, width))
+        new_gain[where_row, slot] = gain[where_row, where_col]
+        cost, gain = new_cost, new_gain
         parent, option = np.divmod(source, k + 1)
-        picks = np.concatenate([picks[every, parent], (option - 1)[:, :, None]], axis=2)
-    return picks, gain, cost
+        trail.append((parent, option - 1))
+    return trail, gain, cost
+
+
+def _backtrack(trail: list[tuple[np.ndarray, np.ndarray]], point: np.ndarray) -> np.ndarray:
+    """``(r, stages)``: the option each stage adds on the way to frontier point ``point`` of each row."""
+    every = np.arange(point.size)
+    picked = np.full((point.size, len(trail)), -1, dtype=np.int64)
+    for stage in range(len(trail) - 1, -1, -1):
+        parent, option = trail[stage]
+        picked[:, stage] = option[every, point]
+        point = parent[every, point]
+    return picked
 
 
 def _knapsack_tables(problem: SeparableProblem, rows: np.ndarray) -> tuple[np.ndarray, ...]:

@@ -82,3 +82,31 @@ def test_needs_a_dataset_population() -> None:
     mixture = MixturePopulation([{"name": "a", "share": 1.0, "qualification": [{"means": [0.0]}]}])
     with pytest.raises(ConfigError, match=r"^scorer\.name: 'model' is fitted on a dataset population"):
         ModelScorer("logistic").prepare(mixture, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("name", ["gradient_boosting", "logistic"])
+def test_large_batches_are_scored_in_blocks_with_the_same_result(
+    population: DatasetPopulation, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from recoursesim.scoring import tabular
+
+    scorer = ModelScorer(name).prepare(population, np.random.default_rng(0))
+    rows = population.codes[population.pool_rows_]
+    whole = scorer.estimator.estimator_.predict_proba(rows)
+    calls = []
+    pipeline = scorer.estimator.estimator_
+    original = pipeline.predict_proba
+    monkeypatch.setattr(pipeline, "predict_proba", lambda X: calls.append(len(X)) or original(X))
+    monkeypatch.setattr(tabular, "PREDICT_BATCH_ROWS", 64)
+    np.testing.assert_allclose(scorer.estimator.predict_proba(rows), whole, rtol=1e-12, atol=1e-15)
+    assert max(calls) == 64 and sum(calls) == len(rows) and len(calls) == -(-len(rows) // 64)
+
+
+def test_gradient_boosting_stops_early_on_small_training_sets(population: DatasetPopulation) -> None:
+    scorer = ModelScorer("gradient_boosting").prepare(population, np.random.default_rng(0))
+    model = scorer.estimator.estimator_.named_steps["model"]
+    assert model.early_stopping is True and model.n_iter_ < model.max_iter  # 500 training rows
+    full = ModelScorer("gradient_boosting", params={"early_stopping": False}).prepare(
+        population, np.random.default_rng(0)
+    )
+    assert full.estimator.estimator_.named_steps["model"].n_iter_ == 100
