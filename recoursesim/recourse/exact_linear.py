@@ -12,7 +12,7 @@ from recoursesim.errors import ConfigError
 from recoursesim.recourse.mixed import MixedRecourse, to_margin
 from recoursesim.recourse.separable import solve_separable
 from recoursesim.registry import register
-from recoursesim.scoring.base import AdditiveForm, Scorer, additive_form_of, margin_of
+from recoursesim.scoring.base import AdditiveForm, Scorer, additive_form_of, margin_of, model_name
 
 if TYPE_CHECKING:
     from recoursesim.features import FeatureSchema, MixedActionSet
@@ -174,7 +174,7 @@ class ExactLinearRecourse(MixedRecourse):
             raise ConfigError(
                 "recourse.name",
                 f"'exact_linear' needs a model whose margin is a sum of one term per feature (linear or one-hot "
-                f"logistic), and {type(scorer).__name__} failed that check",
+                f"logistic), and {model_name(scorer)} failed that check",
                 "use recourse 'auto' or 'search' for this model",
             )
         return self.solve(features, threshold, scorer, form)

@@ -19,7 +19,8 @@ from recoursesim.scoring.base import LinearForm
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 
 
-def _colour(groups: list[str], group: str) -> str:
+def colour_of(groups: list[str], group: str) -> str:
+    """The colour of ``group`` (grey for a group not in ``groups``, such as FACTS's "all")."""
     return COLOURS[groups.index(group) % len(COLOURS)] if group in groups else "grey"
 
 
@@ -56,7 +57,7 @@ def _group_bands(
     """Draw ``group``'s mean line and CI band of ``columns[i]`` over the steps on ``axes[i]``."""
     mine = steps.loc[steps["group"] == group]
     for ax, column in zip(axes, columns, strict=True):
-        _band(ax, mine, "step", column, _colour(groups, group), group)
+        _band(ax, mine, "step", column, colour_of(groups, group), group)
 
 
 def _finish_step_pair(fig: Figure, axes: np.ndarray, ylabels: tuple[str, str], title: str) -> Figure:
@@ -108,9 +109,9 @@ def selection_figure(steps: pd.DataFrame, groups: list[str], reference: str, n_s
     axes[1].axhspan(low, high, color="grey", alpha=0.2, label=f"80% rule [{low}, {high}]")
     for group in groups:
         mine = steps.loc[steps["group"] == group]
-        _band(axes[0], mine, "step", "selection_rate", _colour(groups, group), group)
+        _band(axes[0], mine, "step", "selection_rate", colour_of(groups, group), group)
         if group != reference:
-            _band(axes[1], mine, "step", "dp_ratio", _colour(groups, group), group)
+            _band(axes[1], mine, "step", "dp_ratio", colour_of(groups, group), group)
     return _finish_step_pair(
         fig,
         axes,
@@ -130,84 +131,6 @@ def utility_figure(utility: pd.DataFrame, n_seeds: int) -> Figure:
     ax.legend(fontsize=8)
     ax.set_title(f"Utility of the selection ({ci_note(n_seeds)})", fontsize=10)
     return fig
-
-
-def auditor_figure(observations: pd.DataFrame, groups: list[str], max_panels: int = 8) -> Figure:
-    """The per-step auditors' metrics over time, per group, averaged across seeds.
-
-    CCM switch rates (SR, PSR, NSR), equality-of-effort ACR and RD and FACTS top unfairness
-    scores come first; other metrics fill the remaining panels.
-
-    Args:
-        observations: Stacked observations with ``seed, step, observer, group, metric, value``.
-        groups: Group names (colours).
-        max_panels: At most this many (observer, metric) panels.
-    """
-    finite = observations.loc[np.isfinite(observations["value"].astype(float))].copy()
-    finite["group"] = finite["group"].map(lambda g: "all" if g is None or g is pd.NA or g != g else str(g))
-    keys = sorted(
-        dict.fromkeys(zip(finite["observer"].astype(str), finite["metric"].astype(str), strict=True)),
-        key=_auditor_priority,
-    )[:max_panels]
-    columns = min(4, max(len(keys), 1))
-    rows = int(np.ceil(max(len(keys), 1) / columns))
-    fig = Figure(figsize=(3.6 * columns, 3.0 * rows), layout="constrained")
-    axes = fig.subplots(rows, columns, squeeze=False).ravel()
-    for ax, (observer, metric) in zip(axes, keys, strict=False):
-        mine = finite.loc[(finite["observer"] == observer) & (finite["metric"] == metric)]
-        means = mine.groupby(["group", "step"], observed=True)["value"].mean().reset_index()
-        for group, line in means.groupby("group", sort=False):
-            ax.plot(line["step"], line["value"], marker="o", markersize=3, color=_colour(groups, group), label=group)
-        ax.set_title(_panel_title(observer, metric), fontsize=8)
-        ax.set_ylabel(_auditor_unit(metric), fontsize=8)
-        step_axis(ax)
-        if len(finite):
-            ax.set_xlim(float(finite["step"].min()) - 0.5, float(finite["step"].max()) + 0.5)
-        ax.legend(fontsize=7)
-    for ax in axes[len(keys) :]:
-        ax.set_axis_off()
-    fig.suptitle("Auditors over time (mean across seeds)")
-    return fig
-
-
-def _panel_title(observer: str, metric: str) -> str:
-    """A short, wrapped panel title: ``facts: top_score:equal_cost[macro, phi=0.3]`` -> two readable lines."""
-    kind, _, variant = metric.partition(":")
-    words = kind.replace("_", " ") if variant else metric.replace("_", " ")
-    head = f"{observer.upper() if observer in ('ccm', 'facts') else observer}: {words}"
-    tail = variant.replace("_", " ").replace("[", " (").replace("]", ")").replace("phi=", "ϕ=")
-    return "\n".join(textwrap.wrap(head, 40) + textwrap.wrap(tail, 40))
-
-
-#: Auditor metrics shown first: CCM switch rates, equality-of-effort ACR/RD, FACTS top unfairness scores.
-_PRIORITY = ("SR", "PSR", "NSR", "ACR", "RD", "top_score:")
-
-
-#: Y-axis labels of the auditor metrics we know (by exact name, or by prefix ending in ":" or "_").
-_UNITS = {
-    "SR": "switch rate (share)",
-    "PSR": "switch rate (share)",
-    "NSR": "switch rate (share)",
-    "CMCC": "share",
-    "ACR": "ratio (1 = equal effort)",
-    "RD": "rate difference",
-    "p_value": "p-value",
-    "top_score:": "unfairness score",
-    "n_": "count",
-}
-
-
-def _auditor_unit(metric: str) -> str:
-    for key, unit in _UNITS.items():
-        if metric == key or (key[-1] in ":_" and metric.startswith(key)):
-            return unit
-    return "value"
-
-
-def _auditor_priority(key: tuple[str, str]) -> tuple[int, str, str]:
-    observer, metric = key
-    rank = next((i for i, p in enumerate(_PRIORITY) if metric == p or (p.endswith(":") and metric.startswith(p))), 99)
-    return (rank, observer, metric)
 
 
 def boundary_figure(results: Results, steps: list[int]) -> Figure:
@@ -234,7 +157,7 @@ def boundary_figure(results: Results, steps: list[int]) -> Figure:
     for ax, step in zip(axes, steps, strict=True):
         rows = ledger.loc[ledger["step"] == step]
         for group in groups:
-            colour = _colour(groups, group)
+            colour = colour_of(groups, group)
             if step != steps[0]:
                 faded = first.loc[first["group"].astype(str) == group]
                 ax.scatter(faded[x], faded[y], s=6, color=colour, alpha=0.12)
@@ -300,7 +223,9 @@ def _replay_forms(results: Results, steps: list[int]) -> dict[int, LinearForm | 
     return forms
 
 
-def distribution_figure(outcomes: pd.DataFrame, groups: list[str], column: str, label: str, population: str) -> Figure:
+def distribution_figure(
+    outcomes: pd.DataFrame, groups: list[str], column: str, label: str, population: str, integer: bool = False
+) -> Figure:
     """Box plots of each recourse-successful agent's ``column`` by group and qualification (paper Figs 7–10).
 
     Args:
@@ -309,6 +234,7 @@ def distribution_figure(outcomes: pd.DataFrame, groups: list[str], column: str, 
         column: The value plotted.
         label: Its axis label, with units.
         population: What the agents are (``"bell2024 population"``), shown in the title.
+        integer: The values are whole numbers (steps): integer ticks on the value axis.
     """
     won = outcomes.loc[outcomes["outcome"] == "recourse"]
     fig = Figure(figsize=(7, 3.8), layout="constrained")
@@ -323,7 +249,9 @@ def distribution_figure(outcomes: pd.DataFrame, groups: list[str], column: str, 
             if values.size:
                 data.append(values)
                 positions.append(position)
-                colours.append(_colour(groups, group))
+                colours.append(colour_of(groups, group))
+            else:  # an empty slot says so, instead of leaving its label off-centre
+                ax.text(position, 0.02, "none", transform=ax.get_xaxis_transform(), ha="center", fontsize=7)
             position += 1.0
         ticks.append(position - (len(groups) + 1) / 2)
         tick_labels.append(f"{qualification} entry score")
@@ -334,8 +262,11 @@ def distribution_figure(outcomes: pd.DataFrame, groups: list[str], column: str, 
             patch.set_facecolor(colour)
             patch.set_alpha(0.6)
     ax.set_xticks(ticks, tick_labels)
+    ax.set_xlim(-0.6, position - 1.0)
+    if integer:
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     for group in groups:
-        ax.bar([np.nan], [np.nan], color=_colour(groups, group), alpha=0.6, label=group)
+        ax.bar([np.nan], [np.nan], color=colour_of(groups, group), alpha=0.6, label=group)
     ax.legend(fontsize=8)
     ax.set_ylabel(label)
     title = f"{label} of each agent that reached recourse, by group and qualification ({population})"

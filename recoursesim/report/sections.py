@@ -10,6 +10,7 @@ import pandas as pd
 
 from recoursesim.report import aggregate
 from recoursesim.report import figures as draw
+from recoursesim.report.auditor_figure import auditor_figure
 from recoursesim.report.document import ReportFigure, Section
 from recoursesim.report.results import Results
 from recoursesim.report.shift import shift_observers, shift_section
@@ -93,7 +94,11 @@ def numeric_features(ledger: pd.DataFrame) -> bool:
 
 def population_label(scenario: Scenario) -> str:
     """The population generator's name, for figure titles (``"bell2024 population"``)."""
-    name = scenario.spec.get("population", {}).get("name")
+    spec = scenario.spec.get("population", {})
+    name = spec.get("name")
+    if name == "dataset":  # a real data set: name it
+        source = spec.get("dataset") or str(spec.get("path", "")).replace("\\", "/").rsplit("/", 1)[-1]
+        return f"{source} data" if source else "dataset population"
     return f"{name} population" if name else "this scenario's population"
 
 
@@ -218,7 +223,7 @@ def auditors_section(data: ReportData) -> Section:
     section.figures.append(
         ReportFigure(
             "auditors_over_time",
-            draw.auditor_figure(data.observations, data.groups),
+            auditor_figure(data.observations, data.groups),
             "each auditor metric over time per group, mean across seeds",
         )
     )
@@ -278,7 +283,9 @@ def distributions_section(data: ReportData) -> Section:
             ),
             ReportFigure(
                 "ttr_distribution",
-                draw.distribution_figure(data.outcomes, data.groups, "ttr", "time to recourse (steps)", population),
+                draw.distribution_figure(
+                    data.outcomes, data.groups, "ttr", "time to recourse (steps)", population, integer=True
+                ),
                 "distribution of each agent's time to recourse by group and qualification",
             ),
         ],

@@ -137,3 +137,10 @@ def margin_of(scorer: Scorer) -> tuple[Callable[[np.ndarray], np.ndarray], Liter
         return scorer.margin, link  # type: ignore[attr-defined]
     linear = linear_form_of(scorer)
     return None if linear is None else (linear.margin, linear.link)
+
+
+def model_name(scorer: Scorer) -> str:
+    """A readable name of the model behind a scorer (``HistGradientBoostingClassifier``, ``LinearScorer``)."""
+    from recoursesim.scoring.classifier import final_estimator  # classifier imports this module
+
+    return type(final_estimator(getattr(scorer, "estimator", scorer))).__name__

@@ -69,7 +69,7 @@ class ClassifierScorer:
         """
         if self.output_ == "decision":
             return "identity"
-        final = _final_step(self.estimator)
+        final = final_estimator(self.estimator)
         logistic = isinstance(final, LogisticRegression) or getattr(final, "probability_link_", None) == "logistic"
         return "logistic" if logistic and hasattr(self.estimator, "decision_function") else None
 
@@ -117,7 +117,7 @@ class ClassifierScorer:
         return AdditiveForm(link, constant, slope, tuple(tables))
 
 
-def _final_step(estimator: Any) -> Any:
+def final_estimator(estimator: Any) -> Any:
     """The model at the end of a :class:`~recoursesim.scoring.tabular.TabularModel` and/or ``Pipeline``."""
     while True:
         if hasattr(estimator, "estimator_") and hasattr(estimator, "input"):

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from recoursesim.auditors.effort.audit import EqualityOfEffortAuditor
+from recoursesim.auditors.effort.mixed import linear_view
 from recoursesim.auditors.effort.recourse import MinimalInterventionRecourse
 from recoursesim.auditors.effort.scm import LinearAdditiveSCM
 from recoursesim.errors import ConfigError
@@ -25,7 +26,11 @@ class EqualityOfEffortObserver:
     Every step, the scorer's linear form and threshold define the decision (with one threshold
     per agent, their median: minimal recourse needs one decision boundary); the SCM (no edges
     unless ``dag`` is given, then refitted on the current population) and the current feature
-    ranges define the cost of minimal recourse. For each group g the observer reports the
+    ranges define the cost of minimal recourse. On a dataset population the model may be any
+    additive one (the built-in one-hot ``logistic`` model, a pipeline ending in a logistic
+    regression): the problem is its linear part, with categories held fixed (see
+    :mod:`recoursesim.auditors.effort.mixed`); a non-additive model (gradient boosting, a forest)
+    is refused with a one-line error. For each group g the observer reports the
     system-level ACR and RD of g against every other agent and, when ``q < 1``, the mean ACR(q)
     over g's unfavourable agents as centres.
 
@@ -37,6 +42,10 @@ class EqualityOfEffortObserver:
         q: Neighbourhood quantile for the individual-level mean ACR (1 = system level only).
         intervention: ``"antichain"`` or ``"subsets"`` (see :class:`MinimalInterventionRecourse`).
         name: Observer name.
+        population: Supplied by the scenario (a dataset population's group column is left out of
+            the distance and never actionable).
+        action_defaults: Supplied by the scenario: the data set's default action set (immutable
+            features, directions and bounds of the actionable ones).
 
     Attributes:
         name: Observer name.
@@ -52,6 +61,8 @@ class EqualityOfEffortObserver:
         q: float = 1.0,
         intervention: Literal["antichain", "subsets"] = "antichain",
         name: str = "effort",
+        population: Any = None,
+        action_defaults: Mapping[str, Any] | None = None,
     ) -> None:
         if isinstance(every, bool) or not isinstance(every, int | np.integer) or every < 1:
             raise ConfigError("every", f"must be a positive integer, got {every!r}", "use 1 to observe every step")
@@ -64,6 +75,9 @@ class EqualityOfEffortObserver:
         self.q = float(q)
         self.intervention = intervention
         self.name = name
+        group = getattr(population, "group", None)
+        self.group_column = group if isinstance(group, str) else None
+        self.action_defaults = action_defaults
 
     def observe(self, snapshot: PopulationSnapshot) -> pd.DataFrame:
         """Audit one snapshot: one block of rows per group.
@@ -72,6 +86,8 @@ class EqualityOfEffortObserver:
             Rows ``group, metric, value`` with metrics ``ACR, RD, Phi_own, Phi_other, rho_own,
             rho_other, n_unfavourable`` (and ``ACR_q_mean``, ``ACR_q_defined`` when ``q < 1``).
         """
+        if snapshot.schema is not None:
+            return self._observe_mixed(snapshot)
         form = linear_form_of(snapshot.scorer)
         if form is None:
             raise ConfigError(
@@ -110,8 +126,53 @@ class EqualityOfEffortObserver:
             direction=self.direction,
             intervention=self.intervention,
         )
+        return self._per_group(snapshot, recourse, frame, present, names, [])
+
+    def _observe_mixed(self, snapshot: PopulationSnapshot) -> pd.DataFrame:
+        """Audit a mixed-type snapshot through its :class:`~recoursesim.auditors.effort.mixed.LinearView`."""
+        codes = np.asarray(snapshot.group).astype(np.int64)
+        present = np.unique(codes)
+        if present.size < 2 or codes.size < 2:
+            return pd.DataFrame([], columns=["group", "metric", "value"])
+        view = linear_view(snapshot, self.actionable, self.direction, self.dag, self.action_defaults, self.group_column)
+        if not view.actionable:
+            return pd.DataFrame([], columns=["group", "metric", "value"])
+        frame = view.frame
+        frame[_GROUP] = codes
+        scm = (
+            LinearAdditiveSCM.fit(frame, self.dag, variables=view.variables)
+            if self.dag
+            else LinearAdditiveSCM(view.variables, np.zeros((len(view.variables), len(view.variables))))
+        )
+        recourse = MinimalInterventionRecourse(
+            scm,
+            view.coef,
+            0.0,
+            threshold=view.threshold,
+            actionable=view.actionable,
+            ranges=view.ranges,
+            direction=view.direction,
+            lower=view.lower,
+            upper=view.upper,
+            intervention=self.intervention,
+        )
+        return self._per_group(snapshot, recourse, frame, present, view.distance_features, view.categorical)
+
+    def _per_group(
+        self,
+        snapshot: PopulationSnapshot,
+        recourse: MinimalInterventionRecourse,
+        frame: pd.DataFrame,
+        present: np.ndarray,
+        distance: list[str],
+        categorical: list[str],
+    ) -> pd.DataFrame:
+        """One block of rows per group: that group against every other agent."""
+        rows: list[dict[str, object]] = []
         for code in present:
-            auditor = EqualityOfEffortAuditor(recourse, _GROUP, int(code), distance_features=names).fit(frame)
+            auditor = EqualityOfEffortAuditor(
+                recourse, _GROUP, int(code), distance_features=distance, categorical=categorical
+            ).fit(frame)
             result = auditor.system("protected")
             values = {k: result[k] for k in ("ACR", "RD", "Phi_own", "Phi_other", "rho_own", "rho_other")}
             values["n_unfavourable"] = result["n_own"]
