@@ -1,13 +1,12 @@
-"""Frequent itemsets (mlxtend fp-growth) as subgroups and actions, in a compact array form."""
+"""Frequent itemsets (the same as mlxtend's fp-growth finds) as subgroups and actions, in a compact array form."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
-from mlxtend.frequent_patterns import fpgrowth
 
+from recoursesim.auditors.facts.apriori import bit_sets, frequent
 from recoursesim.auditors.facts.encoding import ItemSpace
 
 #: Feature masks are int64 up to this many features (bit 63 is the sign bit), Python ints beyond.
@@ -52,25 +51,28 @@ def frequent_itemsets(space: ItemSpace, rows: np.ndarray, features: list[int], m
     d = len(space.features)
     if len(rows) == 0 or not features:
         return _empty(d)
+    features = sorted(features)  # items in feature order (the miner extends itemsets by later features)
     codes = space.codes[rows][:, features]
-    item_ids, columns = [], []
+    item_feature, item_code, hot = [], [], []
     for position, j in enumerate(features):
         column = codes[:, position]
-        present = column >= 0
-        counts = np.bincount(column[present], minlength=len(space.values[j]))
+        counts = np.bincount(column[column >= 0], minlength=len(space.values[j]))
         for code in np.flatnonzero(counts >= min_support * len(rows) - 1e-9):
-            item_ids.append(int(space.offsets[j] + code))
-            columns.append(column == code)
-    if not columns:
+            item_feature.append(j)
+            item_code.append(int(code))
+            hot.append(column == code)
+    if not hot:
         return _empty(d)
-    onehot = pd.DataFrame(np.column_stack(columns), columns=item_ids)
-    found = fpgrowth(onehot, min_support=min_support, use_colnames=True)
-    item_feature = space.item_feature()
-    item_code = space.item_code()
-    values = np.full((len(found), d), -1, dtype=np.int32)
-    for row, itemset in enumerate(found["itemsets"]):
-        ids = np.fromiter(itemset, dtype=np.int64, count=len(itemset))
-        values[row, item_feature[ids]] = item_code[ids]
+    feature, code = np.array(item_feature, dtype=np.int64), np.array(item_code, dtype=np.int64)
+    radix = [len(values) + 1 for values in space.values]
+    levels = frequent(feature, code, bit_sets(np.array(hot)), len(rows), min_support, radix)
+    values = np.full((sum(len(level) for level in levels), d), -1, dtype=np.int32)
+    row = 0
+    for level in levels:
+        for position in range(level.shape[1]):
+            items = level[:, position]
+            values[np.arange(row, row + len(level)), feature[items]] = code[items]
+        row += len(level)
     return _from_values(values)
 
 

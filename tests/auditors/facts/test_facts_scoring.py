@@ -12,7 +12,7 @@ from recoursesim.auditors.facts.inputs import BinaryPredictor, CodePredictor
 from recoursesim.auditors.facts.keys import MixedRadix, code_radix
 from recoursesim.auditors.facts.lattice import membership
 from recoursesim.auditors.facts.linear import LinearScorer, linear_codes
-from recoursesim.auditors.facts.mining import Itemsets, feature_masks
+from recoursesim.auditors.facts.mining import Itemsets, feature_masks, frequent_itemsets
 from recoursesim.auditors.facts.models import FrameEncoder, make_model
 from recoursesim.auditors.facts.pricing import distinct_rows
 
@@ -142,3 +142,46 @@ def test_membership_past_one_word_of_rows():
         fixed = values[:, j][:, None]
         expected &= (fixed < 0) | (fixed == codes[:, j][None, :])
     assert (member == expected).all()
+
+
+def _mlxtend_itemsets(space, rows, features, min_support):
+    """The reference: mlxtend's fp-growth on the same items, as a set of (feature, code) tuples."""
+    from mlxtend.frequent_patterns import fpgrowth
+
+    columns, names = [], []
+    for j in features:
+        column = space.codes[rows, j]
+        counts = np.bincount(column[column >= 0], minlength=len(space.values[j]))
+        for code in np.flatnonzero(counts >= min_support * len(rows) - 1e-9):
+            columns.append(column == code)
+            names.append((j, int(code)))
+    if not columns:
+        return set()
+    found = fpgrowth(pd.DataFrame(np.column_stack(columns), columns=range(len(names))), min_support=min_support)
+    return {tuple(sorted(names[i] for i in itemset)) for itemset in found["itemsets"]}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("min_support", [0.02, 0.05, 0.1, 0.25])
+def test_frequent_itemsets_equal_mlxtend_fpgrowth(seed, min_support):
+    rng = np.random.default_rng(seed)
+    n = 200 if seed != 2 else 128  # 128 rows: supports such as 0.25 * 128 = 32 fall exactly on a count
+    frame = pd.DataFrame({f"f{j}": rng.choice(range(2 + j % 3), size=n, p=None) for j in range(7)})
+    frame.loc[rng.random(n) < 0.05, "f3"] = np.nan  # missing values are no item
+    frame["f0"] = np.where(rng.random(n) < 0.7, 0, frame["f0"])  # a dominant value: long itemsets
+    space = build_item_space(frame, FactsConfig(), set())
+    rows = np.flatnonzero(rng.random(n) < 0.9)
+    features = [0, 1, 2, 3, 5, 6]
+    mined = frequent_itemsets(space, rows, features, min_support)
+    ours = {tuple((j, int(v[j])) for j in range(len(v)) if v[j] >= 0) for v in mined.values}
+    assert len(ours) == len(mined) > 0
+    assert ours == _mlxtend_itemsets(space, rows, features, min_support)
+
+
+def test_frequent_itemsets_by_hand():
+    # Six rows of (x, y): itemsets with >= 50% support (3 rows).
+    frame = pd.DataFrame({"x": ["a", "a", "a", "b", "b", "a"], "y": ["u", "u", "v", "u", "v", "u"]})
+    space = build_item_space(frame, FactsConfig(), set())
+    mined = frequent_itemsets(space, np.arange(6), [0, 1], 0.5)
+    # x=a: 4 rows, x=b: 2, y=u: 4, y=v: 2, {x=a, y=u}: 3 -> frequent: {x=a}, {y=u}, {x=a, y=u}.
+    assert sorted(mined.values.tolist()) == [[-1, 0], [0, -1], [0, 0]]
