@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+from scipy import sparse
 
 from recoursesim.auditors.facts.counterfactuals import CounterfactualScorer
 from recoursesim.auditors.facts.distinct import EffectKeys, distinct_pairs
@@ -83,8 +84,14 @@ class Evaluation:
         for g in (0, 1):
             mine = self.member_group == g
             r, c = rows[mine].astype(np.int32), self.member_cost[mine]
-            order = np.lexsort((c, r))
-            out[g] = (r[order], c[order])
+            if not len(c):
+                out[g] = (r, c)
+                continue
+            # One integer sort of (subgroup, rank of cost) instead of a two-key sort on floats.
+            costs, rank = np.unique(c, return_inverse=True)
+            key = r.astype(np.int64) * len(costs) + rank.ravel()
+            key.sort()
+            out[g] = ((key // len(costs)).astype(np.int32), costs[key % len(costs)])
         return out
 
     def sorted_members(self, g: int) -> tuple[np.ndarray, np.ndarray]:
@@ -119,104 +126,18 @@ def evaluate(
         The :class:`Evaluation`.
     """
     codes = space.codes[rows]
-    n, d = codes.shape
     member = membership(subgroups, codes)
     in_group = [(group == g).astype(np.float32) for g in (0, 1)]
     sizes = np.column_stack([member @ weights for weights in in_group]).round().astype(np.int64)
-
     smasks, s_index = np.unique(subgroups.masks, return_inverse=True)
-    position = {int(mask): i for i, mask in enumerate(smasks)}
-    covered = covered_by_mask(member, s_index, len(smasks))
-    subsets = rule == "subsets"
-    reach_rows = upward_closure(smasks, position, covered, d) if subsets else covered
-
-    amasks, a_inverse = np.unique(actions.masks, return_inverse=True)
-    plans = []
-    for f_index, fmask in enumerate(amasks):
-        s_pos = position.get(int(fmask))
-        if s_pos is None or fmask == 0:
-            continue  # no subgroup fixes all of F's features: the actions are never valid
-        cov = np.flatnonzero(reach_rows[s_pos])
-        if len(cov):
-            plans.append((int(fmask), np.flatnonzero(a_inverse == f_index), cov))
-
     scorer: CounterfactualScorer | LinearScorer
     scorer = CounterfactualScorer(space, codes, predict) if linear is None else LinearScorer(linear, codes, predict)
-    for fmask, acts, cov in plans:
-        scorer.add(fmask, actions.values[acts], cov)
-    scorer.run()
-
-    member.sort_indices()
-    member_rows = np.repeat(np.arange(member.shape[0], dtype=np.int32), np.diff(member.indptr))
-    if subsets:
-        best = np.full((len(smasks), n), np.inf)
+    pairs = _Pairs(space)
+    if rule == "subsets":
+        member_cost = _subset_rule(space, codes, group, member, smasks, s_index, subgroups, actions, scorer, pairs)
     else:
-        # Recourse costs go straight to the memberships: those of the subgroups with mask F are
-        # the slice by_mask[bounds[F]:bounds[F + 1]] of the membership entries.
-        member_cost = np.full(len(member_rows), np.inf)
-        by_mask = np.argsort(s_index[member_rows], kind="stable")
-        bounds = np.searchsorted(s_index[member_rows][by_mask], np.arange(len(smasks) + 1))
-    effects = EffectKeys(space)
-    out_p, out_a, out_cost, out_hits = [], [], [], []
-    for plan_index, (fmask, acts, cov) in enumerate(plans):
-        fcols = [j for j in range(d) if fmask >> j & 1]
-        avals = actions.values[acts][:, fcols]
-        works = scorer.result(plan_index)  # (len(cov), k)
-        # Validity and cost depend only on an individual's values on F: price each distinct one.
-        distinct, inverse = distinct_rows(codes[cov][:, fcols])
-        valid, cost = validity_and_cost(space, fcols, distinct, avals)
-        priced = np.where(valid, cost, np.inf)
-        reach = cheapest_working(works, priced, inverse)
-        if subsets:
-            best[position[fmask], cov] = reach
-        else:
-            reach_all = np.full(n, np.inf)
-            reach_all[cov] = reach
-            entries = by_mask[bounds[position[fmask]] : bounds[position[fmask] + 1]]
-            member_cost[entries] = reach_all[member.indices[entries]]
-
-        if subsets:
-            supersets = np.flatnonzero((smasks & fmask) == fmask)
-            subs = np.flatnonzero(np.isin(s_index, supersets))
-        else:
-            subs = np.flatnonzero(s_index == position[fmask])
-        pvals = subgroups.values[subs][:, fcols]
-        pvalid, pcost = validity_and_cost(space, fcols, pvals, avals)
-        if not pvalid.any():
-            continue
-        rows_of = member[subs][:, cov]  # every member of these subgroups is in cov
-        sub_i, act_i = np.nonzero(pvalid)
-        hits = []
-        for weights in in_group:
-            counted = works * weights[cov, None]
-            hits.append(np.rint(np.asarray(rows_of @ counted)[sub_i, act_i]).astype(np.int32))
-        out_p.append(subs[sub_i].astype(np.int32))
-        out_a.append(acts[act_i].astype(np.int32))
-        out_cost.append(pcost[sub_i, act_i])
-        out_hits.append(np.column_stack(hits))
-        effects.add(fcols, pvals[sub_i], avals[act_i])
-
-    if subsets:
-        recourse_cost_closure(smasks, position, best, d)
-        member_cost = best[s_index[member_rows], member.indices]
-        del best
-    del member_rows
-
-    n_merged = 0
-    if out_p:
-        keys = effects.keys()
-        pair_p, pair_a = np.concatenate(out_p), np.concatenate(out_a)
-        keep = distinct_pairs(pair_p, pair_a, keys)
-        n_merged = int((~keep).sum())
-        del keys
-        kept = np.flatnonzero(keep)
-        order = kept[np.lexsort((pair_a[kept], pair_p[kept]))]
-        pair_p, pair_a = pair_p[order], pair_a[order]
-        pair_cost, pair_hits = (_take(parts, order) for parts in (out_cost, out_hits))
-    else:
-        pair_p = pair_a = np.zeros(0, dtype=np.int32)
-        pair_cost = np.zeros(0)
-        pair_hits = np.zeros((0, 2), dtype=np.int32)
+        member_cost = _same_features(space, group, member, sizes, smasks, s_index, subgroups, actions, scorer, pairs)
+    pair_p, pair_a, pair_cost, pair_hits, n_merged = pairs.distinct()
     return Evaluation(
         pair_subgroup=pair_p,
         pair_action=pair_a,
@@ -232,6 +153,168 @@ def evaluate(
         n_model_calls=scorer.n_calls,
         n_merged_pairs=n_merged,
     )
+
+
+class _Pairs:
+    """Collect the valid (subgroup, action) pairs plan by plan; merge those with the same effect."""
+
+    def __init__(self, space: ItemSpace) -> None:
+        self.effects = EffectKeys(space)
+        self.p: list[np.ndarray] = []
+        self.a: list[np.ndarray] = []
+        self.cost: list[np.ndarray] = []
+        self.hits: list[np.ndarray] = []
+
+    def add(
+        self,
+        fcols: list[int],
+        subs: np.ndarray,
+        acts: np.ndarray,
+        pvals: np.ndarray,
+        avals: np.ndarray,
+        pcost: np.ndarray,
+        sub_i: np.ndarray,
+        act_i: np.ndarray,
+        hits: np.ndarray,
+    ) -> None:
+        """Record the valid pairs ``(subs[sub_i], acts[act_i])`` of one plan with their costs and hits."""
+        self.p.append(subs[sub_i].astype(np.int32))
+        self.a.append(acts[act_i].astype(np.int32))
+        self.cost.append(pcost[sub_i, act_i])
+        self.hits.append(hits)
+        self.effects.add(fcols, pvals[sub_i], avals[act_i])
+
+    def distinct(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+        """Return the distinct pairs sorted by (subgroup, action): subgroup, action, cost, hits, merged count."""
+        if not self.p:
+            empty = np.zeros(0, dtype=np.int32)
+            return empty, empty, np.zeros(0), np.zeros((0, 2), dtype=np.int32), 0
+        keys = self.effects.keys()
+        pair_p, pair_a = np.concatenate(self.p), np.concatenate(self.a)
+        keep = distinct_pairs(pair_p, pair_a, keys)
+        del keys
+        kept = np.flatnonzero(keep)
+        order = kept[np.lexsort((pair_a[kept], pair_p[kept]))]
+        pair_cost, pair_hits = (_take(parts, order) for parts in (self.cost, self.hits))
+        return pair_p[order], pair_a[order], pair_cost, pair_hits, int((~keep).sum())
+
+
+def _action_groups(actions: Itemsets, position: dict[int, int]) -> list[tuple[int, np.ndarray]]:
+    """Return (feature mask F, action indices) for every F that some subgroup mask equals."""
+    amasks, a_inverse = np.unique(actions.masks, return_inverse=True)
+    return [
+        (int(fmask), np.flatnonzero(a_inverse == f_index))
+        for f_index, fmask in enumerate(amasks)
+        if fmask != 0 and int(fmask) in position
+    ]
+
+
+def _same_features(
+    space: ItemSpace,
+    group: np.ndarray,
+    member: sparse.csr_matrix,
+    sizes: np.ndarray,
+    smasks: np.ndarray,
+    s_index: np.ndarray,
+    subgroups: Itemsets,
+    actions: Itemsets,
+    scorer: CounterfactualScorer | LinearScorer,
+    pairs: _Pairs,
+) -> np.ndarray:
+    """The paper's rule: pair the subgroups of mask F with the actions of mask F; return member costs.
+
+    The subgroups of one mask have distinct values on it, so they partition the individuals they
+    cover: the members of each are priced by the subgroup's own values, and each (subgroup, group)
+    is a contiguous run of membership entries whose hits are a sum over the run.
+    """
+    position = {int(mask): i for i, mask in enumerate(smasks)}
+    d = space.codes.shape[1]
+    # Membership entries ordered by subgroup, then group 0 before group 1 (rows ascending within).
+    entry_rows = np.repeat(np.arange(member.shape[0], dtype=np.int64), np.diff(member.indptr))
+    by_group = np.argsort(entry_rows * 2 + group[member.indices], kind="stable")
+    del entry_rows
+    plans = []
+    for fmask, acts in _action_groups(actions, position):
+        exact = np.flatnonzero(s_index == position[fmask])
+        lo, count = member.indptr[exact], np.diff(member.indptr)[exact]
+        entries = by_group[np.repeat(lo - np.cumsum(np.r_[0, count[:-1]]), count) + np.arange(count.sum())]
+        if len(entries):
+            scorer.add(fmask, actions.values[acts], member.indices[entries])
+            plans.append((fmask, acts, exact, entries))
+    scorer.run()
+    member_cost = np.full(member.nnz, np.inf)
+    for plan_index, (fmask, acts, exact, entries) in enumerate(plans):
+        fcols = [j for j in range(d) if fmask >> j & 1]
+        avals = actions.values[acts][:, fcols]
+        pvals = subgroups.values[exact][:, fcols]
+        works = scorer.result(plan_index)  # (len(entries), k)
+        pvalid, pcost = validity_and_cost(space, fcols, pvals, avals)
+        owner = np.repeat(np.arange(len(exact)), sizes[exact].sum(axis=1))
+        member_cost[entries] = cheapest_working(works, np.where(pvalid, pcost, np.inf), owner)
+        if not pvalid.any():
+            continue
+        run = sizes[exact].ravel()  # (subgroup, group) run lengths, in entry order
+        starts = np.cumsum(np.r_[0, run[:-1]])
+        counted = np.zeros((len(run), works.shape[1]), dtype=np.int32)
+        counted[run > 0] = np.add.reduceat(works, starts[run > 0], axis=0, dtype=np.int32)
+        sub_i, act_i = np.nonzero(pvalid)
+        hits = np.column_stack([counted[2 * sub_i, act_i], counted[2 * sub_i + 1, act_i]])
+        pairs.add(fcols, exact, acts, pvals, avals, pcost, sub_i, act_i, hits)
+    return member_cost
+
+
+def _subset_rule(
+    space: ItemSpace,
+    codes: np.ndarray,
+    group: np.ndarray,
+    member: sparse.csr_matrix,
+    smasks: np.ndarray,
+    s_index: np.ndarray,
+    subgroups: Itemsets,
+    actions: Itemsets,
+    scorer: CounterfactualScorer | LinearScorer,
+    pairs: _Pairs,
+) -> np.ndarray:
+    """The subset rule: pair a subgroup of mask S with the actions of every mask F within S; return member costs."""
+    n, d = codes.shape
+    position = {int(mask): i for i, mask in enumerate(smasks)}
+    in_group = [(group == g).astype(np.float32) for g in (0, 1)]
+    covered = covered_by_mask(member, s_index, len(smasks))
+    reach_rows = upward_closure(smasks, position, covered, d)
+    del covered
+    plans = []
+    for fmask, acts in _action_groups(actions, position):
+        cov = np.flatnonzero(reach_rows[position[fmask]])
+        if len(cov):
+            scorer.add(fmask, actions.values[acts], cov)
+            plans.append((fmask, acts, cov))
+    del reach_rows
+    scorer.run()
+    best = np.full((len(smasks), n), np.inf)
+    for plan_index, (fmask, acts, cov) in enumerate(plans):
+        fcols = [j for j in range(d) if fmask >> j & 1]
+        avals = actions.values[acts][:, fcols]
+        works = scorer.result(plan_index)  # (len(cov), k)
+        # Validity and cost depend only on an individual's values on F: price each distinct one.
+        distinct, inverse = distinct_rows(codes[cov][:, fcols])
+        valid, cost = validity_and_cost(space, fcols, distinct, avals)
+        best[position[fmask], cov] = cheapest_working(works, np.where(valid, cost, np.inf), inverse)
+        supersets = np.flatnonzero((smasks & fmask) == fmask)
+        subs = np.flatnonzero(np.isin(s_index, supersets))
+        pvals = subgroups.values[subs][:, fcols]
+        pvalid, pcost = validity_and_cost(space, fcols, pvals, avals)
+        if not pvalid.any():
+            continue
+        rows_of = member[subs][:, cov]  # every member of these subgroups is in cov
+        sub_i, act_i = np.nonzero(pvalid)
+        hits = []
+        for weights in in_group:
+            counted = works * weights[cov, None]
+            hits.append(np.rint(np.asarray(rows_of @ counted)[sub_i, act_i]).astype(np.int32))
+        pairs.add(fcols, subs, acts, pvals, avals, pcost, sub_i, act_i, np.column_stack(hits))
+    recourse_cost_closure(smasks, position, best, d)
+    member_rows = np.repeat(np.arange(member.shape[0], dtype=np.int32), np.diff(member.indptr))
+    return best[s_index[member_rows], member.indices]
 
 
 def _take(parts: list[np.ndarray], order: np.ndarray) -> np.ndarray:

@@ -9,10 +9,11 @@ the terms of the action. The terms are computed once per (feature, code) by the 
 encoder and coefficients.
 
 Adding the terms in another order than the model does changes the sum by at most a few units in
-the last place of the sum of the absolute terms (the *magnitude*). Wherever the decision value lies
-within :data:`TIE_TOLERANCE` times the magnitude of 0, the counterfactual row is built and the
-model itself decides. The predictions are therefore the model's own, bit for bit, at the cost of a
-few additions per (individual, action) instead of a model call per distinct row.
+the last place of the largest possible sum of absolute terms, :attr:`LinearCodes.bound`. The
+scorer compares the context's sum with minus the action's sum, which is exact, and wherever the
+two are closer than :data:`TIE_TOLERANCE` times the bound (far more than any rounding), it builds
+the counterfactual row and lets the model decide. The predictions are therefore the model's own, at
+the cost of one comparison per (individual, action) instead of a model call per distinct row.
 """
 
 from __future__ import annotations
@@ -50,20 +51,18 @@ class LinearCodes:
     intercept: float
     favourable_above: bool
 
-    def part(self, codes: np.ndarray, columns: list[int]) -> tuple[np.ndarray, np.ndarray]:
-        """Return the summed terms and absolute terms of ``columns`` for each row of ``codes``.
+    @property
+    def bound(self) -> float:
+        """Return the largest sum of absolute terms (intercept included) any row can have."""
+        return abs(self.intercept) + sum(float(np.abs(t).max(initial=0.0)) for t in self.terms)
 
-        Args:
-            codes: ``(n, c)`` value codes (no missing values) of the features ``columns``.
-            columns: The feature index of each column of ``codes``.
-        """
-        value = np.zeros(len(codes))
-        magnitude = np.zeros(len(codes))
-        for position, j in enumerate(columns):
-            term = self.terms[j][codes[:, position]]
-            value += term
-            magnitude += np.abs(term)
-        return value, magnitude
+    def row_terms(self, codes: np.ndarray) -> np.ndarray:
+        """Return the ``(n, d)`` term of each feature of each row of a full code matrix (no missing values)."""
+        return np.column_stack([self.terms[j][codes[:, j]] for j in range(codes.shape[1])])
+
+    def sum(self, codes: np.ndarray, columns: list[int]) -> np.ndarray:
+        """Return the sum of the terms of ``columns`` for each row of ``codes`` (one column per feature listed)."""
+        return np.column_stack([self.terms[j][codes[:, i]] for i, j in enumerate(columns)]).sum(axis=1)
 
 
 def linear_codes(model: Any, space: ItemSpace, positive_label: object) -> LinearCodes | None:
@@ -137,6 +136,8 @@ class LinearScorer:
         self.linear = linear
         self.codes = codes
         self.predict = predict
+        self.terms = linear.row_terms(codes) if len(codes) else np.zeros(codes.shape)
+        self.tolerance = TIE_TOLERANCE * linear.bound
         self.plans: list[tuple[list[int], np.ndarray, np.ndarray, np.ndarray]] = []
         self.n_rows = 0
         self.n_applications = 0
@@ -166,32 +167,26 @@ class LinearScorer:
         """
         fcols, _, rows, on_f = self.plans[plan_index]
         context = [j for j in range(self.codes.shape[1]) if j not in set(fcols)]
-        a_value, a_size = self.linear.part(on_f, fcols)
+        threshold = -self.linear.sum(on_f, fcols)  # the action works where the context's sum exceeds it
         works = np.empty((len(rows), len(on_f)), dtype=bool)
         step = max(1, BLOCK_ENTRIES // max(1, len(on_f)))
         for lo in range(0, len(rows), step):
             block = rows[lo : lo + step]
-            works[lo : lo + step] = self._decide(block, context, fcols, on_f, a_value, a_size)
+            works[lo : lo + step] = self._decide(block, context, fcols, on_f, threshold)
         return works
 
     def _decide(
-        self,
-        rows: np.ndarray,
-        context: list[int],
-        fcols: list[int],
-        on_f: np.ndarray,
-        a_value: np.ndarray,
-        a_size: np.ndarray,
+        self, rows: np.ndarray, context: list[int], fcols: list[int], on_f: np.ndarray, threshold: np.ndarray
     ) -> np.ndarray:
         """Return whether each action works for each of ``rows``; ask the model about near-ties."""
-        c_value, c_size = self.linear.part(self.codes[rows][:, context], context)
-        intercept = self.linear.intercept
-        value = (c_value + intercept)[:, None] + a_value[None, :]
-        unsure = np.abs(value) <= TIE_TOLERANCE * ((c_size + abs(intercept))[:, None] + a_size[None, :])
-        above = value > 0
+        value = self.terms[np.ix_(rows, context)].sum(axis=1) + self.linear.intercept
+        above = value[:, None] > threshold[None, :]
         works = above if self.linear.favourable_above else ~above
-        if unsure.any():
-            who, which = np.nonzero(unsure)
+        near = (value[:, None] >= (threshold - self.tolerance)[None, :]) & (
+            value[:, None] <= (threshold + self.tolerance)[None, :]
+        )
+        if near.any():
+            who, which = np.nonzero(near)
             counterfactual = self.codes[rows[who]]
             counterfactual[:, fcols] = on_f[which]
             works[who, which] = self.predict(counterfactual)

@@ -70,9 +70,13 @@ def test_linear_terms_reproduce_the_models_predictions():
     linear = linear_codes(model, space, 1)
     assert linear is not None and linear.favourable_above
     every = np.array(np.meshgrid(*[np.arange(len(v)) for v in space.values])).reshape(3, -1).T.astype(np.int32)
-    value, _ = linear.part(every, [0, 1, 2])
+    value = linear.sum(every, [0, 1, 2])
     decision = model.decision_function(space.frame(every))
     assert np.allclose(value + linear.intercept, decision, rtol=0, atol=1e-12)
+    assert np.array_equal(linear.row_terms(every).sum(axis=1), value)
+    # The bound is |intercept| plus each feature's largest absolute term.
+    biggest = sum(np.abs(t).max() for t in linear.terms)
+    assert linear.bound == abs(linear.intercept) + biggest >= np.abs(decision).max()
     # With 0 as the favourable label the decision flips.
     assert not linear_codes(model, space, 0).favourable_above
     # Anything else is scored by calling the model.
@@ -185,3 +189,27 @@ def test_frequent_itemsets_by_hand():
     mined = frequent_itemsets(space, np.arange(6), [0, 1], 0.5)
     # x=a: 4 rows, x=b: 2, y=u: 4, y=v: 2, {x=a, y=u}: 3 -> frequent: {x=a}, {y=u}, {x=a, y=u}.
     assert sorted(mined.values.tolist()) == [[-1, 0], [0, -1], [0, 0]]
+
+
+def test_sorted_members_by_subgroup_then_cost():
+    from recoursesim.auditors.facts.effects import Evaluation
+
+    # Subgroup 0 has members with costs (3, inf, 1) in group 0 and 2 in group 1; subgroup 1: (1, 1) in group 0.
+    ev = Evaluation(
+        pair_subgroup=np.zeros(0, dtype=np.int32),
+        pair_action=np.zeros(0, dtype=np.int32),
+        pair_cost=np.zeros(0),
+        pair_hits=np.zeros((0, 2), dtype=np.int32),
+        sizes=np.array([[3, 1], [2, 0]]),
+        member_indptr=np.array([0, 4, 6]),
+        member_index=np.array([0, 1, 2, 3, 0, 2], dtype=np.int32),
+        member_group=np.array([0, 0, 0, 1, 0, 0], dtype=np.int8),
+        member_cost=np.array([3.0, np.inf, 1.0, 2.0, 1.0, 1.0]),
+        n_counterfactuals=0,
+        n_applications=0,
+        n_model_calls=0,
+    )
+    rows, costs = ev.sorted_members(0)
+    assert rows.tolist() == [0, 0, 0, 1, 1] and costs.tolist() == [1.0, 3.0, np.inf, 1.0, 1.0]
+    rows, costs = ev.sorted_members(1)
+    assert rows.tolist() == [0] and costs.tolist() == [2.0]
