@@ -57,10 +57,10 @@ def frequent_itemsets(space: ItemSpace, rows: np.ndarray, features: list[int], m
     for position, j in enumerate(features):
         column = codes[:, position]
         counts = np.bincount(column[column >= 0], minlength=len(space.values[j]))
-        for code in np.flatnonzero(counts >= min_support * len(rows) - 1e-9):
+        for value in np.flatnonzero(counts >= min_support * len(rows) - 1e-9):
             item_feature.append(j)
-            item_code.append(int(code))
-            hot.append(column == code)
+            item_code.append(int(value))
+            hot.append(column == value)
     if not hot:
         return _empty(d)
     feature, code = np.array(item_feature, dtype=np.int64), np.array(item_code, dtype=np.int64)
