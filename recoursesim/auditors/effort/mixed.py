@@ -79,7 +79,7 @@ def linear_slopes(snapshot: PopulationSnapshot, schema: FeatureSchema) -> tuple[
     form = additive_form(snapshot.scorer, features, schema, np.ones(len(schema.names), dtype=bool), 1e-6)
     if form is None:
         raise ConfigError(
-            "observers.equality_of_effort",
+            "",
             f"needs a linear model (a linear scorer, the built-in logistic model or a pipeline ending in a "
             f"logistic regression); the run's {model_name(snapshot.scorer)} is not additive",
             'use [scorer] model = "logistic", or drop this observer (FACTS and CCM work with any model)',

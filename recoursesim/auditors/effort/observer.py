@@ -13,6 +13,7 @@ from recoursesim.auditors.effort.mixed import linear_view
 from recoursesim.auditors.effort.recourse import MinimalInterventionRecourse
 from recoursesim.auditors.effort.scm import LinearAdditiveSCM
 from recoursesim.errors import ConfigError
+from recoursesim.features import FeatureSchema
 from recoursesim.observers import PopulationSnapshot
 from recoursesim.scoring.base import linear_form_of
 
@@ -46,6 +47,8 @@ class EqualityOfEffortObserver:
             the distance and never actionable).
         action_defaults: Supplied by the scenario: the data set's default action set (immutable
             features, directions and bounds of the actionable ones).
+        schema: Supplied by the scenario for a dataset population: ``actionable`` and ``dag``
+            naming an unknown or categorical feature are refused when the scenario is loaded.
 
     Attributes:
         name: Observer name.
@@ -63,6 +66,7 @@ class EqualityOfEffortObserver:
         name: str = "effort",
         population: Any = None,
         action_defaults: Mapping[str, Any] | None = None,
+        schema: FeatureSchema | None = None,
     ) -> None:
         if isinstance(every, bool) or not isinstance(every, int | np.integer) or every < 1:
             raise ConfigError("every", f"must be a positive integer, got {every!r}", "use 1 to observe every step")
@@ -78,6 +82,18 @@ class EqualityOfEffortObserver:
         group = getattr(population, "group", None)
         self.group_column = group if isinstance(group, str) else None
         self.action_defaults = action_defaults
+        if schema is not None:
+            named = [("actionable", n) for n in self.actionable or ()]
+            named += [("dag", n) for child, parents in self.dag.items() for n in (child, *parents)]
+            for field, feature in named:
+                if feature not in schema.names:
+                    raise ConfigError(field, f"unknown feature {feature!r}", f"use some of {', '.join(schema.names)}")
+                if schema[feature].kind == "categorical":
+                    raise ConfigError(
+                        field,
+                        f"{feature!r} is categorical",
+                        "equality of effort intervenes on numbers and ranks only: leave it out",
+                    )
 
     def observe(self, snapshot: PopulationSnapshot) -> pd.DataFrame:
         """Audit one snapshot: one block of rows per group.
@@ -134,7 +150,12 @@ class EqualityOfEffortObserver:
         present = np.unique(codes)
         if present.size < 2 or codes.size < 2:
             return pd.DataFrame([], columns=["group", "metric", "value"])
-        view = linear_view(snapshot, self.actionable, self.direction, self.dag, self.action_defaults, self.group_column)
+        try:
+            view = linear_view(
+                snapshot, self.actionable, self.direction, self.dag, self.action_defaults, self.group_column
+            )
+        except ConfigError as error:
+            raise error.under("observers.equality_of_effort") from None
         if not view.actionable:
             return pd.DataFrame([], columns=["group", "metric", "value"])
         frame = view.frame

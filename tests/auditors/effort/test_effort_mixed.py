@@ -136,3 +136,18 @@ def test_builtin_logistic_on_german_credit_runs_with_the_observer():
     assert set(frame["group"]) == {"female", "male"} and set(frame["step"]) == {0, 1, 2}
     acr = frame[frame["metric"] == "ACR"]["value"].to_numpy()
     assert np.all(np.isfinite(acr)) and np.all(acr > 0)
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"actionable": ["colour"]}, r"^observers\[0\]\.actionable: 'colour' is categorical"),
+        ({"actionable": ["height"]}, r"^observers\[0\]\.actionable: unknown feature 'height'"),
+        ({"dag": {"x": ["colour"]}}, r"^observers\[0\]\.dag: 'colour' is categorical"),
+    ],
+)
+def test_bad_observer_parameters_are_refused_when_the_scenario_loads(params, message):
+    from recoursesim.registry import build
+
+    with pytest.raises(ConfigError, match=message):
+        build("observer", {"name": "equality_of_effort", **params}, section="observers[0]", schema=SCHEMA)
