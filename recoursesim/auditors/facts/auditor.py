@@ -199,7 +199,10 @@ class FactsAuditor:
         self.evaluation_ = ev
         self.budgets_ = budgets
         self.n_affected_ = n_group
-        self.subgroup_labels_ = [self._label(subgroups.values[i]) for i in range(len(subgroups))]
+        items = [[space.label(j, c) for c in range(len(values))] for j, values in enumerate(space.values)]
+        self.subgroup_labels_ = [
+            ", ".join(items[j][c] for j, c in enumerate(row) if c >= 0) for row in subgroups.values.tolist()
+        ]
         self.ranking_ = self._rank(ev, budgets, n_group)
         timings["rank"] = time.perf_counter() - t
         timings["total"] = time.perf_counter() - started
