@@ -34,6 +34,9 @@ from recoursesim.auditors.facts.linear import LinearCodes, LinearScorer
 from recoursesim.auditors.facts.mining import Itemsets
 from recoursesim.auditors.facts.pricing import cheapest_working, distinct_rows, validity_and_cost
 
+#: Membership entries sorted per chunk by :func:`_sort_costs_within` (bounds memory).
+SORT_CHUNK = 1 << 20
+
 #: Candidate-action rules: which actions are paired with a subgroup.
 ACTION_RULES: tuple[str, ...] = ("same_features", "subsets")
 
@@ -79,19 +82,11 @@ class Evaluation:
 
     @cached_property
     def _sorted(self) -> dict[int, tuple[np.ndarray, np.ndarray]]:
-        rows = np.repeat(np.arange(len(self.sizes)), np.diff(self.member_indptr))
+        rows = np.repeat(np.arange(len(self.sizes), dtype=np.int32), np.diff(self.member_indptr))
         out = {}
         for g in (0, 1):
             mine = self.member_group == g
-            r, c = rows[mine].astype(np.int32), self.member_cost[mine]
-            if not len(c):
-                out[g] = (r, c)
-                continue
-            # One integer sort of (subgroup, rank of cost) instead of a two-key sort on floats.
-            costs, rank = np.unique(c, return_inverse=True)
-            key = r.astype(np.int64) * len(costs) + rank.ravel()
-            key.sort()
-            out[g] = ((key // len(costs)).astype(np.int32), costs[key % len(costs)])
+            out[g] = _sort_costs_within(rows[mine], self.member_cost[mine])
         return out
 
     def sorted_members(self, g: int) -> tuple[np.ndarray, np.ndarray]:
@@ -315,6 +310,23 @@ def _subset_rule(
     recourse_cost_closure(smasks, position, best, d)
     member_rows = np.repeat(np.arange(member.shape[0], dtype=np.int32), np.diff(member.indptr))
     return best[s_index[member_rows], member.indices]
+
+
+def _sort_costs_within(rows: np.ndarray, cost: np.ndarray, chunk: int = SORT_CHUNK) -> tuple[np.ndarray, np.ndarray]:
+    """Sort ``cost`` within each run of equal ``rows`` (``rows`` non-decreasing); return both, sorted.
+
+    Runs are sorted a chunk of whole runs at a time (bounds memory), each chunk by one integer sort
+    of (run, rank of the cost among the chunk's distinct costs).
+    """
+    out_rows, out_cost = np.empty_like(rows), np.empty_like(cost)
+    starts = np.unique(np.searchsorted(rows, rows[::chunk], side="left"))
+    for lo, hi in zip(starts, np.r_[starts[1:], len(rows)], strict=True):
+        costs, rank = np.unique(cost[lo:hi], return_inverse=True)
+        key = (rows[lo:hi] - rows[lo]).astype(np.int64) * len(costs) + rank.ravel()
+        key.sort()
+        out_rows[lo:hi] = key // len(costs) + rows[lo]
+        out_cost[lo:hi] = costs[key % len(costs)]
+    return out_rows, out_cost
 
 
 def _take(parts: list[np.ndarray], order: np.ndarray) -> np.ndarray:

@@ -213,3 +213,14 @@ def test_sorted_members_by_subgroup_then_cost():
     assert rows.tolist() == [0, 0, 0, 1, 1] and costs.tolist() == [1.0, 3.0, np.inf, 1.0, 1.0]
     rows, costs = ev.sorted_members(1)
     assert rows.tolist() == [0] and costs.tolist() == [2.0]
+
+
+def test_costs_sorted_within_runs_across_chunks():
+    from recoursesim.auditors.facts.effects import _sort_costs_within
+
+    rows = np.array([0, 0, 0, 2, 2, 5, 5, 5, 5], dtype=np.int32)
+    cost = np.array([3.0, np.inf, 1.0, 2.0, 0.5, 4.0, 4.0, 0.0, np.inf])
+    for chunk in (1, 2, 4, 100):  # chunks of whole runs: the result must not depend on the chunking
+        r, c = _sort_costs_within(rows, cost, chunk)
+        assert r.tolist() == rows.tolist()
+        assert c.tolist() == [1.0, 3.0, np.inf, 0.5, 2.0, 0.0, 4.0, 4.0, np.inf]
