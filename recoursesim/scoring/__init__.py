@@ -1,6 +1,6 @@
 """Scorers: map agents' features to the score that selection ranks."""
 
-from recoursesim.scoring.base import LinearForm, Scorer, linear_form_of
+from recoursesim.scoring.base import AdditiveForm, LinearForm, Scorer, additive_form_of, linear_form_of, margin_of
 from recoursesim.scoring.classifier import ClassifierScorer
 from recoursesim.scoring.linear import LinearScorer
 from recoursesim.scoring.tabular import (
@@ -15,6 +15,7 @@ from recoursesim.scoring.tabular import (
 
 __all__ = [
     "MODELS",
+    "AdditiveForm",
     "ClassifierScorer",
     "CodeEncoder",
     "LinearForm",
@@ -22,8 +23,10 @@ __all__ = [
     "ModelScorer",
     "Scorer",
     "TabularModel",
+    "additive_form_of",
     "builtin_pipeline",
     "linear_form_of",
+    "margin_of",
     "scorer_from_estimator",
     "tabular_estimator",
 ]
