@@ -184,3 +184,39 @@ def test_exact_recourse_keeps_working_after_refits(recourse, trainer):
         assert model.recourse.chosen_ == "exact_linear"
     rejected = model.ledger.query("not selected")
     assert len(rejected) > 100 and rejected["recourse_found"].astype(bool).mean() > 0.9
+
+
+def test_a_plugin_scorer_stating_its_form_is_not_probed():
+    from scipy.special import expit
+
+    from recoursesim.scoring import AdditiveForm
+
+    schema = FeatureSchema(
+        [Feature("x", "numeric", (), 0.0, 10.0), Feature("colour", "categorical", ("red", "green", "blue"), 0.0, 2.0)]
+    )
+
+    class Stated:
+        form = AdditiveForm("logistic", -4.0, np.array([0.5, 0.0]), (np.zeros(0), np.array([0.0, 1.0, 3.0])))
+        calls = 0
+
+        def score(self, rows):
+            self.calls += 1
+            return expit(self.form.margin(rows))
+
+        def additive_form(self):
+            return self.form
+
+        def margin_link(self):
+            return "logistic"
+
+        def margin(self, rows):
+            return self.form.margin(rows)
+
+    scorer = Stated()
+    agents = np.array([[2.0, 0.0], [7.0, 0.0], [2.0, 1.0]])
+    scores = scorer.score(agents)
+    generator = ExactLinearRecourse(schema=schema)
+    moved = generator.recommend(agents, scores, 0.5, scorer)
+    assert scorer.calls == 2  # the caller's scores and the generator's final check: no probes
+    # the same problem as test_exact_solution_by_hand (margin 0.5 x + colour - 4 must reach 0)
+    np.testing.assert_allclose(moved, [[8.0, 0.0], [8.0, 0.0], [6.0, 1.0]], atol=1e-6)
