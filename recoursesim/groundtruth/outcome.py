@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -65,7 +66,9 @@ class FittedOutcome:
     labels on the agents' features as the true outcome. Categorical features (by their column
     index in the agents' feature codes) are one-hot encoded, the others standardised. After the
     fit the model is kept as its margin (a lookup table per categorical feature plus a linear
-    term), so judging thousands of agents every step costs one vectorised sum.
+    term), so judging thousands of agents every step costs one vectorised sum. The fit depends only
+    on the labelled rows, so a process keeps it (for up to eight data sets) and the next run or seed
+    on the same rows reuses it instead of refitting.
 
     Args:
         features: ``(n, d)`` every labelled row, in the agents' feature space.
@@ -77,44 +80,36 @@ class FittedOutcome:
     def __init__(
         self, features: np.ndarray, labels: np.ndarray, cutoff: float = 0.5, categorical: Sequence[int] = ()
     ) -> None:
-        from sklearn.compose import ColumnTransformer
-        from sklearn.linear_model import LogisticRegression
-        from sklearn.pipeline import make_pipeline
-        from sklearn.preprocessing import OneHotEncoder, StandardScaler
-
-        from recoursesim.training.refit import single_threaded
-
         features = np.asarray(features, dtype=float)
         self.cutoff = check_float("cutoff", cutoff, minimum=0.0, maximum=1.0)
         if not 0.0 < self.cutoff < 1.0:
             raise ConfigError("cutoff", f"must lie strictly between 0 and 1, got {cutoff}", "use e.g. 0.5")
         self.categorical = [int(j) for j in categorical]
         self.numeric = [j for j in range(features.shape[1]) if j not in set(self.categorical)]
-        encoder = OneHotEncoder(handle_unknown="ignore")
-        scaler = StandardScaler()
-        model = LogisticRegression(max_iter=2000)
-        transform = ColumnTransformer([("categorical", encoder, self.categorical), ("numeric", scaler, self.numeric)])
-        with single_threaded():
-            make_pipeline(transform, model).fit(features, np.asarray(labels).astype(int))
-        encoder = transform.named_transformers_["categorical"]  # the fitted clones
-        scaler = transform.named_transformers_["numeric"]
-        coef = model.coef_[0]
-        self._tables: list[tuple[np.ndarray, np.ndarray]] = []  # per categorical column: (codes, weights)
-        start = 0
-        for codes in encoder.categories_ if self.categorical else []:
-            self._tables.append((np.asarray(codes, dtype=float), coef[start : start + len(codes)]))
-            start += len(codes)
-        scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0) if self.numeric else np.ones(0)
-        self._weights = coef[start:] / scale
-        self._intercept = float(model.intercept_[0]) - float(
-            np.dot(self._weights, scaler.mean_ if self.numeric else [])
-        )
+        labels = np.asarray(labels).astype(int)
+        key = _fit_key(features, labels, self.categorical)
+        if key not in _FITS:
+            if len(_FITS) >= _MAX_FITS:
+                _FITS.pop(next(iter(_FITS)))
+            _FITS[key] = _fit_margin(features, labels, self.categorical, self.numeric)
+        self._tables, self._weights, self._intercept = _FITS[key]
+        self._lookup = _dense_lookup(self._tables)
         self._margin_cut = float(np.log(self.cutoff / (1.0 - self.cutoff)))
 
     def margin(self, features: np.ndarray) -> np.ndarray:
         """The fitted model's log-odds of ``y = 1`` for each row."""
         features = np.asarray(features, dtype=float)
         margin = features[:, self.numeric] @ self._weights + self._intercept
+        if self._lookup is not None:  # integer codes: one gather for every categorical column
+            table, offsets, sizes = self._lookup
+            values = features[:, self.categorical]
+            with np.errstate(invalid="ignore"):  # NaN codes are unknown, like any other unseen value
+                codes = np.clip(values, -1, sizes).astype(np.int64)
+            known = (codes == values) & (codes >= 0) & (codes < sizes)
+            terms = table[np.where(known, codes, sizes) + offsets]  # slot ``sizes`` of each column holds 0
+            for column in range(terms.shape[1]):  # column by column, as the searchsorted path adds them
+                margin += terms[:, column]
+            return margin
         for column, (codes, weights) in zip(self.categorical, self._tables, strict=True):
             position = np.clip(np.searchsorted(codes, features[:, column]), 0, codes.size - 1)
             known = codes[position] == features[:, column]
@@ -124,6 +119,80 @@ class FittedOutcome:
     def qualified(self, features: np.ndarray) -> np.ndarray:
         """Return ``P(y = 1 | features) >= cutoff`` under the fitted model."""
         return self.margin(features) >= self._margin_cut
+
+
+#: Fitted margins by data set (see :func:`_fit_key`): runs and seeds of one scenario in a process fit once.
+_FITS: dict[bytes, tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray, float]] = {}
+_MAX_FITS = 8
+
+
+def _fit_key(features: np.ndarray, labels: np.ndarray, categorical: Sequence[int]) -> bytes:
+    """A digest of everything the fit depends on (the rows, the labels, which columns are categorical)."""
+    digest = hashlib.blake2b(digest_size=20)
+    for part in (np.asarray(features.shape), np.ascontiguousarray(features), labels, np.asarray(categorical)):
+        digest.update(np.ascontiguousarray(part).tobytes())
+        digest.update(b"|")
+    return digest.digest()
+
+
+def _fit_margin(
+    features: np.ndarray, labels: np.ndarray, categorical: list[int], numeric: list[int]
+) -> tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray, float]:
+    """Fit the one-hot + standardised logistic regression; return it as its margin.
+
+    Returns:
+        Per categorical column ``(codes, weights)``, the weights of the raw numeric columns, the intercept.
+    """
+    from sklearn.compose import ColumnTransformer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    from recoursesim.training.refit import single_threaded
+
+    encoder = OneHotEncoder(handle_unknown="ignore")
+    scaler = StandardScaler()
+    model = LogisticRegression(max_iter=2000)
+    transform = ColumnTransformer([("categorical", encoder, categorical), ("numeric", scaler, numeric)])
+    with single_threaded():
+        make_pipeline(transform, model).fit(features, labels)
+    encoder = transform.named_transformers_["categorical"]  # the fitted clones
+    scaler = transform.named_transformers_["numeric"]
+    coef = model.coef_[0]
+    tables: list[tuple[np.ndarray, np.ndarray]] = []
+    start = 0
+    for codes in encoder.categories_ if categorical else []:
+        tables.append((_frozen(np.asarray(codes, dtype=float)), _frozen(coef[start : start + len(codes)].copy())))
+        start += len(codes)
+    scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0) if numeric else np.ones(0)
+    weights = _frozen(coef[start:] / scale)
+    intercept = float(model.intercept_[0]) - float(np.dot(weights, scaler.mean_ if numeric else []))
+    return tables, weights, intercept
+
+
+def _dense_lookup(tables: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """One flat table of the categorical weights indexed by integer code, when every code is a small integer.
+
+    Column ``j`` occupies ``sizes[j] + 1`` slots from ``offsets[j]``: slot ``c`` holds the weight of
+    code ``c`` (0 for codes the fit did not see) and the last slot 0 (codes out of range). ``None``
+    when some code is negative, fractional or above 4096 (the searchsorted path handles those).
+    """
+    if not tables or not all(
+        codes.size and np.all(codes == np.round(codes)) and codes.min() >= 0 and codes.max() < 4096
+        for codes, _ in tables
+    ):
+        return None
+    sizes = np.array([int(codes.max()) + 1 for codes, _ in tables], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(sizes + 1)[:-1]]).astype(np.int64)
+    table = np.zeros(int(np.sum(sizes + 1)))
+    for (codes, weights), offset in zip(tables, offsets, strict=True):
+        table[offset + codes.astype(np.int64)] = weights
+    return table, offsets, sizes
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
 
 
 def labelled_rows(population: Any) -> tuple[np.ndarray, np.ndarray] | None:

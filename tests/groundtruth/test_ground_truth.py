@@ -1,5 +1,7 @@
 """Ground truth: true features follow only causal moves; precision, improvement and gaming counts."""
 
+import copy
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -195,3 +197,55 @@ def test_fitted_outcome_margin_equals_the_sklearn_pipeline():
     expected = reference.decision_function(probe)
     np.testing.assert_allclose(outcome.margin(probe), expected, rtol=1e-6, atol=1e-6)
     np.testing.assert_array_equal(outcome.qualified(probe), expected >= 0)
+
+
+def _german_like_rows(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    features = np.column_stack([rng.normal(size=300), rng.integers(0, 4, 300), rng.integers(1, 6, 300)])
+    labels = features[:, 0] + (features[:, 1] == 2) - (features[:, 2] == 5) + rng.normal(size=300) > 0.3
+    return features, labels.astype(int)
+
+
+def test_fitted_outcome_lookup_equals_the_searchsorted_margin_bit_for_bit():
+    from recoursesim.groundtruth.outcome import FittedOutcome
+
+    features, labels = _german_like_rows()
+    outcome = FittedOutcome(features, labels, 0.5, categorical=[1, 2])
+    assert outcome._lookup is not None  # small integer codes: the gather path is used
+    # seen codes, an unseen code inside the range (0 of column 2), above it, negative, fractional, NaN
+    odd = np.array([[0.3, 3.0, 0.0], [0.3, 9.0, 5.0], [0.3, -1.0, 2.0], [0.3, 1.5, 2.5], [0.3, np.nan, 1.0]])
+    probe = np.vstack([features[:80], odd])
+    searched = copy.copy(outcome)
+    searched._lookup = None
+    np.testing.assert_array_equal(outcome.margin(probe), searched.margin(probe))
+    # an unknown code contributes nothing: the 9 row equals the row with its category term removed
+    codes, weights = outcome._tables[0]
+    seen = outcome.margin(np.array([[0.3, 3.0, 5.0]]))[0]
+    assert outcome.margin(odd[1:2])[0] == pytest.approx(seen - weights[list(codes).index(3.0)], abs=1e-12)
+
+
+def test_fitted_outcome_reuses_the_fit_for_the_same_rows(monkeypatch):
+    from recoursesim.groundtruth import outcome as module
+
+    features, labels = _german_like_rows(1)
+    fits = []
+    real = module._fit_margin
+    monkeypatch.setattr(module, "_fit_margin", lambda *args: fits.append(1) or real(*args))
+    first = module.FittedOutcome(features, labels, 0.5, categorical=[1, 2])
+    again = module.FittedOutcome(features.copy(), labels.copy(), 0.7, categorical=[1, 2])
+    assert len(fits) == 1  # same rows, labels and categorical columns: no second fit
+    np.testing.assert_array_equal(first.margin(features), again.margin(features))
+    assert again.qualified(features).sum() < first.qualified(features).sum()  # the cut-off is its own
+    module.FittedOutcome(features, 1 - labels, 0.5, categorical=[1, 2])
+    module.FittedOutcome(features, labels, 0.5, categorical=[1])
+    assert len(fits) == 3  # other labels, other categorical columns: fitted anew
+
+
+def test_fitted_outcome_keeps_searchsorted_for_fractional_codes():
+    from recoursesim.groundtruth.outcome import FittedOutcome
+
+    features, labels = _german_like_rows(2)
+    features[:, 1] = features[:, 1] / 2  # codes 0, 0.5, 1, 1.5
+    outcome = FittedOutcome(features, labels, 0.5, categorical=[1, 2])
+    assert outcome._lookup is None
+    assert np.all(np.isfinite(outcome.margin(features)))

@@ -10,7 +10,14 @@ from hypothesis.extra.numpy import arrays
 from scipy.stats import kstest
 
 from recoursesim.errors import ConfigError, DataError
-from recoursesim.shift.mmd import _mmd2_from_labels, gaussian_kernel, median_bandwidth, mmd2_unbiased, mmd_test
+from recoursesim.shift.mmd import (
+    _mmd2_from_labels,
+    gaussian_kernel,
+    median_bandwidth,
+    mmd2_unbiased,
+    mmd_test,
+    pooled_kernel,
+)
 
 
 def test_mmd2_matches_hand_computation_1d():
@@ -101,3 +108,21 @@ def test_bad_samples_are_data_errors():
         mmd2_unbiased(np.zeros((1, 2)), np.zeros((3, 2)), 1.0)
     with pytest.raises(DataError, match="NaN"):
         mmd2_unbiased(np.array([[0.0], [np.nan]]), np.zeros((3, 1)), 1.0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    arrays(np.float64, st.tuples(st.integers(2, 40), st.integers(1, 5)), elements=st.floats(-1e3, 1e3)),
+    st.floats(0.01, 100.0),
+)
+def test_pooled_kernel_is_exactly_the_gaussian_kernel(pooled, bandwidth):
+    # the pairwise shortcut must give the same numbers, bit for bit (duplicated rows included)
+    pooled = np.vstack([pooled, pooled[:1]])
+    np.testing.assert_array_equal(pooled_kernel(pooled, bandwidth), gaussian_kernel(pooled, pooled, bandwidth))
+
+
+def test_pooled_kernel_hand_values():
+    # points 0, 1, 3 with h = 1: k = exp(-d^2 / 2), ones on the diagonal
+    e = math.exp
+    expected = np.array([[1, e(-0.5), e(-4.5)], [e(-0.5), 1, e(-2.0)], [e(-4.5), e(-2.0), 1]])
+    np.testing.assert_allclose(pooled_kernel(np.array([[0.0], [1.0], [3.0]]), 1.0), expected, rtol=1e-15)
