@@ -47,8 +47,10 @@ class SearchRecourse(MixedRecourse):
        that are not needed are undone one feature at a time.
 
     Every candidate is legalised by the action set and kept only if the model accepts it. For an
-    additive model (linear, one-hot logistic) step 2 is exact, so the result matches
-    ``exact_linear``; for other models it is a heuristic with no optimality guarantee.
+    additive model (linear, one-hot logistic) the probed effects are the model's own and step 2
+    solves the same problem as ``exact_linear``, so the result matches it up to the rounding of
+    integer features wider than ``integer_steps`` (and categories not probed); for other models it
+    is a heuristic with no optimality guarantee.
 
     Args:
         action_set: Constraints (see :class:`~recoursesim.recourse.mixed.MixedRecourse`).
@@ -59,7 +61,8 @@ class SearchRecourse(MixedRecourse):
         shells: Largest number of shells (each doubles the radius).
         bisection_steps: Bisection steps onto the cut-off.
         integer_steps: Integer features with at most this many legal unit steps are solved unit by
-            unit in step 2; wider ones are moved like numbers and rounded up (faster).
+            unit in step 2; wider ones are moved like numbers and rounded (up, or down with the rest
+            covered by the next-cheapest features, whichever costs less; faster).
         probe_codes: Categorical features with more categories are probed, per agent, only at
             the ``probe_codes + 1`` categories that raise the score most on a sample of agents.
         seed: Seed of the random search (it is deterministic).

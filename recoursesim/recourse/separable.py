@@ -27,7 +27,9 @@ How it is solved, for all agents at once:
 
 Steps 2 and 3 are exact. An integer feature with a wider range (credit amounts in currency
 units, say) is moved like a number and its amount rounded up, which costs at most one unit of
-that feature (its cost per unit) more than the optimum.
+that feature (its cost per unit) more than the optimum; where the fill uses such a feature in
+part, rounding it down and covering the rest with the next-cheapest features is tried too, and
+the cheaper of the two kept (a duration in months cut by 7 and a little credit, rather than by 8).
 """
 
 from __future__ import annotations
@@ -159,8 +161,7 @@ def solve_separable(problem: SeparableProblem, max_integer_options: int = 128) -
         best = np.argmin(total, axis=1)
         ok = np.isfinite(total[index, best])
         left = np.maximum(problem.need[rows] - gain[index, best], 0.0)
-        moved = _knapsack_amount(left, ratio, cap, before, order, rest.slope[rows])
-        moved = np.where(problem.integral, np.minimum(np.ceil(moved - 1e-9), rest.room[rows]), moved)
+        moved = _whole_units(left, _knapsack_amount(left, ratio, cap, before, order, rest.slope[rows]), rest, rows)
         chosen = _backtrack(trail, best)
         for stage, k in enumerate(np.flatnonzero(small), start=n_discrete):
             moved[:, k] = chosen[:, stage] + 1.0
@@ -248,6 +249,37 @@ def _backtrack(trail: list[tuple[np.ndarray, np.ndarray]], point: np.ndarray) ->
         picked[:, stage] = option[every, point]
         point = parent[every, point]
     return picked
+
+
+def _whole_units(left: np.ndarray, amount: np.ndarray, problem: SeparableProblem, rows: np.ndarray) -> np.ndarray:
+    """Whole-number amounts for the integer features of a fractional knapsack fill.
+
+    Each integer amount is rounded up. The greedy fill uses at most one feature in part; when that
+    is an integer feature, rounding it down and covering what is left with the next-cheapest
+    features (their integer amounts rounded up) is tried too, and kept where it is feasible and
+    cheaper.
+    """
+    slope, unit, room = problem.slope[rows], problem.unit[rows], problem.room[rows]
+    integral = problem.integral
+
+    def rounded(values: np.ndarray) -> np.ndarray:
+        return np.where(integral, np.minimum(np.ceil(values - 1e-9), room), values)
+
+    up = rounded(amount)
+    part = integral & (up - amount > 1e-9)
+    some = np.flatnonzero(part.any(axis=1))
+    if some.size == 0:
+        return up
+    floor_room = np.where(part[some], np.floor(amount[some] + 1e-9), room[some])
+    capped = SeparableProblem(left[some], slope[some], unit[some], floor_room, integral, [])
+    ratio, cap, before, capped_order = _knapsack_tables(capped, np.arange(some.size))
+    down = _knapsack_amount(left[some], ratio, cap, before, capped_order, slope[some])
+    down = np.where(integral, np.minimum(np.ceil(down - 1e-9), floor_room), down)
+    covered = (down * slope[some]).sum(axis=1) >= left[some] * (1 - 1e-12) - 1e-12
+    cheaper = (down * unit[some]).sum(axis=1) < (up[some] * unit[some]).sum(axis=1)
+    better = covered & cheaper
+    up[some[better]] = down[better]
+    return up
 
 
 def _knapsack_tables(problem: SeparableProblem, rows: np.ndarray) -> tuple[np.ndarray, ...]:

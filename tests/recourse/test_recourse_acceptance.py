@@ -17,17 +17,22 @@ def _setting(world, n: int | None = None):
     return agents, scores, float(np.quantile(world.scorer.score(world.agents), 0.8))
 
 
-def test_search_matches_the_exact_optimum_on_a_one_hot_logistic_model(german_logistic):
-    agents, scores, threshold = _setting(german_logistic)
-    exact = ExactLinearRecourse(action_set=german_logistic.action_set, schema=german_logistic.schema)
-    search = SearchRecourse(action_set=german_logistic.action_set, schema=german_logistic.schema)
-    best = exact.recommend(agents, scores, threshold, german_logistic.scorer)
-    found = search.recommend(agents, scores, threshold, german_logistic.scorer)
-    below = scores < threshold
-    solvable = below & exact.found_
-    assert solvable.sum() >= 300  # the test means something only if many agents need recourse
+@pytest.mark.parametrize("world_name", ["german_logistic", "german_builtin_logistic", "adult_builtin_logistic"])
+@pytest.mark.parametrize(("cut", "level"), [("probability", 0.5), ("quantile", 0.8), ("quantile", 0.95)])
+def test_search_matches_the_exact_optimum_on_a_one_hot_logistic_model(request, world_name, cut, level):
+    # a user pipeline and the built-in logistic model, at a probability cut-off and two score quantiles
+    world = request.getfixturevalue(world_name)
+    agents = world.agents
+    scores = world.scorer.score(agents)
+    threshold = level if cut == "probability" else float(np.quantile(scores, level))
+    exact = ExactLinearRecourse(action_set=world.action_set, schema=world.schema)
+    search = SearchRecourse(action_set=world.action_set, schema=world.schema)
+    best = exact.recommend(agents, scores, threshold, world.scorer)
+    found = search.recommend(agents, scores, threshold, world.scorer)
+    solvable = (scores < threshold) & exact.found_
+    assert solvable.sum() >= 100  # the test means something only if many agents need recourse
     # validity: the model accepts the search recommendation for >= 99% of agents the exact solver can help
-    accepted = german_logistic.scorer.score(found) >= threshold
+    accepted = world.scorer.score(found) >= threshold
     assert np.mean((search.found_ & accepted)[solvable]) >= 0.99
     # cost: within 5% of the optimum for >= 95% of them
     optimum = exact.cost(best - agents)[solvable]

@@ -129,3 +129,33 @@ def test_pareto_drops_dominated_and_useless_options():
     cost = np.array([[0.0, 1.0, 2.0, 2.0]])
     kept = pareto_options(value, gain, cost, np.array([[True, True, True, True]]))
     assert sorted(kept.value[0][np.isfinite(kept.cost[0])].tolist()) == [1, 3]
+
+
+def test_a_wide_integer_used_in_part_is_also_tried_rounded_down():
+    # Two integer features moved like numbers (max_integer_options=0). Feature 0: margin 1 per unit at cost 1
+    # (ratio 1); feature 1: margin 0.01 per unit at cost 0.0125 (ratio 1.25), room 1000 -> feature 0 fills first.
+    def problem(need: float, room1: float) -> SeparableProblem:
+        return SeparableProblem(
+            need=np.array([need]),
+            slope=np.array([[1.0, 0.01]]),
+            unit=np.array([[1.0, 0.0125]]),
+            room=np.array([[100.0, room1]]),
+            integral=np.array([True, True]),
+            discrete=[],
+        )
+
+    # need 0.3: 0.3 of feature 0 rounds up to 1 unit (cost 1); 0 units and 30 of feature 1 cost 0.375
+    solution = solve_separable(problem(0.3, 1000.0), max_integer_options=0)
+    np.testing.assert_allclose(solution.amount, [[0.0, 30.0]])
+    np.testing.assert_allclose(solution.cost, [0.375])
+    # need 2.3: 2 units of feature 0 and 30 of feature 1 cost 2.375, less than 3 units (cost 3)
+    solution = solve_separable(problem(2.3, 1000.0), max_integer_options=0)
+    np.testing.assert_allclose(solution.amount, [[2.0, 30.0]])
+    np.testing.assert_allclose(solution.cost, [2.375])
+    # need 0.95: rounding up (cost 1) beats 95 units of feature 1 (cost 1.1875)
+    solution = solve_separable(problem(0.95, 1000.0), max_integer_options=0)
+    np.testing.assert_allclose(solution.amount, [[1.0, 0.0]])
+    # need 0.3 but feature 1 can give only 0.1: rounding down cannot reach the need, so round up
+    solution = solve_separable(problem(0.3, 10.0), max_integer_options=0)
+    np.testing.assert_allclose(solution.amount, [[1.0, 0.0]])
+    assert solution.feasible[0]
