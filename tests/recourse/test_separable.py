@@ -159,3 +159,25 @@ def test_a_wide_integer_used_in_part_is_also_tried_rounded_down():
     solution = solve_separable(problem(0.3, 10.0), max_integer_options=0)
     np.testing.assert_allclose(solution.amount, [[1.0, 0.0]])
     assert solution.feasible[0]
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.integers(0, 10_000))
+def test_integers_moved_like_numbers_cost_at_most_one_unit_more_than_milp(seed):
+    problem = _problem(seed, integral=True)
+    fast = solve_separable(problem, max_integer_options=0)
+    rows = np.flatnonzero(problem.need > 0)
+    reference = np.array([_milp_cost(problem, i) for i in rows])
+    np.testing.assert_array_equal(fast.feasible[rows], np.isfinite(reference))
+    ok = np.isfinite(reference)
+    cost, rows = fast.cost[rows][ok], rows[ok]
+    one_unit = np.where(problem.integral, problem.unit, 0.0).max(axis=1)[rows]
+    assert np.all(cost >= reference[ok] - 1e-9)
+    assert np.all(cost <= reference[ok] + one_unit + 1e-9)
+    integ = problem.integral
+    np.testing.assert_allclose(fast.amount[:, integ], np.round(fast.amount[:, integ]), atol=1e-9)
+    gain = (fast.amount * problem.slope).sum(axis=1)  # the moves meet the need
+    for j, options in enumerate(problem.discrete):
+        pick = fast.choice[:, j]
+        gain += np.where(pick >= 0, options.gain[np.arange(pick.size), np.maximum(pick, 0)], 0.0)
+    assert np.all(gain[rows] >= problem.need[rows] - 1e-9)
