@@ -224,3 +224,13 @@ def test_costs_sorted_within_runs_across_chunks():
         r, c = _sort_costs_within(rows, cost, chunk)
         assert r.tolist() == rows.tolist()
         assert c.tolist() == [1.0, 3.0, np.inf, 0.5, 2.0, 0.0, 4.0, 4.0, np.inf]
+
+
+def test_action_groups_by_hand():
+    from recoursesim.auditors.facts.effects import _action_groups
+
+    masks = np.array([3, 1, 3, 0, 2, 1], dtype=np.int64)
+    actions = Itemsets(np.zeros((len(masks), 2), dtype=np.int32), masks)
+    groups = _action_groups(actions, {1: 0, 3: 1})  # mask 2 has no subgroup; mask 0 is never an action
+    assert [mask for mask, _ in groups] == [1, 3]
+    assert [index.tolist() for _, index in groups] == [[1, 5], [0, 2]]
