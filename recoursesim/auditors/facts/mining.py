@@ -8,6 +8,7 @@ import numpy as np
 
 from recoursesim.auditors.facts.apriori import bit_sets, frequent
 from recoursesim.auditors.facts.encoding import ItemSpace
+from recoursesim.auditors.facts.keys import KEY_LIMIT
 
 #: Feature masks are int64 up to this many features (bit 63 is the sign bit), Python ints beyond.
 INT64_FEATURES = 62
@@ -73,6 +74,7 @@ def frequent_itemsets(space: ItemSpace, rows: np.ndarray, features: list[int], m
             items = level[:, position]
             values[np.arange(row, row + len(level)), feature[items]] = code[items]
         row += len(level)
+    del levels  # item-index arrays as large as ``values``: free them before sorting
     return _from_values(values)
 
 
@@ -88,8 +90,10 @@ def feature_masks(fixed: np.ndarray) -> np.ndarray:
     """
     m, d = fixed.shape
     if d <= INT64_FEATURES:
-        weights = np.left_shift(np.int64(1), np.arange(d, dtype=np.int64))
-        return (fixed * weights).sum(axis=1).astype(np.int64)
+        masks = np.zeros(m, dtype=np.int64)
+        for j in range(d):  # column by column: no (m, d) int64 temporary
+            masks |= fixed[:, j].astype(np.int64) << j
+        return masks
     packed = np.packbits(fixed, axis=1, bitorder="little")
     out = np.empty(m, dtype=object)
     out[:] = [int.from_bytes(row.tobytes(), "little") for row in packed]
@@ -97,10 +101,38 @@ def feature_masks(fixed: np.ndarray) -> np.ndarray:
 
 
 def _from_values(values: np.ndarray) -> Itemsets:
-    d = values.shape[1]
-    masks = feature_masks(values >= 0)
-    order = np.lexsort((*(values[:, j] for j in range(d - 1, -1, -1)), (values >= 0).sum(axis=1)))
+    fixed = values >= 0
+    masks = feature_masks(fixed)
+    order = np.lexsort((*reversed(lex_keys(values)), fixed.sum(axis=1)))
+    del fixed
     return Itemsets(np.ascontiguousarray(values[order]), masks[order])
+
+
+def lex_keys(values: np.ndarray) -> list[np.ndarray]:
+    """Return int64 keys, most significant first, that order the rows of ``values`` lexicographically.
+
+    Consecutive columns are packed into one key while their digits (``value + 1``, so -1 is 0)
+    fit :data:`~recoursesim.auditors.facts.keys.KEY_LIMIT`, the first column most significant, so
+    sorting by the keys equals sorting by the columns (``np.lexsort`` over a few keys instead of
+    every column).
+
+    Args:
+        values: ``(m, d)`` integer codes, each at least -1.
+    """
+    m, d = values.shape
+    radix = values.max(axis=0, initial=-1).astype(np.int64) + 2
+    keys, start = [], 0
+    while start < d:
+        stop, total = start, 1
+        while stop < d and (stop == start or total * int(radix[stop]) < KEY_LIMIT):
+            total *= int(radix[stop])
+            stop += 1
+        key = np.zeros(m, dtype=np.int64)
+        for j in range(start, stop):
+            key = key * radix[j] + (values[:, j].astype(np.int64) + 1)
+        keys.append(key)
+        start = stop
+    return keys
 
 
 def intersect(first: Itemsets, second: Itemsets) -> Itemsets:

@@ -234,3 +234,23 @@ def test_action_groups_by_hand():
     groups = _action_groups(actions, {1: 0, 3: 1})  # mask 2 has no subgroup; mask 0 is never an action
     assert [mask for mask, _ in groups] == [1, 3]
     assert [index.tolist() for _, index in groups] == [[1, 5], [0, 2]]
+
+
+def test_feature_masks_by_hand():
+    fixed = np.array([[True, False, True], [False, False, False], [False, True, True]])
+    assert feature_masks(fixed).tolist() == [0b101, 0, 0b110]
+    assert feature_masks(fixed).dtype == np.int64
+
+
+def test_lex_keys_by_hand_and_order_equals_column_lexsort():
+    from recoursesim.auditors.facts import mining
+
+    values = np.array([[1, -1], [0, 2], [-1, 0], [0, -1]])
+    # digits value + 1 with radices (3, 4): key = 4 * (v0 + 1) + (v1 + 1)
+    assert [k.tolist() for k in mining.lex_keys(values)] == [[8, 7, 1, 4]]
+    rng = np.random.default_rng(3)
+    wide = rng.integers(-1, 40, size=(500, 15))  # radix 42 ** 15 > 2 ** 62: several keys
+    keys = mining.lex_keys(wide)
+    assert len(keys) > 1
+    expected = np.lexsort(tuple(wide[:, j] for j in range(14, -1, -1)))
+    assert np.array_equal(np.lexsort(tuple(reversed(keys))), expected)
