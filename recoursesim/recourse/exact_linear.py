@@ -192,7 +192,7 @@ class ExactLinearRecourse(MixedRecourse):
         need = target - margin + 1e-9 * (1 + np.abs(target))
         n, d = features.shape
         slope = np.broadcast_to(form.slope, (n, d))
-        disc = np.flatnonzero((self.schema.is_ordinal | self.schema.is_categorical) & self.mutable)
+        disc = self.mutable_columns()[1]
         tables = []
         for j in disc:
             table = form.tables[j]

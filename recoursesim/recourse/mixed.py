@@ -124,6 +124,13 @@ class MixedRecourse(ABC):
             fixed[j] |= not self.actions_.allowed[j].any()
         return ~fixed
 
+    def mutable_columns(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(continuous, discrete)``: the :attr:`mutable` numeric/integer and ordinal/categorical columns."""
+        schema, mutable = self.schema, self.mutable
+        continuous = np.flatnonzero((schema.is_numeric | schema.is_integer) & mutable)
+        discrete = np.flatnonzero((schema.is_ordinal | schema.is_categorical) & mutable)
+        return continuous, discrete
+
     def legal_codes(self, features: np.ndarray, j: int) -> np.ndarray:
         """``(n, m_j)``: which codes of discrete feature ``j`` each agent may move to (not staying)."""
         m = int(self.schema.n_categories[j])
@@ -160,9 +167,8 @@ class MixedRecourse(ABC):
             discrete columns.
         """
         schema = self.schema
-        mutable = self.mutable
-        cont = np.flatnonzero((schema.is_numeric | schema.is_integer) & mutable)
-        disc = [int(j) for j in np.flatnonzero((schema.is_ordinal | schema.is_categorical) & mutable)]
+        cont, discrete = self.mutable_columns()
+        disc = [int(j) for j in discrete]
         up, down = self.continuous_room(features)
         rise = up_gain[:, cont] >= down_gain[:, cont]
         slope = np.where(rise, up_gain[:, cont], down_gain[:, cont])

@@ -98,9 +98,7 @@ class SearchRecourse(MixedRecourse):
         self.integer_steps = check_int("integer_steps", integer_steps, minimum=0)
         self.probe_codes = check_int("probe_codes", probe_codes, minimum=1)
         self.seed = check_int("seed", seed, minimum=0)
-        schema, mutable = self.schema, self.mutable
-        self._cont = np.flatnonzero((schema.is_numeric | schema.is_integer) & mutable)
-        self._disc = np.flatnonzero((schema.is_ordinal | schema.is_categorical) & mutable)
+        self._cont, self._disc = self.mutable_columns()
         self.probe_cache_ = ProbeCache()
 
     def _search(self, features: np.ndarray, threshold: np.ndarray, scorer: Scorer) -> tuple[np.ndarray, np.ndarray]:
