@@ -9,7 +9,7 @@ import numpy as np
 
 from recoursesim._validate import check_float
 from recoursesim.errors import ConfigError
-from recoursesim.recourse.mixed import MixedRecourse, to_margin
+from recoursesim.recourse.mixed import MixedRecourse, margin_of_rows, to_margin
 from recoursesim.recourse.separable import solve_separable
 from recoursesim.registry import register
 from recoursesim.scoring.base import AdditiveForm, Scorer, additive_form_of, margin_of, model_name
@@ -183,11 +183,7 @@ class ExactLinearRecourse(MixedRecourse):
         self, features: np.ndarray, threshold: np.ndarray, scorer: Scorer, form: AdditiveForm
     ) -> tuple[np.ndarray, np.ndarray]:
         """The cheapest legal move of each agent to ``threshold`` under the additive ``form``."""
-        exact = margin_of(scorer)
-        if exact is not None:  # the margin itself: exact where probabilities round to 0 or 1
-            margin = np.asarray(exact[0](features), dtype=float)
-        else:
-            margin = to_margin(np.asarray(scorer.score(features), dtype=float), form.link)
+        margin = margin_of_rows(scorer, features, form.link)
         target = to_margin(threshold, form.link)
         need = target - margin + 1e-9 * (1 + np.abs(target))
         n, d = features.shape

@@ -23,7 +23,7 @@ from scipy.special import logit
 
 from recoursesim.errors import ConfigError
 from recoursesim.recourse.separable import SeparableProblem, SeparableSolution, pareto_options
-from recoursesim.scoring.base import Scorer
+from recoursesim.scoring.base import Scorer, margin_of
 
 if TYPE_CHECKING:
     from recoursesim.features import FeatureSchema, MixedActionSet
@@ -222,6 +222,18 @@ def to_margin(scores: np.ndarray, link: str) -> np.ndarray:
     """Scores on an additive scale: the log-odds of a probability (``"logistic"``) or as they are."""
     scores = np.asarray(scores, dtype=float)
     return logit(np.clip(scores, 1e-15, 1 - 1e-15)) if link == "logistic" else scores
+
+
+def margin_of_rows(scorer: Scorer, features: np.ndarray, link: str) -> np.ndarray:
+    """Each row's margin: exact when the scorer offers it (:func:`~recoursesim.scoring.base.margin_of`).
+
+    Otherwise the scores on the additive scale ``link`` (:func:`to_margin`), which saturate where
+    a probability rounds to 0 or 1.
+    """
+    exact = margin_of(scorer)
+    if exact is not None:
+        return np.asarray(exact[0](features), dtype=float)
+    return to_margin(np.asarray(scorer.score(features), dtype=float), link)
 
 
 #: Reference rows for the conformance checks' two-feature world (a grid on the unit square), for the

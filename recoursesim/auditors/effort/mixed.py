@@ -31,8 +31,8 @@ from recoursesim.errors import ConfigError
 from recoursesim.features import FeatureSchema, MixedActionSet
 from recoursesim.observers import PopulationSnapshot
 from recoursesim.recourse.exact_linear import additive_form
-from recoursesim.recourse.mixed import to_margin
-from recoursesim.scoring.base import margin_of, model_name
+from recoursesim.recourse.mixed import margin_of_rows, to_margin
+from recoursesim.scoring.base import model_name
 
 #: Name of the SCM variable holding each agent's non-linear margin terms.
 OTHER_TERMS = "(other terms)"
@@ -112,11 +112,7 @@ def linear_view(
     names = list(schema.names)
     features = np.asarray(snapshot.features, dtype=float)
     slope, linear, link = linear_slopes(snapshot, schema)
-    exact = margin_of(snapshot.scorer)
-    if exact is not None:
-        margin = np.asarray(exact[0](features), dtype=float)
-    else:
-        margin = to_margin(np.asarray(snapshot.scorer.score(features), dtype=float), link)
+    margin = margin_of_rows(snapshot.scorer, features, link)
     variables = [n for n, keep in zip(names, linear, strict=True) if keep]
     frame = pd.DataFrame(features, columns=names)
     frame[OTHER_TERMS] = margin - features[:, linear] @ slope[linear]
