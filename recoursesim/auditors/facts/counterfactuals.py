@@ -17,6 +17,7 @@ import pandas as pd
 
 from recoursesim.auditors.facts.encoding import ItemSpace
 from recoursesim.auditors.facts.keys import code_radix
+from recoursesim.auditors.facts.mining import mask_columns
 
 #: Rows per model call.
 BATCH_ROWS = 250_000
@@ -73,7 +74,8 @@ class CounterfactualScorer:
             rows: Indices into ``codes`` of the individuals to apply them to.
         """
         d = self.codes.shape[1]
-        inside = np.array([bool(fmask >> j & 1) for j in range(d)])
+        inside = np.zeros(d, dtype=bool)
+        inside[mask_columns(fmask, d)] = True
         self.n_applications += len(rows) * len(avalues)
         if self.keyed:
             context = self.radix.pack(np.where(inside, 0, self.codes[rows] + 1))

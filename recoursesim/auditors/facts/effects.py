@@ -31,7 +31,7 @@ from recoursesim.auditors.facts.distinct import EffectKeys, distinct_pairs
 from recoursesim.auditors.facts.encoding import ItemSpace
 from recoursesim.auditors.facts.lattice import covered_by_mask, membership, recourse_cost_closure, upward_closure
 from recoursesim.auditors.facts.linear import LinearCodes, LinearScorer
-from recoursesim.auditors.facts.mining import Itemsets
+from recoursesim.auditors.facts.mining import Itemsets, mask_columns
 from recoursesim.auditors.facts.pricing import cheapest_working, distinct_rows, validity_and_cost
 
 #: Membership entries sorted per chunk by :func:`_sort_costs_within` (bounds memory).
@@ -246,7 +246,7 @@ def _same_features(
     scorer.run()
     member_cost = np.full(member.nnz, np.inf)
     for plan_index, (fmask, acts, exact, entries) in enumerate(plans):
-        fcols = [j for j in range(d) if fmask >> j & 1]
+        fcols = mask_columns(fmask, d)
         avals = actions.values[acts][:, fcols]
         pvals = subgroups.values[exact][:, fcols]
         works = scorer.result(plan_index)  # (len(entries), k)
@@ -294,7 +294,7 @@ def _subset_rule(
     scorer.run()
     best = np.full((len(smasks), n), np.inf)
     for plan_index, (fmask, acts, cov) in enumerate(plans):
-        fcols = [j for j in range(d) if fmask >> j & 1]
+        fcols = mask_columns(fmask, d)
         avals = actions.values[acts][:, fcols]
         works = scorer.result(plan_index)  # (len(cov), k)
         # Validity and cost depend only on an individual's values on F: price each distinct one.

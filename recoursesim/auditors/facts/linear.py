@@ -28,6 +28,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 
 from recoursesim.auditors.facts.encoding import ItemSpace
+from recoursesim.auditors.facts.mining import mask_columns
 from recoursesim.auditors.facts.models import FrameEncoder
 
 #: Decision values within this fraction of the magnitude of 0 are left to the model.
@@ -151,8 +152,7 @@ class LinearScorer:
             avalues: ``(k, d)`` action rows (value codes on ``F``).
             rows: Indices into ``codes`` of the individuals to apply them to.
         """
-        d = self.codes.shape[1]
-        fcols = [j for j in range(d) if fmask >> j & 1]
+        fcols = mask_columns(fmask, self.codes.shape[1])
         self.plans.append((fcols, avalues, rows, avalues[:, fcols]))
         self.n_applications += len(rows) * len(avalues)
 

@@ -82,6 +82,11 @@ def _empty(d: int) -> Itemsets:
     return Itemsets(np.zeros((0, d), dtype=np.int32), feature_masks(np.zeros((0, d), dtype=bool)))
 
 
+def mask_columns(mask: int, d: int) -> list[int]:
+    """Return the columns (of ``d``) whose bits are set in the feature mask ``mask`` (see :func:`feature_masks`)."""
+    return [j for j in range(d) if mask >> j & 1]
+
+
 def feature_masks(fixed: np.ndarray) -> np.ndarray:
     """Return the bit mask of each row of the ``(m, d)`` boolean matrix ``fixed`` (bit ``j`` = column ``j``).
 

@@ -12,7 +12,7 @@ from recoursesim.auditors.facts.inputs import BinaryPredictor, CodePredictor
 from recoursesim.auditors.facts.keys import MixedRadix, code_radix
 from recoursesim.auditors.facts.lattice import membership
 from recoursesim.auditors.facts.linear import LinearScorer, linear_codes
-from recoursesim.auditors.facts.mining import Itemsets, feature_masks, frequent_itemsets
+from recoursesim.auditors.facts.mining import Itemsets, feature_masks, frequent_itemsets, mask_columns
 from recoursesim.auditors.facts.models import FrameEncoder, make_model
 from recoursesim.auditors.facts.pricing import distinct_rows
 
@@ -240,6 +240,14 @@ def test_feature_masks_by_hand():
     fixed = np.array([[True, False, True], [False, False, False], [False, True, True]])
     assert feature_masks(fixed).tolist() == [0b101, 0, 0b110]
     assert feature_masks(fixed).dtype == np.int64
+
+
+def test_mask_columns_by_hand_and_inverts_feature_masks():
+    assert mask_columns(0b101, 3) == [0, 2]
+    assert mask_columns(0, 3) == []
+    assert mask_columns(0b110, 2) == [1]  # bits beyond d are not columns
+    fixed = np.array([[True, False, True, True], [False, True, False, False]])
+    assert [mask_columns(int(m), 4) for m in feature_masks(fixed)] == [[0, 2, 3], [1]]
 
 
 def test_lex_keys_by_hand_and_order_equals_column_lexsort():
