@@ -262,10 +262,10 @@ def _whole_units(left: np.ndarray, amount: np.ndarray, problem: SeparableProblem
     slope, unit, room = problem.slope[rows], problem.unit[rows], problem.room[rows]
     integral = problem.integral
 
-    def rounded(values: np.ndarray) -> np.ndarray:
-        return np.where(integral, np.minimum(np.ceil(values - 1e-9), room), values)
+    def rounded(values: np.ndarray, limit: np.ndarray) -> np.ndarray:
+        return np.where(integral, np.minimum(np.ceil(values - 1e-9), limit), values)
 
-    up = rounded(amount)
+    up = rounded(amount, room)
     part = integral & (up - amount > 1e-9)
     some = np.flatnonzero(part.any(axis=1))
     if some.size == 0:
@@ -274,7 +274,7 @@ def _whole_units(left: np.ndarray, amount: np.ndarray, problem: SeparableProblem
     capped = SeparableProblem(left[some], slope[some], unit[some], floor_room, integral, [])
     ratio, cap, before, capped_order = _knapsack_tables(capped, np.arange(some.size))
     down = _knapsack_amount(left[some], ratio, cap, before, capped_order, slope[some])
-    down = np.where(integral, np.minimum(np.ceil(down - 1e-9), floor_room), down)
+    down = rounded(down, floor_room)
     covered = (down * slope[some]).sum(axis=1) >= left[some] * (1 - 1e-12) - 1e-12
     cheaper = (down * unit[some]).sum(axis=1) < (up[some] * unit[some]).sum(axis=1)
     better = covered & cheaper
