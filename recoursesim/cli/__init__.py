@@ -8,25 +8,39 @@ on stderr with exit status 2; an unexpected failure shows its traceback and asks
 
 from __future__ import annotations
 
+import importlib
 import sys
 import traceback
 from collections.abc import Sequence
 
 from recoursesim._version import __version__
-from recoursesim.cli import audit, compare, dashboard, report, run, summarise, sweep
 from recoursesim.cli._common import Parser, describe_os_error, fail
 from recoursesim.errors import RecourseSimError
-from recoursesim.plugins import load_plugins
 
-#: Top-level commands, each a module with ``add_parser(subparsers)``.
-COMMANDS = (run, audit, sweep, summarise, compare, report, dashboard)
+#: Top-level commands: name -> one-line help. Each is the module ``recoursesim.cli.<name>`` with
+#: ``add_parser(subparsers)``, imported only when its command is run (or its help asked for), so
+#: that ``recoursesim --help`` starts without NumPy, pandas or scikit-learn.
+COMMANDS: dict[str, str] = {
+    "run": "run a scenario and print its per-group summary",
+    "audit": "audit a model on a dataset for recourse fairness",
+    "sweep": "run a scenario over seeds × a parameter grid (local processes or Dask)",
+    "summarise": "aggregate a sweep: mean, SEM, 95%% CI per (parameters, step, group, metric)",
+    "compare": "compare policies (scenarios) over seeds, with confidence intervals",
+    "report": "write a time-resolved fairness report (HTML or Markdown) from run results",
+    "dashboard": "serve the interactive Game-of-Recourse dashboard in the browser",
+}
 
 #: Whom to tell about a bug.
 ISSUES_URL = "the recoursesim maintainers"
 
 
-def build_parser() -> Parser:
-    """Return the argument parser of the ``recoursesim`` command."""
+def build_parser(command: str | None = None) -> Parser:
+    """Return the argument parser of the ``recoursesim`` command.
+
+    Args:
+        command: The command whose full parser is built (its module imported); the others are
+            listed with their one-line help only. ``None`` builds every command in full.
+    """
     parser = Parser(
         prog="recoursesim",
         description="Simulate algorithmic recourse over time and audit its fairness.",
@@ -35,17 +49,31 @@ def build_parser() -> Parser:
     parser.add_argument("--debug", action="store_true", help="show the full traceback of every error")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     commands.required = True
-    for module in COMMANDS:
-        module.add_parser(commands)
+    for name, help_text in COMMANDS.items():
+        if command is None or name == command:
+            importlib.import_module(f"recoursesim.cli.{name}").add_parser(commands)
+        else:
+            commands.add_parser(name, help=help_text, add_help=False)
     return parser
+
+
+def command_of(argv: Sequence[str]) -> str:
+    """The command named in ``argv`` (the first argument that is not an option), or ``""``."""
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg
+    return ""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (0 ok, 2 bad input, 1 failure)."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(command_of(arguments))
+    args = parser.parse_args(arguments)
     debug = bool(getattr(args, "debug", False))
     try:
+        from recoursesim.plugins import load_plugins
+
         load_plugins()
         return int(args.func(args) or 0)
     except RecourseSimError as error:

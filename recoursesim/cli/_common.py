@@ -8,11 +8,12 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import NoReturn
-
-import pandas as pd
+from typing import TYPE_CHECKING, NoReturn
 
 from recoursesim.errors import DataError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class Parser(argparse.ArgumentParser):
@@ -111,6 +112,8 @@ def _first_line(error: BaseException) -> str:
 
 def read_csv_table(path: Path, field: str = "--csv") -> pd.DataFrame:
     """Read a user's CSV file; an unreadable, empty or malformed file raises :class:`DataError` naming ``field``."""
+    import pandas as pd
+
     if not path.is_file():
         raise DataError(field, f"{path} is not a file", "give the path of a CSV file")
     try:

@@ -183,7 +183,7 @@ def test_every_recommendation_respects_random_action_sets(german_logistic, germa
         ({"name": "search", "action_set": {"immutable": ["nope"]}}, "recourse.action_set.immutable"),
         ({"name": "exact_linear", "cost_weights": {"x0": -1.0}}, "recourse.cost_weights.x0"),
         ({"name": "manifold", "max_reference": -3}, "recourse.max_reference"),
-        ({"name": "dice", "method": "magic"}, "recourse.method"),
+        pytest.param({"name": "dice", "method": "magic"}, "recourse.method", marks=pytest.mark.dice),
         ({"name": "search", "radius": "wide"}, "recourse.radius"),
     ],
 )
