@@ -150,6 +150,10 @@ class Ledger:
             effort=_read_only(record.effort),
         )
 
+    def recommendation(self, index: int) -> np.ndarray | None:
+        """The ``index``-th step's recommendations, one row per waiting agent (``None`` if not kept)."""
+        return _read_only_or_none(self._steps[index].recommendation)
+
     def column(self, name: str) -> np.ndarray:
         """Concatenate one stored column over all steps (``step`` and ``threshold`` broadcast)."""
         parts = []
@@ -214,6 +218,10 @@ def _read_only(array: np.ndarray) -> np.ndarray:
     view = np.asarray(array).view()
     view.flags.writeable = False
     return view
+
+
+def _read_only_or_none(array: np.ndarray | None) -> np.ndarray | None:
+    return None if array is None else _read_only(array)
 
 
 def _recommendation(chunk: _StepColumns) -> np.ndarray:

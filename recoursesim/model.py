@@ -12,6 +12,7 @@ from recoursesim._validate import check_int
 from recoursesim.agent_table import AgentTable, Status
 from recoursesim.agents import RecourseAgent
 from recoursesim.behaviour.base import ActionContext, Behaviour
+from recoursesim.durability.decision import Decision
 from recoursesim.errors import ConfigError, DataError
 from recoursesim.ledger import Ledger
 from recoursesim.observers import Observer, PopulationSnapshot, observation_rows
@@ -110,6 +111,8 @@ class RecourseModel(mesa.Model):
         self.ledger_store = Ledger(self.feature_names, self.group_names, record_recommendations, self.schema)
         self._observations: list[pd.DataFrame] = []
         self._views: dict[int, RecourseAgent] | None = None
+        #: Per step, the decision in force: the model that scored and selected and its cut-off.
+        self.decisions: list[Decision] = []
         population.fit(streams["population"])
         prepare = getattr(scorer, "prepare", None)
         if callable(prepare):  # a model fitted on the population's training rows when the run starts
@@ -168,6 +171,11 @@ class RecourseModel(mesa.Model):
         state.selected = _checked_mask(selection, state.rows.size)
         state.threshold = selection.threshold
         self.threshold = selection.threshold
+        self.decisions.append(
+            Decision.of(
+                state.step, self.scorer, selection.threshold, self.table.group[state.rows], len(self.group_names)
+            )
+        )
 
     def _record(self, state: StepState) -> None:
         """Write every scored agent to the ledger (before anyone acts)."""

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from recoursesim._validate import check_int
+from recoursesim.durability import durability_summary, recommendation_fates
 from recoursesim.errors import ConfigError
 from recoursesim.ledger import write_parquet
 from recoursesim.metrics import agent_outcomes, recourse_over_time, recourse_summary
@@ -24,6 +25,7 @@ RESULT_FILES: dict[str, str] = {
     "metrics.parquet": "one row per (step, group): selections, ETR_t, TTR_t, rETR_t, dTTR_t",
     "summary.parquet": "one row per group: pooled ETR/TTR, rETR/dTTR, censored and wasted effort",
     "agents.parquet": "one row per agent: group, entry and exit step, status, effort capacity",
+    "durability.parquet": "one row per recommendation: valid h = 0..5 steps later, steps until it expired",
     "observations.parquet": "one row per (step, observer, group, metric) from the per-step auditors",
     "scenario.json": "the resolved scenario and the seed",
 }
@@ -73,6 +75,21 @@ class RunResult:
             outcomes=self.outcomes,
         )
 
+    @cached_property
+    def durability(self) -> pd.DataFrame:
+        """One row per recommendation, judged at later steps (:func:`~recoursesim.durability.recommendation_fates`).
+
+        Empty when the run kept no recommendations (``record_recommendations`` off).
+        """
+        if not self.model.ledger_store.record_recommendations:
+            return pd.DataFrame()
+        return recommendation_fates(self.model)
+
+    @cached_property
+    def durability_summary(self) -> pd.DataFrame:
+        """Per-group durability (:func:`~recoursesim.durability.durability_summary`)."""
+        return durability_summary(self.durability) if len(self.durability.columns) else pd.DataFrame()
+
     @property
     def reference_group(self) -> str:
         """The group disparities are measured against (the scenario's, else the first group)."""
@@ -90,6 +107,8 @@ class RunResult:
             "summary.parquet": self.summary,
             "agents.parquet": self.model.agent_frame(),
         }
+        if len(self.durability.columns):
+            frames["durability.parquet"] = self.durability
         if self.model.observers:
             frames["observations.parquet"] = self.model.observations
         written = []
