@@ -69,6 +69,17 @@ _LAZY: dict[str, dict[str, str]] = {
 }
 
 
+#: The packages whose modules define the built-in components (imported on first use).
+BUILTIN_PACKAGES: tuple[str, ...] = (
+    "recoursesim.behaviour",
+    "recoursesim.populations",
+    "recoursesim.recourse",
+    "recoursesim.scoring",
+    "recoursesim.selection",
+    "recoursesim.training",
+)
+
+
 def register[T: type](kind: str, name: str, *aliases: str) -> Callable[[T], T]:
     """Class decorator registering a component under ``name`` (and ``aliases``).
 
@@ -299,6 +310,21 @@ def accepted_parameters(cls: type) -> list[str]:
 _SUPPLIED = frozenset({"population", "schema", "action_defaults"})
 
 
+def supplied_parameters() -> frozenset[str]:
+    """Constructor arguments the builder supplies (the population, its schema and default action set)."""
+    return _SUPPLIED
+
+
+def lazy_builtins() -> dict[str, dict[str, str]]:
+    """Built-in components imported only when named, as ``kind -> name -> "module:Class"``."""
+    return {kind: dict(table) for kind, table in _LAZY.items()}
+
+
+def registered() -> dict[str, dict[str, type]]:
+    """The classes registered so far in this process (built-ins are imported by :func:`names` and :func:`lookup`)."""
+    return {kind: dict(table) for kind, table in _REGISTRY.items()}
+
+
 _loaded = False
 
 
@@ -308,12 +334,8 @@ def _load_builtins() -> None:
     if _loaded:
         return
     _loaded = True
-    import recoursesim.behaviour
-    import recoursesim.populations
-    import recoursesim.recourse
-    import recoursesim.scoring
-    import recoursesim.selection
-    import recoursesim.training  # noqa: F401
+    for package in BUILTIN_PACKAGES:
+        importlib.import_module(package)
     from recoursesim.plugins import load_plugins
 
     load_plugins(strict=False)

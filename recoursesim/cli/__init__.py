@@ -28,7 +28,12 @@ COMMANDS: dict[str, str] = {
     "compare": "compare policies (scenarios) over seeds, with confidence intervals",
     "report": "write a time-resolved fairness report (HTML or Markdown) from run results",
     "dashboard": "serve the interactive Game-of-Recourse dashboard in the browser",
+    "list": "list the bundled scenarios, the components a scenario can name, or the bundled data sets",
+    "show": "print a scenario fully resolved (bases merged in) as a TOML scenario",
 }
+
+#: Commands whose module is not named after them (``list`` would shadow the built-in).
+_MODULES: dict[str, str] = {"list": "listing"}
 
 #: Whom to tell about a bug.
 ISSUES_URL = "the recoursesim maintainers"
@@ -51,7 +56,7 @@ def build_parser(command: str | None = None) -> Parser:
     commands.required = True
     for name, help_text in COMMANDS.items():
         if command is None or name == command:
-            importlib.import_module(f"recoursesim.cli.{name}").add_parser(commands)
+            importlib.import_module(f"recoursesim.cli.{_MODULES.get(name, name)}").add_parser(commands)
         else:
             commands.add_parser(name, help=help_text, add_help=False)
     return parser

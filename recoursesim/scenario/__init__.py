@@ -1,6 +1,13 @@
 """Scenarios: TOML files describing a run, validated on load."""
 
 from recoursesim.scenario.presets import PRESETS
-from recoursesim.scenario.scenario import Scenario, ScenarioError, bundled_names, load_scenario
+from recoursesim.scenario.scenario import (
+    Scenario,
+    ScenarioError,
+    bundled_names,
+    load_scenario,
+    load_table,
+    resolve_table,
+)
 
-__all__ = ["PRESETS", "Scenario", "ScenarioError", "bundled_names", "load_scenario"]
+__all__ = ["PRESETS", "Scenario", "ScenarioError", "bundled_names", "load_scenario", "load_table", "resolve_table"]

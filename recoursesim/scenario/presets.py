@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
+
+from recoursesim.scenario.tables import merge_scenarios
 
 #: The paper-compatible setting of Bell et al. (2024), Table 1 baseline (docs/model.md, "The bell2024 preset"):
 #: T = 20, 1000 initial agents, k = 100, 100 entrants per step, ranker 0.5/0.5, the reference
@@ -25,26 +26,6 @@ BELL2024: dict[str, Any] = {
     "behaviour": {"name": "logit_step"},
     "metrics": {"effort": "score_gain", "reference_group": "advantaged"},
 }
-
-
-def apply_preset(preset: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
-    """Return ``spec`` laid over ``preset``.
-
-    Sections merge key by key, except that a section whose ``name`` differs from the preset's
-    replaces the preset's section entirely (its parameters belong to another component).
-    """
-    merged = copy.deepcopy(preset)
-    for key, value in spec.items():
-        base = merged.get(key)
-        if (
-            isinstance(value, dict)
-            and isinstance(base, dict)
-            and value.get("name", base.get("name")) == base.get("name")
-        ):
-            merged[key] = {**base, **copy.deepcopy(value)}
-        else:
-            merged[key] = copy.deepcopy(value)
-    return merged
 
 
 _CNS = {"name": "cns", "k": 100, "quota": "equal", "threshold": "max"}
@@ -79,5 +60,5 @@ _BELL2024_STRATEGIES: dict[str, dict[str, Any]] = {
 #: Every named preset: ``bell2024`` (the baseline) and one per mitigation column of the paper.
 PRESETS: dict[str, dict[str, Any]] = {
     "bell2024": BELL2024,
-    **{name: apply_preset(BELL2024, overrides) for name, overrides in _BELL2024_STRATEGIES.items()},
+    **{name: merge_scenarios(BELL2024, overrides) for name, overrides in _BELL2024_STRATEGIES.items()},
 }

@@ -8,22 +8,23 @@ import json
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from recoursesim._validate import check_choice, check_int
 from recoursesim.errors import ConfigError
-from recoursesim.metrics.outcomes import EffortMeasure
-from recoursesim.refit_order import refit_order_of
 from recoursesim.registry import build, install, names, plugin_classes
-from recoursesim.scenario.presets import PRESETS, apply_preset
+from recoursesim.scenario.tables import bundled_names, bundled_text, dump_toml, resolve_bases
+
+if TYPE_CHECKING:
+    from recoursesim.metrics.outcomes import EffortMeasure
 
 #: Top-level scenario keys and what they hold.
 SECTIONS: dict[str, str] = {
-    "preset": "name of a preset whose values this file overrides",
+    "base": "a preset, bundled scenario or TOML file whose values this file overrides",
+    "preset": "another spelling of base",
     "name": "short name of the scenario",
     "description": "what the scenario is about",
     "run": "steps (T) and seed",
@@ -74,10 +75,18 @@ class Scenario:
     source: str = "<dict>"
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> Scenario:
-        """Validate a configuration table (as parsed from TOML)."""
+    def from_dict(
+        cls, data: Mapping[str, Any], source: str = "<dict>", *, origin: str | Path | None = None
+    ) -> Scenario:
+        """Validate a configuration table (as parsed from TOML).
+
+        Args:
+            data: The table; ``base`` (or ``preset``) names a scenario it overrides.
+            source: Where it came from, for error messages.
+            origin: The folder a relative ``base`` path is read from (default: the working directory).
+        """
         try:
-            spec = _resolve(dict(data))
+            spec = _resolve(resolve_table(data, source, origin))
             scenario = cls(spec, source)
             scenario.build_model(seed=0, dry_run=True)
         except ScenarioError:
@@ -88,30 +97,20 @@ class Scenario:
 
     @classmethod
     def from_file(cls, path: str | Path) -> Scenario:
-        """Load and validate a TOML scenario file."""
+        """Load and validate a TOML scenario file (a relative ``base`` path starts at its folder)."""
         path = Path(path)
         if not path.is_file():
             bundled = ", ".join(bundled_names())
             raise ConfigError("scenario", f"file {path} not found", f"check the path (bundled scenarios: {bundled})")
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as error:
-            raise ScenarioError(str(path), ConfigError("toml", str(error), "fix the TOML syntax")) from None
-        except UnicodeDecodeError:
-            raise ConfigError("scenario", f"{path} is not a UTF-8 text file", "give a TOML scenario file") from None
-        return cls.from_dict(data, source=str(path))
+        data, source, origin = load_table(path)
+        return cls.from_dict(data, source=source, origin=origin)
 
     @classmethod
     def bundled(cls, name: str = "default") -> Scenario:
         """Load a scenario shipped with the package (``default``, ``bell2024-baseline``, ...)."""
         if name not in bundled_names():
             raise ConfigError("scenario", f"no bundled scenario {name!r}", f"use one of {', '.join(bundled_names())}")
-        text = resources.files("recoursesim.scenarios").joinpath(f"{name}.toml").read_text(encoding="utf-8")
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as error:  # pragma: no cover - bundled files are tested
-            raise ScenarioError(name, ConfigError("toml", str(error), "fix the TOML syntax")) from None
-        return cls.from_dict(data, source=f"{name}.toml")
+        return cls.from_dict(_parse_toml(bundled_text(name), f"{name}.toml"), source=f"{name}.toml")
 
     @property
     def name(self) -> str:
@@ -153,8 +152,14 @@ class Scenario:
                     )
                 table = table[part]
             table[parts[-1]] = value
-        spec.pop("preset", None)
         return Scenario.from_dict(spec, source=self.source)
+
+    def to_toml(self) -> str:
+        """The resolved configuration as TOML: a scenario file that runs as this scenario does."""
+        try:
+            return dump_toml(self.spec)
+        except ConfigError as error:
+            raise ScenarioError(self.source, error) from None
 
     def to_json(self) -> str:
         """The resolved configuration as canonical JSON (sorted keys), for saving with results."""
@@ -175,6 +180,7 @@ class Scenario:
             The model, or ``None`` with ``dry_run``.
         """
         from recoursesim.model import RecourseModel
+        from recoursesim.refit_order import refit_order_of
 
         spec = self.spec
         population_spec = dict(spec["population"])
@@ -240,10 +246,49 @@ def _unpickle_scenario(spec: dict[str, Any], source: str, plugins: dict[str, dic
     return Scenario(spec, source)
 
 
-def bundled_names() -> list[str]:
-    """Names of the scenarios shipped with the package."""
-    folder = resources.files("recoursesim.scenarios")
-    return sorted(item.name.removesuffix(".toml") for item in folder.iterdir() if item.name.endswith(".toml"))
+def resolve_table(data: Mapping[str, Any], source: str = "<dict>", origin: str | Path | None = None) -> dict[str, Any]:
+    """Return a scenario table with its ``base`` chain merged in (no component is built or checked).
+
+    Args:
+        data: The table as parsed from TOML.
+        source: Where it came from: a file path, ``"NAME.toml"`` for a bundled scenario, or ``"<dict>"``.
+        origin: The folder a relative ``base`` path is read from (default: the working directory).
+
+    Raises:
+        ScenarioError: an unknown or unreadable base, or an inheritance cycle.
+    """
+    if source.endswith(".toml") and source.removesuffix(".toml") in bundled_names() and not Path(source).exists():
+        identity = f"bundled:{source.removesuffix('.toml')}"
+    elif source.startswith("<"):
+        identity = None
+    else:
+        identity = f"file:{Path(source).resolve()}"
+    try:
+        return resolve_bases(data, origin=Path(origin) if origin is not None else None, label=source, identity=identity)
+    except ConfigError as error:
+        raise ScenarioError(source, error) from None
+
+
+def load_table(path_or_name: str | Path) -> tuple[dict[str, Any], str, Path | None]:
+    """Read a scenario file or bundled name without validating it: ``(table, source, origin)``."""
+    text = str(path_or_name)
+    if not text.endswith(".toml") and text in bundled_names() and not Path(text).exists():
+        return _parse_toml(bundled_text(text), f"{text}.toml"), f"{text}.toml", None
+    path = Path(path_or_name)
+    if not path.is_file():
+        bundled = ", ".join(bundled_names())
+        raise ConfigError("scenario", f"file {path} not found", f"check the path (bundled scenarios: {bundled})")
+    try:
+        return _parse_toml(path.read_text(encoding="utf-8"), str(path)), str(path), path.parent
+    except UnicodeDecodeError:
+        raise ConfigError("scenario", f"{path} is not a UTF-8 text file", "give a TOML scenario file") from None
+
+
+def _parse_toml(text: str, source: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ScenarioError(source, ConfigError("toml", str(error), "fix the TOML syntax")) from None
 
 
 def load_scenario(path_or_name: str | Path | None = None) -> Scenario:
@@ -260,17 +305,12 @@ def _resolve(data: dict[str, Any]) -> dict[str, Any]:
     unknown = [key for key in data if key not in SECTIONS]
     if unknown:
         raise ConfigError(unknown[0], "unknown top-level key", _key_fix(unknown[0], SECTIONS))
-    if "preset" in data:
-        preset = data["preset"]
-        if preset not in PRESETS:
-            raise ConfigError("preset", f"unknown preset {preset!r}", f"use one of {', '.join(PRESETS)}")
-        data = apply_preset(PRESETS[preset], {k: v for k, v in data.items() if k != "preset"})
     for key in ("name", "description"):
         if key in data and not isinstance(data[key], str):
             raise ConfigError(key, "must be a string", f'write {key} = "..."')
     for section in ("run", "population", "scorer", "selection", "recourse", "behaviour"):
         if section not in data:
-            raise ConfigError(section, "section is missing", f'add a [{section}] table (or preset = "bell2024")')
+            raise ConfigError(section, "section is missing", f'add a [{section}] table (or base = "bell2024")')
     for section in (
         "run",
         "population",

@@ -1,0 +1,202 @@
+"""The registered components and their parameters, for ``recoursesim list components``.
+
+Built-in components are read from their source files (the ``@register`` decorators, the registry's
+lazily imported observers and each class's ``__init__`` signature) without importing them, so
+listing does not pay for scikit-learn, SciPy, pandas or Mesa. The source is the registry's own: a
+test checks that this reading agrees with the imported classes. Plug-ins from installed packages,
+which only exist once imported, are described from the live registry.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from recoursesim import registry
+
+_ROOT = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One constructor parameter a scenario may set.
+
+    Attributes:
+        name: The key in the scenario table.
+        annotation: The type annotation as written (``""`` when there is none).
+        default: The default as written in the source (``None``: required).
+    """
+
+    name: str
+    annotation: str
+    default: str | None
+
+
+@dataclass(frozen=True)
+class ComponentInfo:
+    """A registered component.
+
+    Attributes:
+        kind: One of :data:`recoursesim.registry.KINDS`.
+        name: The name a scenario uses.
+        aliases: Other accepted names.
+        target: The class as ``"module:Class"``.
+        summary: The first line of the class docstring.
+        parameters: The parameters a scenario may set, in signature order.
+    """
+
+    kind: str
+    name: str
+    aliases: tuple[str, ...]
+    target: str
+    summary: str
+    parameters: tuple[Parameter, ...]
+
+
+def components(kind: str | None = None) -> list[ComponentInfo]:
+    """Return every registered component (of one kind), built-ins first, sorted by kind and name."""
+    found = [*builtin_components(), *plugin_components()]
+    return [info for info in found if kind is None or info.kind == kind]
+
+
+@cache
+def builtin_components() -> tuple[ComponentInfo, ...]:
+    """Read the built-in components from the package's source files."""
+    found: list[ComponentInfo] = []
+    for package in registry.BUILTIN_PACKAGES:
+        folder = _module_path(package).parent
+        for path in sorted(folder.glob("*.py")):
+            module = f"{package}.{path.stem}" if path.stem != "__init__" else package
+            for node in _parse(path).body:
+                if isinstance(node, ast.ClassDef):
+                    for kind, name, aliases in _registrations(node):
+                        found.append(_describe(kind, name, aliases, module, node))
+    for kind, table in registry.lazy_builtins().items():
+        for name, target in table.items():
+            module, _, attribute = target.partition(":")
+            lazy_class = _find_class(module, attribute)
+            if lazy_class is not None:
+                found.append(_describe(kind, name, (), module, lazy_class))
+    kinds = list(registry.KINDS)
+    return tuple(sorted(found, key=lambda info: (kinds.index(info.kind), info.name)))
+
+
+def plugin_components() -> list[ComponentInfo]:
+    """Describe the components registered by code outside recoursesim (plug-ins), from the live classes."""
+    found = []
+    for kind, table in registry.registered().items():
+        by_class: dict[type, list[str]] = {}
+        for name, cls in table.items():
+            if not cls.__module__.startswith("recoursesim."):
+                by_class.setdefault(cls, []).append(name)
+        for cls, names in by_class.items():
+            primary = getattr(cls, "registered_name", names[0])
+            primary = primary if primary in names else names[0]
+            signature = inspect.signature(cls)
+            parameters = tuple(
+                Parameter(
+                    p.name,
+                    p.annotation if isinstance(p.annotation, str) else getattr(p.annotation, "__name__", ""),
+                    None if p.default is inspect.Parameter.empty else repr(p.default),
+                )
+                for p in signature.parameters.values()
+                if p.name in registry.accepted_parameters(cls)
+            )
+            summary = (inspect.getdoc(cls) or "").strip().split("\n", 1)[0]
+            aliases = tuple(sorted(name for name in names if name != primary))
+            found.append(
+                ComponentInfo(kind, primary, aliases, f"{cls.__module__}:{cls.__qualname__}", summary, parameters)
+            )
+    return sorted(found, key=lambda info: (info.kind, info.name))
+
+
+def _describe(kind: str, name: str, aliases: tuple[str, ...], module: str, node: ast.ClassDef) -> ComponentInfo:
+    summary = (ast.get_docstring(node) or "").strip().split("\n", 1)[0]
+    return ComponentInfo(kind, name, aliases, f"{module}:{node.name}", summary, _parameters(module, node))
+
+
+def _registrations(node: ast.ClassDef) -> list[tuple[str, str, tuple[str, ...]]]:
+    """The ``@register("kind", "name", *aliases)`` decorators of a class."""
+    found = []
+    for decorator in node.decorator_list:
+        if (
+            isinstance(decorator, ast.Call)
+            and isinstance(decorator.func, ast.Name)
+            and decorator.func.id == "register"
+            and all(isinstance(arg, ast.Constant) and isinstance(arg.value, str) for arg in decorator.args)
+            and len(decorator.args) >= 2
+        ):
+            kind, name, *aliases = (arg.value for arg in decorator.args)  # type: ignore[attr-defined]
+            found.append((kind, name, tuple(aliases)))
+    return found
+
+
+def _parameters(module: str, node: ast.ClassDef) -> tuple[Parameter, ...]:
+    init = _find_init(module, node)
+    if init is None:
+        return ()
+    arguments = init.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults)
+    pairs = [*zip(positional, defaults, strict=True), *zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)]
+    supplied = registry.supplied_parameters()
+    return tuple(
+        Parameter(
+            arg.arg,
+            ast.unparse(arg.annotation) if arg.annotation is not None else "",
+            ast.unparse(default) if default is not None else None,
+        )
+        for arg, default in pairs[1:]  # pairs[0] is self
+        if arg.arg not in supplied
+    )
+
+
+def _find_init(module: str, node: ast.ClassDef) -> ast.FunctionDef | None:
+    """The ``__init__`` a class uses: its own, else the first base's defined in recoursesim."""
+    for item in node.body:
+        if isinstance(item, ast.FunctionDef) and item.name == "__init__":
+            return item
+    tree = _parse(_module_path(module))
+    imported = {
+        alias.asname or alias.name: statement.module
+        for statement in tree.body
+        if isinstance(statement, ast.ImportFrom) and statement.module
+        for alias in statement.names
+    }
+    for base in node.bases:
+        if not isinstance(base, ast.Name):
+            continue
+        home = module if _find_class(module, base.id) is not None else imported.get(base.id)
+        if home is None or not home.startswith("recoursesim"):
+            continue
+        parent = _find_class(home, base.id)
+        if parent is not None:
+            init = _find_init(home, parent)
+            if init is not None:
+                return init
+    return None
+
+
+def _find_class(module: str, name: str) -> ast.ClassDef | None:
+    path = _module_path(module)
+    if not path.is_file():
+        return None
+    for node in _parse(path).body:
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            return node
+    return None
+
+
+def _module_path(module: str) -> Path:
+    """The source file of a recoursesim module, found without importing it."""
+    parts = module.split(".")[1:]
+    folder = _ROOT.joinpath(*parts)
+    return folder / "__init__.py" if folder.is_dir() else folder.with_suffix(".py")
+
+
+@cache
+def _parse(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))

@@ -1,0 +1,174 @@
+"""Scenario tables as files: the bundled ones, inheritance (``base = ...``), and writing TOML back.
+
+``base = "NAME or PATH"`` lays a scenario's own keys over another scenario.
+
+A base is a preset (``bell2024`` ...), a bundled scenario (``german-credit-lending`` ...) or a TOML
+file; a base may itself have a base. ``preset`` is another spelling of ``base``. Merging is deep:
+tables merge key by key at every level, every other value (numbers, strings, lists, the
+``[[observers]]`` list) replaces the base's; a component section (``[population]``, ``[scorer]``
+...) whose ``name`` differs from the base's replaces the base's section whole, since its parameters
+belong to another class. ``name`` and ``description`` are never inherited: they describe the file
+that states them.
+
+This module reads and writes TOML only (no component is imported), so resolving is fast;
+validating the result is :class:`~recoursesim.scenario.Scenario`'s job.
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from collections.abc import Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from recoursesim.errors import ConfigError
+from recoursesim.registry import KINDS
+
+#: The keys naming a scenario's base (``preset`` is the older spelling).
+BASE_KEYS: tuple[str, ...] = ("base", "preset")
+
+#: Sections holding one component table: a changed ``name`` replaces the base's table.
+COMPONENT_SECTIONS: frozenset[str] = frozenset(section for section in KINDS.values() if section != "observers")
+
+#: Keys that describe one file and are not inherited from its base.
+OWN_KEYS: tuple[str, ...] = ("name", "description")
+
+
+def bundled_names() -> list[str]:
+    """Names of the scenarios shipped with the package."""
+    folder = resources.files("recoursesim.scenarios")
+    return sorted(item.name.removesuffix(".toml") for item in folder.iterdir() if item.name.endswith(".toml"))
+
+
+def bundled_text(name: str) -> str:
+    """The TOML text of the bundled scenario ``name``."""
+    return resources.files("recoursesim.scenarios").joinpath(f"{name}.toml").read_text(encoding="utf-8")
+
+
+def dump_toml(table: Mapping[str, Any], header: str = "") -> str:
+    """Write a resolved scenario table as TOML that loads back to the same table.
+
+    Args:
+        table: The table (NumPy scalars are written as the numbers they hold).
+        header: Comment lines put first (each prefixed with ``# ``).
+
+    Raises:
+        ConfigError: a value TOML cannot hold (``None``, an object), naming its key.
+    """
+    import tomli_w
+
+    comment = "".join(f"# {line}".rstrip() + "\n" for line in header.splitlines())
+    return comment + tomli_w.dumps(_plain(table, ""))
+
+
+def _plain(value: Any, where: str) -> Any:
+    if isinstance(value, Mapping):
+        return {str(key): _plain(item, f"{where}.{key}" if where else str(key)) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item, f"{where}[{i}]") for i, item in enumerate(value)]
+    if hasattr(value, "item") and callable(value.item) and type(value).__module__ == "numpy":
+        return value.item()
+    if isinstance(value, bool | int | float | str):
+        return value
+    raise ConfigError(where, f"cannot be written as TOML ({type(value).__name__} {value!r})", "give a TOML value")
+
+
+def merge_scenarios(base: Mapping[str, Any], own: Mapping[str, Any]) -> dict[str, Any]:
+    """Return ``own`` laid over ``base`` (deep merge; a component section of another ``name`` replaces).
+
+    Neither argument is changed. Base keys (``base``/``preset``) are not interpreted here.
+    """
+    merged = copy.deepcopy(dict(base))
+    for key, value in own.items():
+        merged[key] = _merge_value(merged.get(key), value, component=key in COMPONENT_SECTIONS)
+    return merged
+
+
+def _merge_value(old: Any, new: Any, *, component: bool = False) -> Any:
+    if not (isinstance(old, Mapping) and isinstance(new, Mapping)):
+        return copy.deepcopy(new)
+    if component and new.get("name", old.get("name")) != old.get("name"):
+        return copy.deepcopy(dict(new))
+    merged = copy.deepcopy(dict(old))
+    for key, value in new.items():
+        merged[key] = _merge_value(merged.get(key), value)
+    return merged
+
+
+def resolve_bases(
+    data: Mapping[str, Any], *, origin: Path | None = None, label: str = "<dict>", identity: str | None = None
+) -> dict[str, Any]:
+    """Return ``data`` with its chain of bases merged in and the base keys removed.
+
+    Args:
+        data: A scenario table as parsed from TOML.
+        origin: The folder a relative base path is read from (the declaring file's folder;
+            ``None``: the working directory).
+        label: How to call ``data`` in a cycle message (its file name).
+        identity: What ``data`` is, to recognise a base pointing back at it: ``"file:<absolute
+            path>"`` or ``"bundled:<name>"`` (``None``: a table from nowhere, which no base can name).
+
+    Raises:
+        ConfigError: an unknown base, an unreadable base file, ``base`` and ``preset`` both given,
+            or a cycle (``a.toml -> b.toml -> a.toml``).
+    """
+    return _resolve(data, origin, [(identity or f"<{id(data)}>", label)])
+
+
+def _resolve(data: Mapping[str, Any], origin: Path | None, chain: list[tuple[str, str]]) -> dict[str, Any]:
+    given = [key for key in BASE_KEYS if key in data]
+    own = {key: value for key, value in data.items() if key not in BASE_KEYS}
+    if not given:
+        return copy.deepcopy(own)
+    if len(given) > 1:
+        raise ConfigError("preset", "is another spelling of base; both are given", "keep only base = ...")
+    field = given[0]
+    reference = data[field]
+    if not isinstance(reference, str) or not reference.strip():
+        raise ConfigError(field, f"must name a scenario, got {reference!r}", _names_fix())
+    identity, label, parent, parent_origin = _load_base(field, reference, origin)
+    if any(identity == seen for seen, _ in chain):
+        cycle = " -> ".join([*(name for _, name in chain), label])
+        raise ConfigError(field, f"inheritance cycle {cycle}", "remove the base that points back")
+    resolved = _resolve(parent, parent_origin, [*chain, (identity, label)])
+    for key in OWN_KEYS:
+        resolved.pop(key, None)
+    return merge_scenarios(resolved, own)
+
+
+def _load_base(field: str, reference: str, origin: Path | None) -> tuple[str, str, Mapping[str, Any], Path | None]:
+    """Return ``(identity, label, table, origin of its own base)`` for one base reference."""
+    from recoursesim.scenario.presets import PRESETS
+
+    is_path = reference.endswith(".toml") or "/" in reference or "\\" in reference
+    if not is_path:
+        if reference in PRESETS:
+            return f"preset:{reference}", reference, PRESETS[reference], None
+        if reference in bundled_names():
+            return f"bundled:{reference}", reference, _parse(field, reference, bundled_text(reference)), None
+        raise ConfigError(field, f"no preset or bundled scenario {reference!r}", _names_fix())
+    path = Path(reference).expanduser()
+    if not path.is_absolute():
+        path = (origin or Path.cwd()) / path
+    if not path.is_file():
+        raise ConfigError(field, f"base file {path} not found", "check the path (relative paths start at this file)")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(field, f"{path} is not a UTF-8 text file", "name a TOML scenario file") from None
+    return f"file:{path.resolve()}", str(reference), _parse(field, str(path), text), path.resolve().parent
+
+
+def _parse(field: str, where: str, text: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(field, f"{where} is not valid TOML ({error})", "fix the base file's TOML syntax") from None
+
+
+def _names_fix() -> str:
+    from recoursesim.scenario.presets import PRESETS
+
+    return f"name a preset ({', '.join(PRESETS)}), a bundled scenario ({', '.join(bundled_names())}) or a .toml path"
