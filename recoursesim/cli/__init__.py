@@ -30,6 +30,8 @@ COMMANDS: dict[str, str] = {
     "dashboard": "serve the interactive Game-of-Recourse dashboard in the browser",
     "list": "list the bundled scenarios, the components a scenario can name, or the bundled data sets",
     "show": "print a scenario fully resolved (bases merged in) as a TOML scenario",
+    "sensitivity": "global sensitivity analysis of a metric over numeric scenario fields (SALib)",
+    "optimise": "search policies (selector, mitigation, parameters) for one or more objectives (Optuna)",
 }
 
 #: Commands whose module is not named after them (``list`` would shadow the built-in).

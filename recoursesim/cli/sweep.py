@@ -9,12 +9,11 @@ import sys
 from pathlib import Path
 
 from recoursesim.cli._common import non_negative_int, positive_int
+from recoursesim.cli._executor_options import add_executor_arguments, check_executor
 from recoursesim.cli._output import atomic_output_dir, check_out, out_path, slug
 from recoursesim.errors import ConfigError
-from recoursesim.resources import cap_workers, check_run_memory
 from recoursesim.scenario import bundled_names, load_scenario
-from recoursesim.sweep import SweepPlan, SweepReport, SweepStore, make_executor, parse_grid, run_sweep, summarise
-from recoursesim.sweep.executors import DEFAULT_CONNECT_TIMEOUT
+from recoursesim.sweep import SweepPlan, SweepReport, SweepStore, parse_grid, run_sweep, summarise
 from recoursesim.sweep.runner import SweepAbortedError
 
 #: How many failures the command lists before summarising the rest.
@@ -47,16 +46,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="a dotted scenario key and its values, e.g. selection.k=50,100 (repeat for a product grid)",
     )
     parser.add_argument(
-        "--workers",
-        type=positive_int,
-        default=1,
-        help="local worker processes (default 1; capped at the CPU count and the number of runs)",
-    )
-    parser.add_argument(
         "--out", type=out_path, default=None, help="output directory (default: results/sweep-<scenario name>)"
-    )
-    parser.add_argument(
-        "--force", action="store_true", help="run even if the estimated memory exceeds what is available"
     )
     parser.add_argument("--resume", action="store_true", help="continue the same sweep in --out (skip finished runs)")
     parser.add_argument(
@@ -64,18 +54,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         action="store_true",
         help="replace a --out directory that holds files, as a whole, once the new sweep has finished",
     )
-    dask = parser.add_mutually_exclusive_group()
-    dask.add_argument("--scheduler", metavar="ADDRESS", default=None, help="run on a Dask scheduler (tcp://host:8786)")
-    dask.add_argument(
-        "--dask-local", type=positive_int, metavar="W", default=None, help="start a Dask LocalCluster with W workers"
-    )
-    parser.add_argument(
-        "--connect-timeout",
-        type=float,
-        default=DEFAULT_CONNECT_TIMEOUT,
-        metavar="S",
-        help=f"seconds to wait for the Dask scheduler (default {DEFAULT_CONNECT_TIMEOUT:g})",
-    )
+    add_executor_arguments(parser)
     parser.add_argument(
         "--root-seed", type=non_negative_int, default=None, help="root entropy (default: the scenario's run.seed)"
     )
@@ -98,11 +77,7 @@ def sweep(args: argparse.Namespace) -> int:
         root_seed=args.root_seed,
         per_step=not args.pooled_only,
     )
-    workers, note = cap_workers(args.workers, plan.n_runs)
-    dask_local, dask_note = (None, None) if args.dask_local is None else cap_workers(args.dask_local, plan.n_runs)
-    at_once = dask_local or workers
-    for point in plan.points:  # a remote scheduler's memory is not ours to judge: only absurd sizes are refused
-        check_run_memory(point.scenario, runs_at_once=at_once, force=args.force or args.scheduler is not None)
+    executor_choice = check_executor(args, plan.n_runs, [p.scenario for p in plan.points])
     out = args.out or Path("results") / f"sweep-{slug(scenario.name)}"
     if args.overwrite and args.resume:
         raise ConfigError("--overwrite", "cannot be combined with --resume", "continue the sweep, or replace it")
@@ -111,17 +86,12 @@ def sweep(args: argparse.Namespace) -> int:
         check_out(out, overwrite=True)
     else:
         SweepStore(out).check(plan, resume=args.resume, missing_parent_ok=args.out is None)
-    for line in (note, dask_note and dask_note.replace("--workers", "--dask-local")):
-        if line:
-            print(line, file=sys.stderr)
     if args.out is None:
         out.parent.mkdir(parents=True, exist_ok=True)
     try:
         with contextlib.ExitStack() as stack:  # with --overwrite: a new directory, swapped in only when done
             directory = stack.enter_context(atomic_output_dir(out, overwrite=True)) if replace else out
-            with make_executor(
-                workers, scheduler=args.scheduler, dask_local=dask_local, connect_timeout=args.connect_timeout
-            ) as executor:
+            with executor_choice.open() as executor:
                 report = run_sweep(plan, directory, executor=executor, resume=args.resume, progress=not args.quiet)
             summarise(directory)
     except SweepAbortedError as error:

@@ -1,0 +1,55 @@
+"""Policy studies: which scenario fields drive a metric, and which policy meets the objectives best.
+
+```python
+from recoursesim.policy import design, parse_metric, parse_ranges, run_sensitivity
+from recoursesim.scenario import load_scenario
+
+ranges = parse_ranges(["selection.k=10:40", "population.entrants=5:30"])
+the_design = design(ranges, "sobol", 16)
+result = run_sensitivity(load_scenario("default"), the_design, parse_metric("dTTR:disadvantaged"),
+                         "results/sens/sweep", n_seeds=4)
+result.indices  # S1, ST with bootstrap intervals, rank
+```
+
+Modules: :mod:`~recoursesim.policy.space` (ranges, choices, metrics),
+:mod:`~recoursesim.policy.sensitivity` (SALib designs on the sweep engine),
+:mod:`~recoursesim.policy.objectives` (objectives, constraints, Pareto dominance),
+:mod:`~recoursesim.policy.optimise` (the Optuna search), :mod:`~recoursesim.policy.figures`.
+SALib, Optuna, Gymnasium and tomli-w come with the ``policy`` extra and are imported only when used.
+"""
+
+from recoursesim.policy.objectives import Constraint, Objective, parse_constraint, parse_objective
+from recoursesim.policy.optimise import PolicySearch, PolicySpace, policy_toml
+from recoursesim.policy.sensitivity import (
+    SensitivityDesign,
+    SensitivityResult,
+    analyse,
+    design,
+    run_sensitivity,
+    sample_frame,
+    seed_noise_share,
+)
+from recoursesim.policy.space import Choice, MetricSpec, ParamRange, parse_choices, parse_metric, parse_ranges
+
+__all__ = [
+    "Choice",
+    "Constraint",
+    "MetricSpec",
+    "Objective",
+    "ParamRange",
+    "PolicySearch",
+    "PolicySpace",
+    "SensitivityDesign",
+    "SensitivityResult",
+    "analyse",
+    "design",
+    "parse_choices",
+    "parse_constraint",
+    "parse_metric",
+    "parse_objective",
+    "parse_ranges",
+    "policy_toml",
+    "run_sensitivity",
+    "sample_frame",
+    "seed_noise_share",
+]

@@ -1,0 +1,305 @@
+"""Policy search with Optuna: which selector, mitigation and parameters reach the objectives.
+
+Trials are asked from Optuna in batches; every trial of a batch becomes a point of one
+:class:`~recoursesim.sweep.SweepPlan` run on the sweep engine (so a batch runs in parallel on
+local processes or Dask), each for the same seeds; each objective is computed from the metric's
+mean over seeds and stored with its standard error. The study lives in an SQLite file in the
+output directory. A batch is sampled by a TPE sampler seeded with the search seed plus the number
+of finished trials, from the finished trials only, so a stopped search that is resumed asks the
+same trials as one that never stopped (a batch cut short is asked again, and its finished runs
+are reused from its sweep directory).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from recoursesim.errors import ConfigError
+from recoursesim.policy._deps import require
+from recoursesim.policy.objectives import Constraint, Objective, pareto_mask, seed_mean
+from recoursesim.policy.space import Choice, ParamRange
+from recoursesim.scenario import Scenario
+from recoursesim.sweep import Executor, Point, RunTask, SweepPlan, iter_point_results, run_sweep
+from recoursesim.sweep.identity import canonical_json, digest
+from recoursesim.sweep.worker import RunOutcome, execute
+
+STUDY_FILE = "study.db"
+STUDY_NAME = "policy"
+
+
+@dataclass(frozen=True)
+class PolicySpace:
+    """What the search may change: numeric ranges and choices among TOML values.
+
+    Choices are applied first (so a choice of a whole ``selection`` table can be refined by a
+    range on ``selection.k``), then ranges, in key order.
+    """
+
+    ranges: tuple[ParamRange, ...] = ()
+    choices: tuple[Choice, ...] = ()
+
+    def suggest(self, trial: Any) -> dict[str, Any]:
+        """Ask ``trial`` for one value per field; return the scenario overrides."""
+        params: dict[str, Any] = {}
+        for choice in sorted(self.choices, key=lambda c: c.key):
+            labels = [canonical_json(v) for v in choice.values]
+            params[choice.key] = json.loads(trial.suggest_categorical(choice.key, labels))
+        for r in sorted(self.ranges, key=lambda r: r.key):
+            if r.integer:
+                params[r.key] = trial.suggest_int(r.key, int(r.low), int(r.high), log=r.log)
+            else:
+                params[r.key] = trial.suggest_float(r.key, r.low, r.high, log=r.log)
+        return params
+
+    def describe(self) -> dict[str, Any]:
+        """Plain data (stored with the study, checked on resume)."""
+        return {
+            "ranges": [[r.key, r.low, r.high, r.integer, r.log] for r in self.ranges],
+            "choices": [[c.key, list(c.values)] for c in self.choices],
+        }
+
+
+@dataclass
+class PolicySearch:
+    """A resumable Optuna study of policies for a scenario.
+
+    Args:
+        scenario: The base scenario.
+        space: What may change.
+        objectives: One or more objectives.
+        out: Output directory (the study file and the batches' sweeps go here).
+        constraints: Bounds the chosen policy must meet.
+        n_seeds: Seeds per trial.
+        root_seed: Seed of the runs and of the sampler (default: the scenario's ``run.seed``).
+        batch: Trials asked and run together.
+        startup_trials: Random trials before TPE models the results.
+    """
+
+    scenario: Scenario
+    space: PolicySpace
+    objectives: Sequence[Objective]
+    out: Path
+    constraints: Sequence[Constraint] = ()
+    n_seeds: int = 4
+    root_seed: int | None = None
+    batch: int = 1
+    startup_trials: int = 10
+    study_: Any = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.objectives:
+            raise ConfigError("--objective", "no objective given", "give at least one, e.g. 'min |dTTR:female|'")
+        if not self.space.ranges and not self.space.choices:
+            raise ConfigError("--param", "nothing to search over", "give a --param KEY=LO:HI or a --choice KEY=A,B")
+        self.out = Path(self.out)
+        self.seed = self.scenario.seed if self.root_seed is None else self.root_seed
+
+    @property
+    def identity(self) -> str:
+        """Hash of everything that makes the search what it is."""
+        return digest(
+            "policy-search",
+            self.scenario.spec,
+            self.space.describe(),
+            [o.label for o in self.objectives],
+            [c.label for c in self.constraints],
+            self.n_seeds,
+            self.seed,
+            self.batch,
+            self.startup_trials,
+        )
+
+    def open(self, *, resume: bool) -> Any:
+        """Create the study (or load it with ``resume``); mark trials cut short by a stop as interrupted.
+
+        Raises:
+            ConfigError: Resuming a directory without this study, or with another one.
+        """
+        optuna = require("optuna")
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        path = self.out / STUDY_FILE
+        if resume and not path.is_file():
+            raise ConfigError("--resume", f"{self.out} holds no study ({STUDY_FILE})", "drop --resume to start one")
+        self.out.mkdir(parents=True, exist_ok=True)
+        storage = optuna.storages.RDBStorage(f"sqlite:///{path.absolute()}")
+        study = optuna.create_study(
+            storage=storage,
+            study_name=STUDY_NAME,
+            directions=[o.direction for o in self.objectives],
+            load_if_exists=resume,
+        )
+        stored = study.user_attrs.get("identity")
+        if stored is None:
+            study.set_user_attr("identity", self.identity)
+            study.set_user_attr("objectives", [o.label for o in self.objectives])
+        elif stored != self.identity:
+            raise ConfigError(
+                "--out", f"{self.out} holds another search", "resume with the same scenario and options, or a new --out"
+            )
+        running = optuna.trial.TrialState.RUNNING
+        for frozen in study.get_trials(deepcopy=False, states=(running,)):
+            study._storage.set_trial_user_attr(frozen._trial_id, "interrupted", True)
+            study.tell(frozen.number, state=optuna.trial.TrialState.FAIL)
+        self.study_ = study
+        return study
+
+    def counted_trials(self) -> list[Any]:
+        """Finished trials that count toward the budget (not those cut short by a stop)."""
+        optuna = require("optuna")
+        done = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.FAIL)
+        return [t for t in self.study_.get_trials(deepcopy=False, states=done) if not t.user_attrs.get("interrupted")]
+
+    def run(
+        self,
+        n_trials: int,
+        *,
+        executor: Executor | None = None,
+        progress: Callable[[str], None] | None = None,
+        runner: Callable[[RunTask], RunOutcome] = execute,
+    ) -> int:
+        """Ask, run and tell batches until ``n_trials`` trials have finished; return how many ran now."""
+        optuna = require("optuna")
+        ran = 0
+        while (remaining := n_trials - len(self.counted_trials())) > 0:
+            finished = len(self.counted_trials())
+            self.study_.sampler = optuna.samplers.TPESampler(
+                seed=self.seed + finished, n_startup_trials=self.startup_trials, multivariate=True
+            )
+            trials = [self.study_.ask() for _ in range(min(self.batch, remaining))]
+            self._run_batch(trials, executor, runner)
+            ran += len(trials)
+            if progress is not None:
+                progress(f"trials {finished + len(trials)}/{n_trials} finished")
+        return ran
+
+    def _run_batch(self, trials: list[Any], executor: Executor | None, runner: Callable[[RunTask], RunOutcome]) -> None:
+        optuna = require("optuna")
+        points: list[Point] = []
+        point_of: dict[int, int] = {}
+        index_of: dict[str, int] = {}
+        for trial in trials:
+            params = self.space.suggest(trial)
+            try:
+                scenario = self.scenario.with_overrides(params)
+            except ConfigError as error:
+                trial.set_user_attr("error", str(error))
+                self.study_.tell(trial, state=optuna.trial.TrialState.FAIL)
+                continue
+            label = canonical_json(params)
+            if label not in index_of:
+                index_of[label] = len(points)
+                points.append(Point(params, scenario))
+            point_of[trial.number] = index_of[label]
+        if not points:
+            return
+        plan = SweepPlan(tuple(points), n_seeds=self.n_seeds, root_seed=self.seed, per_step=False)
+        directory = self.out / "runs" / plan.sweep_id[:16]
+        directory.parent.mkdir(exist_ok=True)
+        report = run_sweep(plan, directory, executor=executor, resume=directory.exists(), progress=False, runner=runner)
+        errors = {f["point"]: f["error"] for f in report.failures}
+        rows_of = {index: rows for index, _, rows in iter_point_results(directory)}
+        for trial in trials:
+            if trial.number not in point_of:
+                continue
+            point = point_of[trial.number]
+            if point in errors:
+                trial.set_user_attr("error", errors[point])
+                self.study_.tell(trial, state=optuna.trial.TrialState.FAIL)
+                continue
+            self._tell(trial, rows_of[point])
+
+    def _tell(self, trial: Any, rows: pd.DataFrame) -> None:
+        optuna = require("optuna")
+        values = []
+        for i, objective in enumerate(self.objectives):
+            objective.metric.check_against(rows)
+            mean, se, n = seed_mean(objective.metric.per_seed(rows).to_numpy(dtype=float))
+            trial.set_user_attr(f"objective_{i}", {"mean": mean, "se": se, "n": n})
+            values.append(objective.value(mean))
+        for i, constraint in enumerate(self.constraints):
+            constraint.metric.check_against(rows)
+            mean, se, _ = seed_mean(constraint.metric.per_seed(rows).to_numpy(dtype=float))
+            trial.set_user_attr(f"constraint_{i}", {"mean": mean, "se": se})
+            trial.set_constraint(constraint.label, constraint.violation(mean))
+        if not np.isfinite(values).all():
+            trial.set_user_attr("error", "an objective's metric is undefined in every seed")
+            self.study_.tell(trial, state=optuna.trial.TrialState.FAIL)
+            return
+        self.study_.tell(trial, values)
+
+    def trials_frame(self) -> pd.DataFrame:
+        """Every counted trial: number, state, parameters, objectives with SEs, constraints, feasibility, Pareto.
+
+        Objective columns are named by their labels (``"min |dttr:female|"``), their standard
+        errors ``<label>_se``; ``pareto`` marks the feasible complete trials no other dominates.
+        """
+        records = []
+        for t in self.counted_trials():
+            record: dict[str, Any] = {"number": t.number, "state": t.state.name}
+            names = {c.key for c in self.space.choices}
+            for key, value in t.params.items():
+                plain = json.loads(value) if key in names else value
+                record[key] = canonical_json(plain) if isinstance(plain, dict | list) else plain
+            for i, objective in enumerate(self.objectives):
+                attr = t.user_attrs.get(f"objective_{i}", {})
+                record[objective.label] = t.values[i] if t.values is not None else np.nan
+                record[f"{objective.label}_se"] = attr.get("se", np.nan)
+                record[f"{objective.metric.label}_mean"] = attr.get("mean", np.nan)
+            for i, constraint in enumerate(self.constraints):
+                record[constraint.label] = t.user_attrs.get(f"constraint_{i}", {}).get("mean", np.nan)
+            record["feasible"] = t.state.name == "COMPLETE" and all(v <= 0 for v in t.constraints.values())
+            record["error"] = t.user_attrs.get("error", "")
+            records.append(record)
+        frame = pd.DataFrame.from_records(records)
+        frame["pareto"] = False
+        usable = frame.index[frame["feasible"]] if len(frame) else frame.index
+        if len(usable):
+            values = frame.loc[usable, [o.label for o in self.objectives]].to_numpy(dtype=float)
+            signs = np.array([-1.0 if o.maximise else 1.0 for o in self.objectives])
+            frame.loc[usable, "pareto"] = pareto_mask(values * signs)
+        return frame
+
+    def best(self, frame: pd.DataFrame) -> pd.Series | None:
+        """The chosen policy among the Pareto trials (``None`` if no trial is feasible).
+
+        One objective: the best value (lowest trial number on ties). Several: the Pareto trial
+        nearest the ideal point after scaling each objective to ``[0, 1]`` over the front.
+        """
+        front = frame[frame["pareto"]].sort_values("number")
+        if front.empty:
+            return None
+        signs = np.array([-1.0 if o.maximise else 1.0 for o in self.objectives])
+        values = front[[o.label for o in self.objectives]].to_numpy(dtype=float) * signs
+        span = values.max(axis=0) - values.min(axis=0)
+        scaled = (values - values.min(axis=0)) / np.where(span > 0, span, 1.0)
+        return front.iloc[int(np.argmin(np.sqrt((scaled**2).sum(axis=1))))]
+
+    def params_of(self, number: int) -> dict[str, Any]:
+        """The scenario overrides of trial ``number``."""
+        trial = self.study_.trials[number]
+        names = {c.key for c in self.space.choices}
+        return {k: json.loads(v) if k in names else v for k, v in trial.params.items()}
+
+
+def policy_toml(scenario: Scenario, params: dict[str, Any], note: str) -> str:
+    """The scenario with ``params`` applied, as a runnable TOML file (``note`` as a leading comment)."""
+    tomli_w = require("tomli_w")
+    spec = scenario.with_overrides(params).spec
+    text = tomli_w.dumps(_without_none(spec))
+    comment = "".join(f"# {line}\n" for line in note.splitlines())
+    return comment + text
+
+
+def _without_none(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_none(v) for v in value]
+    return value

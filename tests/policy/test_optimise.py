@@ -1,0 +1,146 @@
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("optuna")
+pytest.importorskip("tomli_w")
+
+from recoursesim.cli import main
+from recoursesim.errors import ConfigError
+from recoursesim.policy.objectives import pareto_mask, parse_constraint, parse_objective, seed_mean
+from recoursesim.policy.optimise import PolicySearch, PolicySpace
+from recoursesim.policy.space import ParamRange, parse_metric
+from recoursesim.scenario import Scenario, load_scenario
+from recoursesim.sweep import SweepAbortedError
+from tests.policy._fake_runs import CrashingRunner, bowl_runner
+
+SPACE = PolicySpace(
+    (ParamRange("selection.k", 20, 200, integer=True), ParamRange("population.entrants", 10, 100, True))
+)
+
+
+def _search(out, **kwargs):
+    return PolicySearch(
+        load_scenario("default"),
+        SPACE,
+        [parse_objective("min dTTR:a")],
+        out,
+        n_seeds=2,
+        batch=2,
+        startup_trials=3,
+        **kwargs,
+    )
+
+
+def _history(search):
+    frame = search.trials_frame()
+    return frame[["selection.k", "population.entrants", "min dttr:a", "min dttr:a_se"]].reset_index(drop=True)
+
+
+def test_a_stopped_and_resumed_search_ends_like_an_uninterrupted_one(tmp_path):
+    whole = _search(tmp_path / "whole")
+    whole.open(resume=False)
+    whole.run(10, runner=bowl_runner)
+    expected = _history(whole)
+    assert len(expected) == 10
+
+    # Stopped between batches (a smaller --trials), then resumed with the full budget.
+    parts = _search(tmp_path / "parts")
+    parts.open(resume=False)
+    parts.run(4, runner=bowl_runner)
+    again = _search(tmp_path / "parts")
+    again.open(resume=True)
+    assert again.run(10, runner=bowl_runner) == 6
+    pd.testing.assert_frame_equal(_history(again), expected)
+
+    # Killed in the middle of a batch: the cut-short trials are marked, asked again, and do not count.
+    crashed = _search(tmp_path / "crashed")
+    crashed.open(resume=False)
+    with pytest.raises(SweepAbortedError):
+        crashed.run(10, runner=CrashingRunner(after=9))
+    resumed = _search(tmp_path / "crashed")
+    resumed.open(resume=True)
+    resumed.run(10, runner=bowl_runner)
+    pd.testing.assert_frame_equal(_history(resumed), expected)
+    interrupted = [t for t in resumed.study_.trials if t.user_attrs.get("interrupted")]
+    assert len(interrupted) == 2
+
+    best = {name: s.best(s.trials_frame()) for name, s in (("whole", whole), ("again", again), ("res", resumed))}
+    assert best["whole"] is not None
+    for other in ("again", "res"):
+        assert best[other]["selection.k"] == best["whole"]["selection.k"]
+        assert best[other]["min dttr:a"] == best["whole"]["min dttr:a"]
+
+
+def test_resuming_with_other_options_is_refused(tmp_path):
+    first = _search(tmp_path / "s")
+    first.open(resume=False)
+    other = PolicySearch(load_scenario("default"), SPACE, [parse_objective("max dttr:a")], tmp_path / "s", batch=2)
+    with pytest.raises(ConfigError, match="holds another search"):
+        other.open(resume=True)
+
+
+def test_objectives_and_constraints_by_hand():
+    objective = parse_objective("min |rETR:female - 1|")
+    assert objective.label == "min |retr:female - 1|" and objective.direction == "minimize"
+    assert objective.value(0.7) == pytest.approx(0.3) and objective.value(1.2) == pytest.approx(0.2)
+    assert parse_objective("max selected:all").value(900.0) == 900.0
+    assert parse_objective("min dttr:a + 2").value(1.0) == pytest.approx(3.0)
+    constraint = parse_constraint("selected:all >= 900")
+    assert constraint.violation(950) == -50 and constraint.violation(850) == 50
+    assert parse_constraint("censored:female <= 10").violation(12) == 2
+    for bad in ("min |dttr:a", "lower dttr:a", "min dttr", "min etr:all"):
+        with pytest.raises(ConfigError):
+            parse_objective(bad)
+    assert seed_mean(np.array([1.0, 3.0, np.nan])) == (2.0, pytest.approx(1.0), 2)
+
+
+def test_pareto_mask_by_hand():
+    values = np.array([[1.0, 5.0], [2.0, 2.0], [3.0, 3.0], [5.0, 1.0], [2.0, 2.0]])
+    assert pareto_mask(values).tolist() == [True, True, False, True, True]
+
+
+def test_metric_sums_counts_over_groups():
+    rows = pd.DataFrame(
+        {
+            "seed_index": [0, 0, 0, 0, 1, 1, 1, 1],
+            "step": pd.array([None] * 8, dtype="Int32"),
+            "group": ["a", "a", "b", "b"] * 2,
+            "metric": ["selected_on_entry", "recourse"] * 4,
+            "value": [1.0, 2.0, 3.0, 4.0, 10.0, 20.0, 30.0, 40.0],
+        }
+    )
+    assert parse_metric("selected:all").per_seed(rows).tolist() == [10.0, 100.0]
+    assert parse_metric("selected:b").per_seed(rows).tolist() == [7.0, 70.0]
+    assert parse_metric("recourse:a").per_seed(rows).tolist() == [2.0, 20.0]
+
+
+def test_cli_two_objectives_writes_front_and_a_runnable_best_policy(tmp_path):
+    out = tmp_path / "opt"
+
+    def argv(trials):
+        return [
+        "optimise", "default", "--param", "selection.k=10:60", "--param", "run.steps=3:5",
+        "--choice", "selection.name=top_k,circumstance_normalised",
+        "--objective", "min |dTTR:disadvantaged|", "--objective", "min censored:all",
+        "--constraint", "entered:all >= 200", "--trials", str(trials), "--seeds", "2", "--startup-trials", "2",
+        "--out", str(out), "--quiet",
+        ]  # fmt: skip
+
+    assert main(argv(4)) == 0
+    for name in ("study.db", "trials.parquet", "pareto.parquet", "pareto.png", "best-policy.toml", "optimise.json"):
+        assert (out / name).is_file(), name
+    trials = pd.read_parquet(out / "trials.parquet")
+    assert len(trials) == 4 and trials["pareto"].any()
+    assert set(trials["selection.name"]) <= {"top_k", "circumstance_normalised"}
+    best = Scenario.from_file(out / "best-policy.toml")
+    chosen = trials.set_index("number").loc[json.loads((out / "optimise.json").read_text())["best_trial"]]
+    assert chosen["pareto"]
+    assert best.spec["selection"]["name"] == chosen["selection.name"]
+    assert best.spec["run"]["steps"] == chosen["run.steps"]
+    assert best.spec["selection"]["k"] == chosen["selection.k"]
+    assert len(list((out / "front").glob("trial-*.toml"))) == int(trials["pareto"].sum())
+    assert main([*argv(6), "--resume"]) == 0
+    assert len(pd.read_parquet(out / "trials.parquet")) == 6

@@ -1,0 +1,109 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("SALib")
+
+from recoursesim.cli import main
+from recoursesim.errors import ConfigError
+from recoursesim.policy.sensitivity import design, run_sensitivity, seed_noise_share
+from recoursesim.policy.space import ParamRange, parse_metric, parse_ranges
+from recoursesim.scenario import load_scenario
+from tests.policy._fake_runs import NOISE_SD, known_runner
+
+RANGES = [
+    ParamRange("selection.k", 10, 200, integer=True),
+    ParamRange("population.entrants", 10, 200, integer=True),
+    ParamRange("scorer.intercept", 0.0, 0.1),
+]
+
+
+def test_sobol_recovers_a_known_answer(tmp_path):
+    # y = 4·x1 + x2 (x uniform on [0, 1]) + seed noise; x3 inert. Var(y) = (16 + 1)/12, so
+    # ST(x1) = 16/17 ≈ 0.94, ST(x2) = 1/17 ≈ 0.06, ST(x3) = 0.
+    the_design = design(RANGES, "sobol", 64, seed=3)
+    assert len(the_design.params) == 64 * 5
+    result = run_sensitivity(
+        load_scenario("default"), the_design, parse_metric("dTTR:a"), tmp_path / "sweep", n_seeds=3, runner=known_runner
+    )
+    table = result.indices.set_index("parameter")
+    assert table.loc["selection.k", "rank"] == 1
+    assert table.loc["population.entrants", "rank"] == 2
+    inert = table.loc["scorer.intercept"]
+    assert inert["ST_low"] <= 0 <= inert["ST_high"] or abs(inert["ST"]) < 1e-12
+    assert abs(inert["ST"]) < 0.01 and abs(inert["S1"]) < 0.05
+    assert table.loc["selection.k", "ST_low"] <= 16 / 17 <= table.loc["selection.k", "ST_high"]
+    assert table.loc["selection.k", "ST"] == pytest.approx(16 / 17, abs=0.1)
+    assert table.loc["population.entrants", "ST"] == pytest.approx(1 / 17, abs=0.05)
+    # Every sample runs the same three seeds, so its seed variance is that of the same three noise draws.
+    seeds = np.random.SeedSequence(load_scenario("default").seed).spawn(3)
+    draws = [np.random.default_rng(s.generate_state(1)).normal(0.0, NOISE_SD) for s in seeds]
+    samples = result.samples
+    assert samples["var"].to_numpy() == pytest.approx(np.var(draws, ddof=1))
+    assert result.noise_share == pytest.approx(np.var(draws, ddof=1) / 3 / samples["mean"].var(ddof=1))
+    assert result.noise_share < 0.01
+    assert list(samples.columns[:4]) == ["sample", "selection.k", "population.entrants", "scorer.intercept"]
+    assert (samples["n_seeds"] == 3).all()
+
+
+def test_morris_ranks_the_dominant_parameter_first(tmp_path):
+    the_design = design(RANGES, "morris", 12, seed=1)
+    assert len(the_design.params) == 12 * 4
+    result = run_sensitivity(
+        load_scenario("default"), the_design, parse_metric("dttr:a"), tmp_path / "sweep", n_seeds=2, runner=known_runner
+    )
+    table = result.indices.set_index("parameter")
+    assert table.loc["selection.k", "rank"] == 1
+    assert table.loc["scorer.intercept", "mu_star"] == pytest.approx(0.0, abs=1e-9)
+    assert table.loc["selection.k", "mu_star"] == pytest.approx(4.0, rel=0.1)  # effect of the full range
+
+
+def test_seed_noise_share_by_hand():
+    frame = pd.DataFrame({"mean": [1.0, 2.0, 3.0], "var": [0.3, 0.6, np.nan], "n_seeds": [3, 3, 1]})
+    # noise = mean(0.1, 0.2) = 0.15; Var(1, 2, 3) = 1
+    assert seed_noise_share(frame) == pytest.approx(0.15)
+
+
+def test_equal_rounded_samples_share_a_point():
+    the_design = design([ParamRange("selection.k", 1, 3, integer=True)], "sobol", 16, seed=0)
+    assert the_design.n_points <= 3
+    plan = the_design.plan(load_scenario("default"), 2)
+    assert len(plan.points) == the_design.n_points
+
+
+@pytest.mark.parametrize(
+    ("items", "field"),
+    [(["selection.k=10"], "--param"), (["selection.k=a:b"], "--param selection.k"), (["k=5:1"], "--param k")],
+)
+def test_bad_ranges_name_the_field(items, field):
+    with pytest.raises(ConfigError) as error:
+        parse_ranges(items)
+    assert error.value.field == field
+
+
+def test_cli_morris_writes_the_outputs_and_resumes(tmp_path, capsys):
+    out = tmp_path / "sens"
+    argv = [
+        "sensitivity", "default", "--param", "selection.k=10:40", "--param", "population.entrants=5:30",
+        "--param", "run.steps=3:6", "--metric", "dTTR:disadvantaged", "--method", "morris", "--samples", "2",
+        "--seeds", "2", "--resamples", "50", "--out", str(out), "--quiet",
+    ]  # fmt: skip
+    assert main(argv) == 0
+    for name in ("samples.parquet", "indices.parquet", "sensitivity.png", "sensitivity.json", "sweep/manifest.json"):
+        assert (out / name).is_file(), name
+    first = pd.read_parquet(out / "indices.parquet")
+    assert set(first["parameter"]) == {"selection.k", "population.entrants", "run.steps"}
+    assert main(argv) == 2  # --out holds files
+    assert "already holds files" in capsys.readouterr().err
+    assert main([*argv, "--resume"]) == 0
+    pd.testing.assert_frame_equal(first, pd.read_parquet(out / "indices.parquet"))
+
+
+def test_cli_rejects_an_unknown_metric_in_one_line(tmp_path, capsys):
+    argv = [
+        "sensitivity", "default", "--param", "selection.k=10:40", "--metric", "nope:disadvantaged",
+        "--method", "morris", "--samples", "2", "--seeds", "1", "--out", str(tmp_path / "s"), "--quiet",
+    ]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "'nope' is not a pooled metric" in err[0] and "dttr" in err[0]
