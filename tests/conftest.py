@@ -1,4 +1,4 @@
-"""Suite-wide markers: ``dice`` tests need the optional dice-ml package."""
+"""Suite-wide markers: ``dice`` tests need dice-ml, ``policy`` tests the policy extra."""
 
 from __future__ import annotations
 
@@ -7,18 +7,28 @@ import os
 
 import pytest
 
+#: Marker -> (import names it needs, environment variable that makes them required, extra).
+OPTIONAL = {
+    "dice": (("dice_ml",), "RECOURSESIM_REQUIRE_DICE", "dice"),
+    "policy": (("SALib", "optuna", "gymnasium", "tomli_w"), "RECOURSESIM_REQUIRE_POLICY", "policy"),
+}
+
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip ``dice``-marked tests cleanly when dice-ml is missing.
+    """Skip tests of an optional extra cleanly when its packages are missing.
 
-    ``.ci/run`` installs the ``dice`` extra in its own stage, runs ``-m dice`` and sets
-    ``RECOURSESIM_REQUIRE_DICE=1``, which turns a missing dice-ml into a failure instead.
+    ``.ci/run`` installs each such extra in its own stage, runs ``-m <marker>`` and sets
+    ``RECOURSESIM_REQUIRE_<MARKER>=1``, which turns a missing package into a failure instead.
     """
-    if importlib.util.find_spec("dice_ml") is not None:
-        return
-    if os.environ.get("RECOURSESIM_REQUIRE_DICE") == "1":
-        raise pytest.UsageError("RECOURSESIM_REQUIRE_DICE=1 but dice-ml is not installed: pip install -e '.[dice]'")
-    skip = pytest.mark.skip(reason="needs dice-ml: pip install 'recoursesim[dice]'")
-    for item in items:
-        if item.get_closest_marker("dice") is not None:
-            item.add_marker(skip)
+    for marker, (modules, variable, extra) in OPTIONAL.items():
+        missing = [name for name in modules if importlib.util.find_spec(name) is None]
+        if not missing:
+            continue
+        if os.environ.get(variable) == "1":
+            raise pytest.UsageError(
+                f"{variable}=1 but {', '.join(missing)} is not installed: pip install -e '.[{extra}]'"
+            )
+        skip = pytest.mark.skip(reason=f"needs {', '.join(missing)}: pip install 'recoursesim[{extra}]'")
+        for item in items:
+            if item.get_closest_marker(marker) is not None:
+                item.add_marker(skip)

@@ -4,9 +4,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-pytest.importorskip("optuna")
-pytest.importorskip("tomli_w")
-
 from recoursesim.cli import main
 from recoursesim.errors import ConfigError
 from recoursesim.policy.objectives import pareto_mask, parse_constraint, parse_objective, seed_mean
@@ -15,6 +12,8 @@ from recoursesim.policy.space import ParamRange, parse_metric
 from recoursesim.scenario import Scenario, load_scenario
 from recoursesim.sweep import SweepAbortedError
 from tests.policy._fake_runs import CrashingRunner, bowl_runner
+
+pytestmark = pytest.mark.policy
 
 SPACE = PolicySpace(
     (ParamRange("selection.k", 20, 200, integer=True), ParamRange("population.entrants", 10, 100, True))

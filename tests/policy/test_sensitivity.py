@@ -2,14 +2,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-pytest.importorskip("SALib")
-
 from recoursesim.cli import main
 from recoursesim.errors import ConfigError
 from recoursesim.policy.sensitivity import design, run_sensitivity, seed_noise_share
 from recoursesim.policy.space import ParamRange, parse_metric, parse_ranges
 from recoursesim.scenario import load_scenario
 from tests.policy._fake_runs import NOISE_SD, known_runner
+
+pytestmark = pytest.mark.policy
 
 RANGES = [
     ParamRange("selection.k", 10, 200, integer=True),
