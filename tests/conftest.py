@@ -10,7 +10,7 @@ import pytest
 #: Marker -> (import names it needs, environment variable that makes them required, extra).
 OPTIONAL = {
     "dice": (("dice_ml",), "RECOURSESIM_REQUIRE_DICE", "dice"),
-    "policy": (("SALib", "optuna", "gymnasium", "tomli_w"), "RECOURSESIM_REQUIRE_POLICY", "policy"),
+    "policy": (("SALib", "optuna", "gymnasium"), "RECOURSESIM_REQUIRE_POLICY", "policy"),
 }
 
 

@@ -96,7 +96,6 @@ def optimise(args: argparse.Namespace) -> int:
     from recoursesim.policy.space import check_disjoint, parse_choices, parse_ranges
 
     require("optuna")
-    require("tomli_w")
     if args.overwrite and args.resume:
         raise ConfigError("--overwrite", "cannot be combined with --resume", "continue the search, or replace it")
     scenario = load_scenario(args.scenario)

@@ -15,7 +15,7 @@ Modules: :mod:`~recoursesim.policy.space` (ranges, choices, metrics),
 :mod:`~recoursesim.policy.sensitivity` (SALib designs on the sweep engine),
 :mod:`~recoursesim.policy.objectives` (objectives, constraints, Pareto dominance),
 :mod:`~recoursesim.policy.optimise` (the Optuna search), :mod:`~recoursesim.policy.figures`.
-SALib, Optuna, Gymnasium and tomli-w come with the ``policy`` extra and are imported only when used.
+SALib, Optuna and Gymnasium come with the ``policy`` extra and are imported only when used.
 """
 
 from recoursesim.policy.objectives import Constraint, Objective, parse_constraint, parse_objective

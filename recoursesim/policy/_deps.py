@@ -1,4 +1,4 @@
-"""Lazy imports of the optional ``policy`` extra (SALib, Optuna, Gymnasium, tomli-w)."""
+"""Lazy imports of the optional ``policy`` extra (SALib, Optuna, Gymnasium)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ POLICY_PACKAGES = {
     "SALib": ("SALib", "global sensitivity analysis (recoursesim sensitivity)"),
     "optuna": ("optuna", "policy search (recoursesim optimise)"),
     "gymnasium": ("gymnasium", "the reinforcement-learning environment (recoursesim.gym)"),
-    "tomli_w": ("tomli-w", "writing the best policy as a scenario file (recoursesim optimise)"),
 }
 
 

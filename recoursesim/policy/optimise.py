@@ -290,16 +290,5 @@ class PolicySearch:
 
 def policy_toml(scenario: Scenario, params: dict[str, Any], note: str) -> str:
     """The scenario with ``params`` applied, as a runnable TOML file (``note`` as a leading comment)."""
-    tomli_w = require("tomli_w")
-    spec = scenario.with_overrides(params).spec
-    text = tomli_w.dumps(_without_none(spec))
-    comment = "".join(f"# {line}\n" for line in note.splitlines())
-    return comment + text
-
-
-def _without_none(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _without_none(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_without_none(v) for v in value]
-    return value
+    comment = "".join(f"# {line}".rstrip() + "\n" for line in note.splitlines())
+    return comment + scenario.with_overrides(params).to_toml()
