@@ -10,7 +10,14 @@ from recoursesim.auditors.ccm.divergence import jscd, klcd, rmscd
 from recoursesim.auditors.ccm.generate import generate_counterfactuals
 from recoursesim.auditors.ccm.mapping import cdf_at, empirical_cdf, ordinal_map, quantile_map
 from recoursesim.auditors.ccm.matrix import CCM_CELLS, ECCM_CELLS, ccm, ccm_from_eccm, eccm
-from recoursesim.auditors.ccm.metrics import CCM_METRICS, ECCM_METRICS, ccm_metrics, eccm_metrics
+from recoursesim.auditors.ccm.metrics import (
+    CCM_METRICS,
+    ECCM_METRICS,
+    PERFORMANCE_METRICS,
+    ccm_metrics,
+    eccm_metrics,
+    performance_metrics,
+)
 from recoursesim.auditors.ccm.observer import CounterfactualSwitchObserver
 from recoursesim.auditors.ccm.pca_check import subspace_valid
 from recoursesim.auditors.ccm.report import audit, ccm_parity, ccm_report
@@ -20,6 +27,7 @@ __all__ = [
     "CCM_METRICS",
     "ECCM_CELLS",
     "ECCM_METRICS",
+    "PERFORMANCE_METRICS",
     "CounterfactualSwitchObserver",
     "audit",
     "ccm",
@@ -35,6 +43,7 @@ __all__ = [
     "jscd",
     "klcd",
     "ordinal_map",
+    "performance_metrics",
     "quantile_map",
     "rmscd",
     "subspace_valid",

@@ -12,6 +12,8 @@ from recoursesim.errors import DataError
 CCM_METRICS = ("CR", "SR", "PSR", "NCR", "NSR", "PCR", "PCP", "PSDR", "CMCC")
 #: Names of the ECCM metrics, in report order.
 ECCM_METRICS = ("TSNR", "FSNR", "TSPR", "FSPR", "TPSR", "FPSR", "TNSR", "FNSR")
+#: Names of the classic performance metrics of the original predictions, in report order.
+PERFORMANCE_METRICS = ("ACC", "TPR", "TNR")
 
 
 def _counts(counts: Mapping[str, int], cells: tuple[str, ...]) -> dict[str, float]:
@@ -86,4 +88,27 @@ def eccm_metrics(counts: Mapping[str, int], zero_division: float = math.nan) -> 
         "FPSR": _ratio(c["FSN"], c["FCP"] + c["FSN"], zero_division),
         "TNSR": _ratio(c["TSP"], c["TSP"] + c["TCN"], zero_division),
         "FNSR": _ratio(c["FSP"], c["FSP"] + c["FCN"], zero_division),
+    }
+
+
+def performance_metrics(counts: Mapping[str, int], zero_division: float = math.nan) -> dict[str, float]:
+    """Accuracy, true-positive and true-negative rate of the *original* predictions, from the ECCM.
+
+    An ECCM row splits each original prediction by the counterfactual's, so the ordinary confusion
+    matrix is a sum of its cells: TP = TCP + TSN, FN = FSP + FCN, FP = FCP + FSN, TN = TSP + TCN.
+
+    Args:
+        counts: The eight ECCM cells.
+        zero_division: Value of a rate whose denominator is 0 (NaN by default).
+
+    Returns:
+        ``ACC``, ``TPR`` and ``TNR``, named as in :data:`PERFORMANCE_METRICS`.
+    """
+    c = _counts(counts, ECCM_CELLS)
+    tp, fn = c["TCP"] + c["TSN"], c["FSP"] + c["FCN"]
+    fp, tn = c["FCP"] + c["FSN"], c["TSP"] + c["TCN"]
+    return {
+        "ACC": _ratio(tp + tn, tp + tn + fp + fn, zero_division),
+        "TPR": _ratio(tp, tp + fn, zero_division),
+        "TNR": _ratio(tn, tn + fp, zero_division),
     }

@@ -11,7 +11,7 @@ import pandas as pd
 
 from recoursesim.auditors.ccm.divergence import jscd, klcd, rmscd
 from recoursesim.auditors.ccm.matrix import ccm, eccm
-from recoursesim.auditors.ccm.metrics import CCM_METRICS, ECCM_METRICS, ccm_metrics, eccm_metrics
+from recoursesim.auditors.ccm.metrics import CCM_METRICS, ECCM_METRICS, ccm_metrics, eccm_metrics, performance_metrics
 from recoursesim.errors import ConfigError, DataError
 
 #: Metrics compared by :func:`ccm_parity`.
@@ -96,6 +96,7 @@ def _scope_row(
         extended = eccm(truth[mask], pred[mask], pred_cf[mask])
         row.update(extended)
         row.update(eccm_metrics(extended, zero_division))
+        row.update(performance_metrics(extended, zero_division))
     row["RMSCD"] = rmscd(s[mask], s_cf[mask])
     row["KLCD"] = klcd(s[mask], s_cf[mask], bins=bins)
     row["JSCD"] = jscd(s[mask], s_cf[mask], bins=bins)

@@ -14,6 +14,7 @@ from recoursesim.auditors.ccm import (
     ccm_metrics,
     eccm,
     eccm_metrics,
+    performance_metrics,
 )
 from recoursesim.errors import DataError
 
@@ -93,12 +94,20 @@ def test_heart_disease_regression(metric, model, scope, expected):
 
 
 def test_heart_disease_tpr_tnr():
+    # the paper's TPR and TNR of the original predictions (Table 5), from the ECCM cells
     for group, tpr, tnr in (("M→F", 87.3, 65.1), ("F→M", 72.7, 96.8)):
-        c = _scope_counts("ours", group)
-        tp, fn = c["TCP"] + c["TSN"], c["FSP"] + c["FCN"]
-        tn, fp = c["TSP"] + c["TCN"], c["FCP"] + c["FSN"]
-        assert 100 * tp / (tp + fn) == pytest.approx(tpr, abs=0.05)
-        assert 100 * tn / (tn + fp) == pytest.approx(tnr, abs=0.05)
+        m = performance_metrics(_scope_counts("ours", group))
+        assert 100 * m["TPR"] == pytest.approx(tpr, abs=0.05)
+        assert 100 * m["TNR"] == pytest.approx(tnr, abs=0.05)
+
+
+def test_tiny_performance_metrics():
+    # TP = TCP + TSN = 3, FN = FSP + FCN = 2, FP = FCP + FSN = 2, TN = TSP + TCN = 3
+    m = performance_metrics(eccm(Y, P, PCF))
+    assert m == pytest.approx({"ACC": 0.6, "TPR": 0.6, "TNR": 0.6}, abs=1e-12)
+    skewed = dict(TCP=5, TSN=1, FSP=0, FCN=2, FCP=1, FSN=0, TSP=0, TCN=11)  # TP 6, FN 2, FP 1, TN 11
+    assert performance_metrics(skewed) == pytest.approx({"ACC": 17 / 20, "TPR": 6 / 8, "TNR": 11 / 12})
+    assert math.isnan(performance_metrics(dict.fromkeys(ECCM_CELLS, 0))["ACC"])
 
 
 def test_gan_total_sr_unrounded():
