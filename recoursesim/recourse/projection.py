@@ -24,7 +24,7 @@ def project_l2(
         x: ``(n, d)`` current points.
         lo: ``(n, d)`` lower bounds.
         hi: ``(n, d)`` upper bounds.
-        w: ``(d,)`` hyperplane normal.
+        w: ``(d,)`` hyperplane normal, or ``(n, d)``: one per row.
         c: ``(d,)`` positive cost weights.
         target: ``(n,)`` required value of ``w · x'``.
 
@@ -34,7 +34,8 @@ def project_l2(
     """
     n = x.shape[0]
     x0 = np.clip(x, lo, hi)
-    need = target - x0 @ w
+    w = np.broadcast_to(w, x.shape)
+    need = target - (x0 * w).sum(axis=1)
     s = w / c
     slope = w * s
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -50,7 +51,7 @@ def project_l2(
     finite = np.isfinite(breaks)
     safe = np.where(finite, breaks, 0.0)
     clipped = np.clip(safe[:, :, None], start[:, None, :], end[:, None, :])
-    gained = ((clipped - start[:, None, :]) * slope).sum(axis=2)
+    gained = ((clipped - start[:, None, :]) * slope[:, None, :]).sum(axis=2)
     gained = np.where(finite, gained, np.inf)
     below = gained < need[:, None]
     last = np.maximum(below.sum(axis=1) - 1, 0)

@@ -1,0 +1,137 @@
+"""What the horizon-aware generators share: a base generator whose recommendations they make last longer.
+
+A horizon-aware generator wraps an ordinary one (its *base*: ``linear``, ``exact_linear``,
+``search``, ``auto`` …) and keeps the base's action set and cost model. For every agent below
+the cut-off it first asks for a stronger recommendation (past the cut-off by a margin, or valid
+under every model near the current one); where none exists within the action set, the agent
+gets the base's ordinary recommendation at the cut-off instead. So the horizon-aware generators
+never recommend less than the base does, and every recommendation they report as found is
+accepted by the current model and legal (docs/durability.md).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from recoursesim.errors import ConfigError
+from recoursesim.scoring.base import Scorer, margin_of
+
+if TYPE_CHECKING:
+    from recoursesim.features import FeatureSchema
+
+#: The registered names of the horizon-aware generators (a base may not be one of them).
+WRAPPERS = ("margin", "horizon_margin", "worst_case", "roar")
+
+
+def default_base(schema: FeatureSchema | None) -> dict[str, Any]:
+    """``linear`` (the exact L2 projection) for all-numeric features, ``auto`` for mixed-type ones."""
+    if schema is None or bool(np.all(schema.is_numeric)):
+        return {"name": "linear"}
+    return {"name": "auto"}
+
+
+class HorizonRecourse(ABC):
+    """Base class of the horizon-aware generators (see the module docstring).
+
+    Args:
+        base: The generator to strengthen, as a scenario table (``{ name = "auto" }``); default
+            ``linear`` for all-numeric features, ``auto`` otherwise.
+        schema: Supplied by the builder.
+        action_defaults: Supplied by the builder.
+        population: Supplied by the builder.
+        feature_names: Supplied by the model.
+    """
+
+    def __init__(
+        self,
+        base: Mapping[str, Any] | None = None,
+        schema: FeatureSchema | None = None,
+        action_defaults: Mapping[str, Any] | None = None,
+        population: Any = None,
+        feature_names: Sequence[str] = ("x0", "x1"),
+    ) -> None:
+        from recoursesim import registry  # the registry imports this package
+
+        self.base = dict(base) if base is not None else None
+        self.schema = schema
+        self.action_defaults = action_defaults
+        self.population = population
+        self.feature_names = tuple(feature_names)
+        spec = self.base if self.base is not None else default_base(schema)
+        if not isinstance(spec, Mapping) or spec.get("name") in WRAPPERS:
+            raise ConfigError("base", "must name an ordinary generator", 'use e.g. base = { name = "auto" }')
+        self.base_ = registry.build(
+            "recourse",
+            spec,
+            section="base",
+            schema=schema,
+            action_defaults=action_defaults,
+            population=population,
+            feature_names=self.feature_names,
+        )
+        #: Per agent of the latest call: whether the stronger recommendation was given.
+        self.strengthened_ = np.zeros(0, dtype=bool)
+
+    @property
+    def actions_(self) -> Any:
+        """The base generator's action set."""
+        return getattr(self.base_, "actions_", None)
+
+    def cost(self, moves: np.ndarray) -> np.ndarray:
+        """The base generator's price of each move."""
+        return np.asarray(self.base_.cost(moves), dtype=float)
+
+    def recommend(
+        self, features: np.ndarray, scores: np.ndarray, threshold: float | np.ndarray, scorer: Scorer
+    ) -> np.ndarray:
+        """The stronger recommendation where one exists, else the base's; agents at the cut-off stay put."""
+        features = np.asarray(features, dtype=float)
+        scores = np.asarray(scores, dtype=float)
+        n = features.shape[0]
+        limit = np.broadcast_to(np.asarray(threshold, dtype=float), (n,))
+        self.prepare(features, scores, limit, scorer)
+        recommendation = features.copy()
+        strong = np.zeros(n, dtype=bool)
+        reports = hasattr(self.base_, "found_")
+        found = np.ones(n, dtype=bool)
+        rows = np.flatnonzero(scores < limit)
+        if rows.size:
+            moved, ok = self.strengthen(features[rows], scores[rows], limit[rows], scorer)
+            ok &= np.asarray(scorer.score(moved), dtype=float) >= limit[rows]
+            if self.actions_ is not None and hasattr(self.actions_, "is_valid"):
+                ok &= self.actions_.is_valid(features[rows], moved)
+            recommendation[rows[ok]] = moved[ok]
+            strong[rows[ok]] = True
+            rest = rows[~ok]
+            if rest.size:
+                plain = np.asarray(self.base_.recommend(features[rest], scores[rest], limit[rest], scorer), dtype=float)
+                recommendation[rest] = plain
+                if reports:
+                    found[rest] = np.asarray(self.base_.found_, dtype=bool)
+        self.strengthened_ = strong
+        if reports:
+            self.found_ = found
+        return recommendation
+
+    def prepare(self, features: np.ndarray, scores: np.ndarray, threshold: np.ndarray, scorer: Scorer) -> None:  # noqa: B027
+        """Learn from this call before recommending (the margin generator keeps its history here)."""
+
+    @abstractmethod
+    def strengthen(
+        self, features: np.ndarray, scores: np.ndarray, threshold: np.ndarray, scorer: Scorer
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Stronger points for agents below ``threshold``, and whether each was found."""
+
+
+def margin_scale(scorer: Scorer, scores: np.ndarray, threshold: np.ndarray) -> str:
+    """The link from the scorer's margin to its score: the scorer's own, else ``logistic`` for probabilities."""
+    exact = margin_of(scorer)
+    if exact is not None:
+        return exact[1]
+    from recoursesim.recourse.mixed import link_of
+
+    return link_of(scores, threshold)

@@ -1,0 +1,189 @@
+"""The cheapest recommendation valid for every model near the current one (in the spirit of ROAR)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from sklearn.base import clone
+
+from recoursesim._validate import check_choice, check_float, check_int
+from recoursesim.errors import ConfigError
+from recoursesim.recourse.horizon import HorizonRecourse
+from recoursesim.recourse.linear import LinearRecourse
+from recoursesim.recourse.mixed import observed_rows
+from recoursesim.recourse.projection import project_l2
+from recoursesim.registry import register
+from recoursesim.scoring.base import LinearForm, Scorer, linear_form_of
+
+if TYPE_CHECKING:
+    from recoursesim.features import FeatureSchema
+
+#: The dual of each weight-ball norm: the worst case over ``‖Δw‖ <= r`` takes ``r ‖x‖_dual`` off the margin.
+_DUAL = {"l2": 2, "linf": 1}
+
+
+def worst_case_margin(form: LinearForm, features: np.ndarray, radius: float, norm: str = "l2") -> np.ndarray:
+    """``min over ‖w' - w‖ <= radius`` of ``w'·x + b``, which is ``w·x + b - radius ‖x‖_*`` (``*`` the dual norm).
+
+    For the L2 ball the minimiser is ``w' = w - radius x / ‖x‖`` (Cauchy–Schwarz), so the worst
+    case takes ``radius ‖x‖₂`` off the margin; for the L∞ ball (a box around every weight, as in
+    ROAR) it is ``w' = w - radius sign(x)`` and takes ``radius ‖x‖₁`` off.
+    """
+    norm_of = np.linalg.norm(np.asarray(features, dtype=float), ord=_DUAL[norm], axis=1)
+    return form.margin(features) - radius * norm_of
+
+
+@register("recourse", "worst_case", "roar")
+class WorstCaseRecourse(HorizonRecourse):
+    """The cheapest legal move that every model in a set around the current one accepts.
+
+    **Linear and logistic models** (a scorer with a linear form, with the ``linear`` base): the
+    set is every weight vector within ``radius`` of the current one (``norm`` ``"l2"``: a ball;
+    ``"linf"``: a box, as in ROAR), the intercept fixed. The worst case of a point is then
+    :func:`worst_case_margin` in closed form, and the cheapest point whose worst case reaches the
+    cut-off solves ``min c(x' - x)`` subject to ``w·x' - radius ‖x'‖_* >= s`` inside the action
+    set: a convex problem. Its optimum is a fixed point of "project onto the hyperplane of the
+    worst-case weights at the solution" (the KKT conditions of the two problems coincide), which
+    is iterated to convergence (``max_iter``, ``tol``) with the base's exact weighted-L2
+    projection. It is exact up to ``tol``.
+
+    **Any other model**: the set is the current model plus ``n_models`` refits of the same
+    estimator on bootstrap resamples of observed rows (``reference``, default the population's
+    training rows) labelled by the current model's decisions at the median cut-off; the
+    worst-case score of a point is the lowest of their scores, and the base generator (``auto``:
+    ``search`` for such a model) looks for the cheapest point whose worst-case score reaches the
+    cut-off. Refits are made once per model (again after every refit of a trainer).
+
+    Args:
+        radius: How far the weights may move (the ball's radius; 0 gives the base's recommendation).
+        norm: ``"l2"`` or ``"linf"``: the norm of the weight ball.
+        n_models: Bootstrap refits (models without a linear form).
+        reference: ``(m, d)`` observed rows in code space for the refits (default: the population's).
+        seed: Seed of the bootstrap resamples.
+        max_iter: Fixed-point iterations (linear models).
+        tol: Largest change of a coordinate at convergence (linear models).
+        base: The generator to strengthen (see :class:`~recoursesim.recourse.horizon.HorizonRecourse`).
+        schema: Supplied by the builder.
+        action_defaults: Supplied by the builder.
+        population: Supplied by the builder.
+        feature_names: Supplied by the model.
+    """
+
+    def __init__(
+        self,
+        radius: float = 0.1,
+        norm: str = "l2",
+        n_models: int = 8,
+        reference: Sequence[Sequence[float]] | None = None,
+        seed: int = 0,
+        max_iter: int = 200,
+        tol: float = 1e-10,
+        base: Mapping[str, Any] | None = None,
+        schema: FeatureSchema | None = None,
+        action_defaults: Mapping[str, Any] | None = None,
+        population: Any = None,
+        feature_names: Sequence[str] = ("x0", "x1"),
+    ) -> None:
+        super().__init__(base, schema, action_defaults, population, feature_names)
+        self.radius = check_float("radius", radius, minimum=0.0)
+        self.norm = check_choice("norm", norm, list(_DUAL))
+        self.n_models = check_int("n_models", n_models, minimum=1)
+        self.reference = reference
+        self.seed = check_int("seed", seed, minimum=0)
+        self.max_iter = check_int("max_iter", max_iter, minimum=1)
+        self.tol = check_float("tol", tol, minimum=0.0)
+        self._model: Scorer | None = None
+        self._ensemble: _WorstOf | None = None
+
+    def strengthen(
+        self, features: np.ndarray, scores: np.ndarray, threshold: np.ndarray, scorer: Scorer
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The cheapest point whose worst case over the model set reaches ``threshold``."""
+        if self.radius == 0:
+            return features.copy(), np.zeros(features.shape[0], dtype=bool)
+        form = linear_form_of(scorer)
+        if form is not None and isinstance(self.base_, LinearRecourse) and self.base_.norm == "l2":
+            return self.solve_linear(features, threshold, form)
+        worst = self._worst_of(scorer, threshold)
+        worst_scores = worst.score(features)
+        moved = np.asarray(self.base_.recommend(features, worst_scores, threshold, worst), dtype=float)
+        ok = worst.score(moved) >= threshold
+        return moved, ok
+
+    def solve_linear(
+        self, features: np.ndarray, threshold: np.ndarray, form: LinearForm
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The exact cheapest point (weighted L2, within the base's box) whose worst-case margin reaches the cut-off."""
+        base = self.base_
+        assert isinstance(base, LinearRecourse)
+        target = np.asarray(form.to_margin(threshold), dtype=float) - form.intercept
+        lo, hi = base.actions_.box(features)
+        point = features.copy()
+        for _ in range(self.max_iter):
+            weights = np.asarray(form.coef, dtype=float)[None, :] - self.radius * _dual_direction(point, self.norm)
+            moved, _ = project_l2(features, lo, hi, weights, base.weights_, target)
+            change = float(np.max(np.abs(moved - point))) if moved.size else 0.0
+            point = moved
+            if change <= self.tol:
+                break
+        slack = 1e-9 * (1 + np.abs(target))
+        ok = worst_case_margin(form, point, self.radius, self.norm) - form.intercept >= target - slack
+        return point, ok
+
+    def _worst_of(self, scorer: Scorer, threshold: np.ndarray) -> _WorstOf:
+        """The current model with its bootstrap refits (made once per model), or its closed-form worst case."""
+        if scorer is self._model and self._ensemble is not None:
+            return self._ensemble
+        form = linear_form_of(scorer)
+        if form is not None:
+            ensemble = _WorstOf([scorer], form, self.radius, self.norm)
+        else:
+            ensemble = _WorstOf([scorer, *self._refits(scorer, threshold)], None, 0.0, self.norm)
+        self._model, self._ensemble = scorer, ensemble
+        return ensemble
+
+    def _refits(self, scorer: Scorer, threshold: np.ndarray) -> list[Scorer]:
+        estimator = getattr(scorer, "estimator", None)
+        if estimator is None:
+            raise ConfigError(
+                "recourse.name",
+                f"'worst_case' refits the model on bootstrap samples and {type(scorer).__name__} has no estimator",
+                "use a scikit-learn model (scorer 'model') or a linear scorer",
+            )
+        from recoursesim.scoring.classifier import ClassifierScorer
+
+        rows = np.asarray(observed_rows(self.reference, self.population, "worst_case", "refit the model on"), float)
+        labels = np.asarray(scorer.score(rows), dtype=float) >= float(np.median(threshold))
+        rng = np.random.default_rng(self.seed)
+        models: list[Scorer] = []
+        for _ in range(self.n_models):
+            pick = rng.integers(0, rows.shape[0], size=rows.shape[0])
+            if np.unique(labels[pick]).size < 2:  # a resample with one class cannot be fitted
+                continue
+            fitted = clone(estimator).fit(rows[pick], labels[pick].astype(int))
+            models.append(ClassifierScorer(fitted, output=getattr(scorer, "output_", "auto")))
+        return models
+
+
+def _dual_direction(points: np.ndarray, norm: str) -> np.ndarray:
+    """The unit direction in which the worst-case weights move away from each point (``x/‖x‖₂`` or ``sign(x)``)."""
+    if norm == "linf":
+        return np.sign(points)
+    length = np.linalg.norm(points, axis=1, keepdims=True)
+    return np.divide(points, length, out=np.zeros_like(points), where=length > 0)
+
+
+class _WorstOf:
+    """A scorer giving the lowest score of several models, or the closed-form worst case of a linear one."""
+
+    def __init__(self, models: list[Scorer], form: LinearForm | None, radius: float, norm: str) -> None:
+        self.models, self.form, self.radius, self.norm = models, form, radius, norm
+
+    def score(self, features: np.ndarray) -> np.ndarray:
+        features = np.asarray(features, dtype=float)
+        if self.form is not None:
+            margin = worst_case_margin(self.form, features, self.radius, self.norm)
+            return np.asarray(self.form.to_score(margin), dtype=float)
+        return np.min([np.asarray(m.score(features), dtype=float) for m in self.models], axis=0)

@@ -1,0 +1,129 @@
+"""The horizon-aware generators: closed forms, learned margins, conformance (docs/durability.md)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize
+from sklearn.linear_model import LogisticRegression
+
+from recoursesim import registry
+from recoursesim.checks.recourse import check_recourse
+from recoursesim.durability import recommendation_fates
+from recoursesim.recourse import MarginRecourse, WorstCaseRecourse, worst_case_margin
+from recoursesim.scenario import Scenario
+from recoursesim.scoring.base import LinearForm
+from recoursesim.scoring.classifier import ClassifierScorer
+from recoursesim.simulate import simulate
+from tests.durability.test_measures import RisingCutoff
+
+
+def _logistic(coef, intercept):
+    model = LogisticRegression().fit([[0.0, 0.0], [1.0, 1.0]], [0, 1])
+    model.coef_ = np.array([coef], dtype=float)
+    model.intercept_ = np.array([intercept], dtype=float)
+    return ClassifierScorer(model)
+
+
+def test_worst_case_move_on_a_two_feature_logistic_model_equals_its_closed_form():
+    # w = (3, 4), b = -1, cut-off p = 0.5 (margin 0), radius 1 in L2. From x = 0.1 w/|w| the cheapest
+    # point whose worst-case margin w.x' - 1 - |x'| reaches 0 lies on the ray of w:
+    # t |w| - 1 - t = 0 -> t = 1/4, x' = (0.15, 0.20). The plain projection stops at t = 1/5.
+    scorer = _logistic([3.0, 4.0], -1.0)
+    x = np.array([[0.06, 0.08]])
+    generator = WorstCaseRecourse(radius=1.0)
+    moved = generator.recommend(x, scorer.score(x), 0.5, scorer)
+    np.testing.assert_allclose(moved, [[0.15, 0.20]], atol=1e-9)
+    assert generator.strengthened_.all()
+    plain = WorstCaseRecourse(radius=0.0).recommend(x, scorer.score(x), 0.5, scorer)
+    np.testing.assert_allclose(plain, [[0.12, 0.16]], atol=1e-12)
+
+
+def test_worst_case_box_ball_on_the_positive_quadrant_is_a_shifted_projection():
+    # ROAR's box: |w'_j - w_j| <= 1. For x' > 0 the worst weights are w - (1, 1) = (2, 3); from
+    # x = (0.1, 0.1) the projection onto 2 x0 + 3 x1 = 1 adds (1 - 0.5) / 13 * (2, 3).
+    scorer = _logistic([3.0, 4.0], -1.0)
+    x = np.array([[0.1, 0.1]])
+    moved = WorstCaseRecourse(radius=1.0, norm="linf").recommend(x, scorer.score(x), 0.5, scorer)
+    np.testing.assert_allclose(moved, [[0.1 + 1 / 13, 0.1 + 1.5 / 13]], atol=1e-9)
+
+
+def test_worst_case_margin_is_the_minimum_over_the_ball():
+    form = LinearForm(np.array([3.0, 4.0]), -1.0)
+    x = np.array([[0.3, -0.7]])
+    angles = np.linspace(0, 2 * np.pi, 20001)
+    ball = form.coef + 0.5 * np.c_[np.cos(angles), np.sin(angles)]
+    brute = (ball @ x[0]).min() + form.intercept
+    assert worst_case_margin(form, x, 0.5)[0] == pytest.approx(brute, abs=1e-6)
+    corners = form.coef + 0.5 * np.array([[1, 1], [1, -1], [-1, 1], [-1, -1]])
+    assert worst_case_margin(form, x, 0.5, "linf")[0] == pytest.approx((corners @ x[0]).min() + form.intercept)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.floats(0.5, 3.0), st.floats(0.5, 3.0), st.floats(-1.0, 1.0), st.floats(0.05, 0.4),
+    st.floats(0.0, 0.5), st.floats(0.0, 0.5), st.floats(0.55, 0.9),
+)  # fmt: skip
+def test_worst_case_move_is_the_convex_optimum(w0, w1, b, radius, x0, x1, p):
+    scorer = _logistic([w0, w1], b)
+    x = np.array([[x0, x1]])
+    if scorer.score(x)[0] >= p:
+        return
+    moved = WorstCaseRecourse(radius=radius).recommend(x, scorer.score(x), p, scorer)[0]
+    need = np.log(p / (1 - p)) - b
+    w = np.array([w0, w1])
+    constraint = {"type": "ineq", "fun": lambda z: w @ z - radius * np.linalg.norm(z) - need}
+    best = minimize(lambda z: np.sum((z - x[0]) ** 2), x[0] + 1.0, constraints=[constraint], method="SLSQP", tol=1e-12)
+    assert w @ moved - radius * np.linalg.norm(moved) >= need - 1e-7  # valid for every model in the ball
+    assert np.linalg.norm(moved - x[0]) <= np.linalg.norm(best.x - x[0]) + 1e-6  # and no dearer than the optimum
+
+
+def _rising(recourse, steps=8):
+    spec = Scenario.bundled("default").spec | {"run": {"steps": steps, "seed": 0}}
+    model = Scenario.from_dict(spec).build_model(seed=3)
+    model.selector = RisingCutoff(0.4, 0.1)
+    model.recourse = recourse
+    return model
+
+
+def test_margin_learns_the_cutoff_rise_over_the_horizon():
+    # A fixed ranker and a cut-off rising 0.1 per step: every deficit over 3 steps is 0.3 (and 0.1
+    # per step, scaled by 3, before the run is 3 steps long), so the margin is 0.3 from step 1 on
+    # and a recommendation is still accepted 3 steps later but not 4.
+    generator = MarginRecourse(validity=0.9, horizon=3, base={"name": "linear"})
+    model = _rising(generator)
+    model.step()
+    assert generator.margin_ == 0.0
+    model.step()
+    assert generator.margin_ == pytest.approx(0.3)
+    model.run()
+    assert generator.margin_ == pytest.approx(0.3)
+    fates = recommendation_fates(model, horizon=4)
+    later = fates[fates["step"] >= 1]
+    assert later["valid_3"].dropna().astype(bool).all()
+    assert not later["valid_4"].dropna().astype(bool).any()
+    assert not fates.loc[fates["step"] == 0, "valid_1"].astype(bool).any()
+
+
+def test_margin_and_worst_case_keep_a_fixed_falling_cutoff_run_at_full_validity():
+    for name in ("margin", "worst_case"):
+        spec = Scenario.bundled("default").spec | {"run": {"steps": 10, "seed": 0}}
+        spec["recourse"] = {"name": name, "base": spec["recourse"]}
+        result = simulate(Scenario.from_dict(spec), seed=2)
+        assert (result.durability_summary[["validity_1", "validity_3", "validity_5"]] == 1.0).all().all()
+
+
+@pytest.mark.parametrize("name", ["margin", "worst_case"])
+def test_generators_pass_the_conformance_checks(name):
+    check_recourse(registry.build("recourse", {"name": name}))
+    check_recourse(registry.build("recourse", {"name": name, "base": {"name": "auto"}}))
+
+
+def test_worst_case_on_a_boosted_model_uses_bootstrap_refits():
+    spec = Scenario.bundled("german-credit-lending").spec | {"run": {"steps": 2, "seed": 0}}
+    spec["recourse"] = {"name": "worst_case", "n_models": 3, "base": {"name": "auto"}}
+    result = simulate(Scenario.from_dict(spec), seed=0)
+    generator = result.model.recourse
+    assert len(generator._ensemble.models) == 4  # the model and three refits
+    ledger = result.ledger
+    assert ledger["recourse_found"].any()
