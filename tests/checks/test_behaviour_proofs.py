@@ -78,6 +78,38 @@ def prove_offset_target() -> None:
     np.testing.assert_array_equal(recommendation[~rejected], features[~rejected])
 
 
+def prove_margin() -> None:
+    """After a step whose cut-off rose, the margin generator aims past the cut-off by what it learned."""
+    generator = _build("recourse", "margin")
+    features, scores, threshold, scorer = recourse_world(0)
+    generator.recommend(features, scores, threshold - 0.1, scorer)
+    moved_features = features + 0.01  # the agents acted: a new step, the cut-off 0.1 higher
+    recommendation = np.asarray(generator.recommend(moved_features, scorer.score(moved_features), threshold, scorer))
+    assert generator.margin_ > 0, "margin: learned nothing from a rising cut-off"
+    strong = generator.strengthened_
+    assert strong.sum() >= 3, "margin: no recommendation was aimed past the cut-off"
+    np.testing.assert_allclose(scorer.score(recommendation[strong]), threshold + generator.margin_, atol=1e-9)
+
+
+def prove_worst_case() -> None:
+    """The worst-case generator's points hold for the worst model in the ball and cost more than the plain ones."""
+    from recoursesim.recourse import worst_case_margin
+    from recoursesim.scoring.base import linear_form_of
+
+    generator = _build("recourse", "worst_case")
+    features, scores, threshold, scorer = recourse_world(0)
+    recommendation = np.asarray(generator.recommend(features, scores, threshold, scorer))
+    plain = np.asarray(_build("recourse", "linear").recommend(features, scores, threshold, scorer))
+    strong = generator.strengthened_
+    assert strong.sum() >= 3, "worst_case: no robust recommendation"
+    form = linear_form_of(scorer)
+    worst = worst_case_margin(form, recommendation[strong], generator.radius)
+    assert np.all(worst >= threshold - 1e-7), "worst_case: a point fails for a model in the ball"
+    assert np.all(
+        generator.cost(recommendation[strong] - features[strong]) > generator.cost(plain[strong] - features[strong])
+    )
+
+
 # --------------------------------------------------------------------------------------- selectors
 
 
@@ -221,6 +253,8 @@ def _recourse(name: str) -> Callable[[], None]:
 PROOFS: dict[tuple[str, str], Callable[[], None]] = {
     **{("recourse", n): _recourse(n) for n in ("auto", "dice", "exact_linear", "search", "linear", "manifold")},
     ("recourse", "offset_target"): prove_offset_target,
+    ("recourse", "margin"): lambda: (prove_recourse("margin"), prove_margin()),
+    ("recourse", "worst_case"): lambda: (prove_recourse("worst_case"), prove_worst_case()),
     ("selector", "top_k"): prove_top_k,
     ("selector", "cns"): prove_cns,
     ("selector", "threshold"): prove_threshold,
