@@ -45,11 +45,17 @@ def test_bell2024_effort_scale_and_conditions():
     assert cohort.effort[cohort.group == 1].mean() == pytest.approx(0.7979 / 40, rel=0.02)
 
 
-def test_scaler_maps_reference_sample_to_unit_interval():
-    gen = Bell2024Population().fit(np.random.default_rng(5))
-    sample, _ = gen._raw_features(10_000, np.random.default_rng(5).spawn(1)[0])
-    scaled = (sample - gen.min_) / gen.scale_
-    assert scaled.min() > -0.2 and scaled.max() < 1.2
+def test_scaler_maps_its_own_reference_sample_onto_exactly_the_unit_interval():
+    # fit draws scaler_sample raw agents from the stream it is given; the same draw, scaled, spans [0, 1] exactly
+    gen = Bell2024Population(scaler_sample=5_000).fit(np.random.default_rng(5))
+    reference, _ = Bell2024Population(scaler_sample=5_000)._raw_features(5_000, np.random.default_rng(5))
+    scaled = (reference - gen.min_) / gen.scale_
+    np.testing.assert_allclose(scaled.min(axis=0), [0.0, 0.0], atol=1e-12)
+    np.testing.assert_allclose(scaled.max(axis=0), [1.0, 1.0], atol=1e-12)
+    # and sample() applies exactly that map to the raw features it draws
+    cohort = gen.sample(1_000, np.random.default_rng(6))
+    raw, _ = gen._raw_features(1_000, np.random.default_rng(6))
+    np.testing.assert_array_equal(cohort.features, (raw - gen.min_) / gen.scale_)
 
 
 def test_folded_normal_mean_closed_form():
