@@ -7,7 +7,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from recoursesim.errors import DataError
+from recoursesim._validate import check_int
+from recoursesim.errors import ConfigError, DataError
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,26 @@ class Selector(Protocol):
     def select(self, scores: np.ndarray, context: SelectionContext) -> Selection:
         """Return the selection for this step (must not modify its inputs)."""
         ...
+
+
+def check_places(name: str, k: object) -> int | tuple[int, ...]:
+    """Return ``k`` as places per step: one integer ``>= 1``, or a non-empty list of them (a per-step schedule).
+
+    Raises:
+        ConfigError: anything else, naming ``name``.
+    """
+    if isinstance(k, list | tuple):
+        if not k:
+            raise ConfigError(name, "is an empty list", f"give one number per step, e.g. {name} = [20, 20, 10]")
+        return tuple(check_int(f"{name}[{i}]", value, minimum=1) for i, value in enumerate(k))
+    return check_int(name, k, minimum=1)
+
+
+def places_at(k: int | tuple[int, ...], step: int) -> int:
+    """The places at ``step``: ``k`` itself, or entry ``step`` of a schedule (its last entry after its end)."""
+    if isinstance(k, tuple):
+        return k[min(step, len(k) - 1)]
+    return k
 
 
 def check_scores(scores: np.ndarray, context: SelectionContext) -> np.ndarray:

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 
-from recoursesim._validate import check_choice, check_int
+from recoursesim._validate import check_choice
 from recoursesim.registry import register
-from recoursesim.selection.base import Selection, SelectionContext, check_scores, top_k_mask
+from recoursesim.selection.base import (
+    Selection,
+    SelectionContext,
+    check_places,
+    check_scores,
+    places_at,
+    top_k_mask,
+)
 
 
 def group_quotas(k: int, sizes: np.ndarray, best: np.ndarray, *, equal: bool = False) -> np.ndarray:
@@ -66,19 +74,21 @@ class CircumstanceNormalisedSelector:
     given the highest cut-off.
 
     Args:
-        k: Positive outcomes per step.
+        k: Positive outcomes per step, or a list with one number per step (see
+            :class:`~recoursesim.selection.top_k.TopKSelector`).
         quota: ``"proportional"`` or ``"equal"``.
         threshold: ``"group"`` or ``"max"``.
     """
 
-    def __init__(self, k: int, quota: str = "proportional", threshold: str = "group") -> None:
-        self.k = check_int("k", k, minimum=1)
+    def __init__(self, k: int | Sequence[int], quota: str = "proportional", threshold: str = "group") -> None:
+        self.k = check_places("k", k)
         self.quota = check_choice("quota", quota, ["proportional", "equal"])
         self.threshold = check_choice("threshold", threshold, ["group", "max"])
 
     def select(self, scores: np.ndarray, context: SelectionContext) -> Selection:
         """Select the top of each group by its quota."""
         scores = check_scores(scores, context)
+        k = places_at(self.k, context.step)
         n_groups = max(int(context.n_groups), int(context.group.max()) + 1 if context.group.size else 0)
         sizes = np.bincount(context.group, minlength=n_groups)
         best = np.full(n_groups, -np.inf)
@@ -90,14 +100,14 @@ class CircumstanceNormalisedSelector:
                 RuntimeWarning,
                 stacklevel=2,
             )
-        if 0 < self.k < int((sizes > 0).sum()):
+        if 0 < k < int((sizes > 0).sum()):
             warnings.warn(
-                f"CNS: k={self.k} is smaller than the number of non-empty groups ({int((sizes > 0).sum())}); "
+                f"CNS: k={k} is smaller than the number of non-empty groups ({int((sizes > 0).sum())}); "
                 "some groups get no positive outcome this step",
                 RuntimeWarning,
                 stacklevel=2,
             )
-        quotas = group_quotas(self.k, sizes, best, equal=self.quota == "equal")
+        quotas = group_quotas(k, sizes, best, equal=self.quota == "equal")
         selected = np.zeros(scores.size, dtype=bool)
         cutoffs = np.full(n_groups, np.nan)
         for code in range(n_groups):

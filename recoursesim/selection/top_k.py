@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from recoursesim._validate import check_int
 from recoursesim.registry import register
-from recoursesim.selection.base import Selection, SelectionContext, check_scores, top_k_mask
+from recoursesim.selection.base import (
+    Selection,
+    SelectionContext,
+    check_places,
+    check_scores,
+    places_at,
+    top_k_mask,
+)
 
 
 @register("selector", "top_k", "topk")
@@ -19,13 +27,14 @@ class TopKSelector:
     is the lowest selected score.
 
     Args:
-        k: Positive outcomes per step (``>= 1``).
+        k: Positive outcomes per step (``>= 1``), or a list with one number per step (a schedule:
+            places cut or added mid-run; after the list ends its last number holds).
     """
 
-    def __init__(self, k: int) -> None:
-        self.k = check_int("k", k, minimum=1)
+    def __init__(self, k: int | Sequence[int]) -> None:
+        self.k = check_places("k", k)
 
     def select(self, scores: np.ndarray, context: SelectionContext) -> Selection:
-        """Select the top ``k`` scores."""
-        mask, cutoff = top_k_mask(check_scores(scores, context), self.k, context)
+        """Select the top ``k`` scores (this step's ``k`` under a schedule)."""
+        mask, cutoff = top_k_mask(check_scores(scores, context), places_at(self.k, context.step), context)
         return Selection(mask, cutoff)
