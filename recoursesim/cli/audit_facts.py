@@ -41,7 +41,27 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     source.add_argument("--csv", type=Path, default=None, help="audit your own CSV file instead (needs --target)")
     parser.add_argument("--target", default=None, help="binary target column of --csv (larger value = favourable)")
     parser.add_argument("--protected", required=True, help="protected attribute column, e.g. sex or race")
-    parser.add_argument("--support", type=_number, default=0.01, help="fp-growth support in (0, 1] (default 0.01)")
+    parser.add_argument(
+        "--support",
+        type=_number,
+        default=None,
+        help="support fraction in (0, 1] of each protected group's affected rows (default 0.01, with --min-count 10)",
+    )
+    parser.add_argument(
+        "--min-count",
+        type=positive_int,
+        default=None,
+        help=(
+            "rows a subgroup needs in each protected group (and an action among the unaffected); "
+            "default 10 unless --support is given, then 1 (the fraction alone, the paper's rule)"
+        ),
+    )
+    parser.add_argument(
+        "--miner", choices=["bitset", "mlxtend"], default="bitset", help="frequent-itemset miner (same itemsets)"
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="audit even if the estimated memory exceeds what is available"
+    )
     parser.add_argument("--top", type=positive_int, default=10, help="rows shown per metric (default 10)")
     parser.add_argument("--metric", default=None, help="show one metric (name or key), e.g. equal_effectiveness")
     parser.add_argument(
@@ -72,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out is not None:
         check_out(args.out, overwrite=args.overwrite)
 
-    if not (isinstance(args.support, float) and 0 < args.support <= 1):
+    if args.support is not None and not 0 < args.support <= 1:
         raise ConfigError("--support", f"must be in (0, 1], got {args.support}", "use a fraction such as 0.01")
     if args.csv is not None:
         if args.target is None:
@@ -85,6 +105,9 @@ def run(args: argparse.Namespace) -> int:
     setup = paper_setup(data, model=args.model)
     auditor = FactsAuditor(
         min_support=args.support,
+        min_count=args.min_count,
+        miner=args.miner,
+        force=args.force,
         actions=args.actions,
         phis=tuple(args.phi),
         budgets=None if args.budget is None else tuple(args.budget),
@@ -92,11 +115,11 @@ def run(args: argparse.Namespace) -> int:
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FactsWarning)  # printed below, one line each
-        auditor.fit(setup.X_test, setup.model, args.protected)
+        auditor.fit(setup.X_test, setup.model, args.protected, echo=_note)
     for message in auditor.warnings_:
         print(f"warning: {message}", file=sys.stderr)
     ranking = auditor.ranking(args.metric)
-    summary = {"dataset": data.name, "protected": args.protected, "model": args.model, "support": args.support}
+    summary = {"dataset": data.name, "protected": args.protected, "model": args.model}
     summary.update(auditor.summary_)
     summary["seconds"] = round(auditor.timings_["total"], 3)
     _print_summary(summary)
@@ -116,6 +139,12 @@ def run(args: argparse.Namespace) -> int:
             (tmp / "report.md").write_text("# FACTS report\n\n" + "\n\n".join(report) + "\n")
         print(f"\nwrote {args.out}/ranking.parquet, summary.json, report.md")
     return 0
+
+
+def _note(line: str) -> None:
+    """Show a note before mining in a terminal (the summary repeats it; piped stderr keeps errors one line)."""
+    if sys.stderr.isatty():
+        print(line, file=sys.stderr, flush=True)
 
 
 def _print_summary(summary: dict) -> None:

@@ -6,20 +6,21 @@ sets. Level ``k + 1`` extends every frequent ``k``-itemset by one item of a late
 candidates with an infrequent ``k``-subset (the Apriori property), and counts the rest, a block at
 a time.
 
-The support rule is mlxtend's, so the result is the same set of itemsets as
-``mlxtend.frequent_patterns.fpgrowth`` (tested against it): with ``n`` rows and support ``s``, an
-itemset with ``c`` covered rows is frequent when ``c / n >= s`` and, for two or more items, also
-``c >= ceil(s * n)``. mlxtend's fp-growth is pure Python; on Adult this takes a few tenths of a
-second where fp-growth took seconds.
+The support rule (:class:`~recoursesim.auditors.facts.support.SupportRule`) is mlxtend's plus an
+optional minimum count, so the result is the same set of itemsets as
+``mlxtend.frequent_patterns.fpgrowth`` (tested against it; :mod:`~recoursesim.auditors.facts.miners`
+offers both). mlxtend's fp-growth is pure Python; on Adult this takes a few tenths of a second where
+fp-growth took seconds.
 """
 
 from __future__ import annotations
 
-import math
+from collections.abc import Callable
 
 import numpy as np
 
 from recoursesim.auditors.facts.keys import MixedRadix
+from recoursesim.auditors.facts.support import SupportRule
 
 #: Candidate itemsets counted per block (bounds memory: block x words x 8 bytes).
 BLOCK = 65_536
@@ -43,7 +44,13 @@ def bit_sets(hot: np.ndarray) -> np.ndarray:
 
 
 def frequent(
-    item_feature: np.ndarray, item_code: np.ndarray, item_bits: np.ndarray, n: int, min_support: float, radix: list[int]
+    item_feature: np.ndarray,
+    item_code: np.ndarray,
+    item_bits: np.ndarray,
+    n: int,
+    rule: SupportRule,
+    radix: list[int],
+    progress: Callable[[int], object] | None = None,
 ) -> list[np.ndarray]:
     """Return the frequent itemsets, level by level, as arrays of item indices.
 
@@ -52,19 +59,21 @@ def frequent(
         item_code: ``(q,)`` value code of each item.
         item_bits: ``(q, w)`` uint64 bit set of the rows holding each item.
         n: Number of rows.
-        min_support: Support threshold in (0, 1].
+        rule: When an itemset is frequent (support fraction and minimum count).
         radix: Per feature, number of value codes plus one (keys for the Apriori check).
+        progress: Called with the number of itemsets found, after each block of candidates.
 
     Returns:
         Per level ``k = 1, 2, ...``, a ``(m_k, k)`` int64 array of item indices, features increasing.
     """
     count = popcount(item_bits)
-    keep = count / float(n) >= min_support
-    least = math.ceil(min_support * n)
+    keep = rule.frequent(count, n, single=True)
     level = np.flatnonzero(keep)[:, None]
     bits = item_bits[level[:, 0]]
     keys_radix = MixedRadix(radix)
     out = [level]
+    if progress is not None:
+        progress(len(level))
     # Items of a feature after f are the suffix item_after[f]: of the list sorted by feature.
     item_after = np.searchsorted(item_feature, np.arange(len(radix)), side="right")
     while len(level):
@@ -82,9 +91,11 @@ def frequent(
             o, i = owner[lo : lo + BLOCK], item[lo : lo + BLOCK]
             joined = bits[o] & item_bits[i]
             c = popcount(joined)
-            ok = (c / float(n) >= min_support) & (c >= least)
+            ok = rule.frequent(c, n, single=False)
             nxt.append(np.column_stack([level[o[ok]], i[ok]]))
             nxt_bits.append(joined[ok])
+            if progress is not None:
+                progress(int(ok.sum()))
         if not nxt:
             break
         level = np.concatenate(nxt)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -14,9 +15,14 @@ from recoursesim.auditors.facts import metrics as fm
 from recoursesim.auditors.facts.config import FactsConfig
 from recoursesim.auditors.facts.effects import ACTION_RULES, Evaluation, evaluate
 from recoursesim.auditors.facts.encoding import build_item_space
+from recoursesim.auditors.facts.estimate import MemoryGuard, estimate_audit
 from recoursesim.auditors.facts.inputs import BinaryPredictor, CodePredictor, check_finite, distinct_values
 from recoursesim.auditors.facts.linear import linear_codes
-from recoursesim.auditors.facts.mining import Itemsets, frequent_itemsets, intersect
+from recoursesim.auditors.facts.miners import MINERS
+from recoursesim.auditors.facts.mining import Itemsets, intersect
+from recoursesim.auditors.facts.populations import Population, mine_populations
+from recoursesim.auditors.facts.ranking import ranking_table
+from recoursesim.auditors.facts.support import SupportRule, resolve_support, support_line
 from recoursesim.auditors.facts.variants import METRICS, TITLES, MetricVariant
 from recoursesim.errors import ConfigError, DataError
 
@@ -25,7 +31,8 @@ class FactsAuditor:
     """Fairness-aware Counterfactuals for Subgroups (Kavouras et al., 2023).
 
     Args:
-        min_support: fp-growth support for subgroups, in (0, 1] (the paper uses 0.01).
+        min_support: Support fraction for subgroups, in (0, 1]: a subgroup must cover this share
+            of each protected group's affected rows (the paper uses 0.01). See ``min_count``.
         actions: Which mined actions are candidates for a subgroup: ``"same_features"`` (the
             paper's rule, default) pairs a subgroup with the actions over exactly the features of
             its predicate; ``"subsets"`` also admits actions over a subset of them, which finds
@@ -33,7 +40,7 @@ class FactsAuditor:
             (e.g. "change occupation" for a subgroup that also fixes marital status) at the price
             of more pairs and a different ranking from the paper's. Either way, actions with the
             same effect on a subgroup count once.
-        action_support: fp-growth support for actions on the unaffected (default ``min_support``).
+        action_support: Support fraction for actions on the unaffected (default ``min_support``).
         phis: Effectiveness levels ϕ for Equal Choice for Recourse and Equal Cost of Effectiveness.
         budgets: Cost budgets c for Equal Effectiveness within Budget (de-duplicated and sorted);
             ``None`` chooses them as the paper's Appendix A does (percentiles of the micro Equal
@@ -44,11 +51,23 @@ class FactsAuditor:
         budget_phi: Effectiveness level of those costs (the paper: 0.5).
         alpha: Confidence level of the KS α-rule.
         config: Cost and feasibility configuration (default: every feature categorical, weight 1).
+        min_count: Rows a subgroup must cover in each protected group's affected rows, on top of
+            the fraction. Neither given: 1% and at least
+            :data:`~recoursesim.auditors.facts.support.DEFAULT_MIN_COUNT` rows (on a small data
+            set 1% is less than a row, and every combination of values seen once would be a
+            subgroup). ``min_support`` given alone: the fraction alone (the paper's rule).
+        action_min_count: Rows an action must cover among the unaffected (default ``min_count``,
+            resolved the same way with ``action_support``).
+        miner: Frequent-itemset miner, ``"bitset"`` (default, faster) or ``"mlxtend"`` (its
+            fp-growth); both find the same itemsets.
+        progress: Show progress bars on stderr while mining and scoring (``None``: when stderr is
+            a terminal).
+        force: Audit even when the estimate before mining exceeds the available memory.
     """
 
     def __init__(
         self,
-        min_support: float = 0.01,
+        min_support: float | None = None,
         action_support: float | None = None,
         actions: str = "same_features",
         phis: tuple[float, ...] = (0.3, 0.7),
@@ -57,8 +76,18 @@ class FactsAuditor:
         budget_phi: float = 0.5,
         alpha: float = 0.05,
         config: FactsConfig | None = None,
+        min_count: int | None = None,
+        action_min_count: int | None = None,
+        miner: str = "bitset",
+        progress: bool | None = None,
+        force: bool = False,
     ) -> None:
         self.min_support = min_support
+        self.min_count = min_count
+        self.action_min_count = action_min_count
+        self.miner = miner
+        self.progress = progress
+        self.force = force
         self.action_support = action_support
         self.actions = actions
         self.phis = phis
@@ -68,13 +97,18 @@ class FactsAuditor:
         self.alpha = alpha
         self.config = config
 
+    def _support_rules(self) -> tuple[SupportRule, SupportRule]:
+        """Return the support rules of subgroups and of actions."""
+        subgroup_rule = resolve_support(self.min_support, self.min_count)
+        fraction = self.min_support if self.action_support is None else self.action_support
+        count = self.min_count if self.action_min_count is None else self.action_min_count
+        return subgroup_rule, resolve_support(fraction, count, name="action_support")
+
     def _check_params(self) -> None:
-        for name in ("min_support", "action_support"):
-            value = getattr(self, name)
-            if value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
-                raise ConfigError(name, f"must be in (0, 1], got {value!r}", "use a fraction such as 0.01")
+        resolve_support(self.action_support, self.action_min_count, name="action_support")
+        self._support_rules()
+        if self.miner not in MINERS:
+            raise ConfigError("miner", f"unknown miner {self.miner!r}", f"use one of {list(MINERS)}")
         if self.actions not in ACTION_RULES:
             raise ConfigError("actions", f"unknown rule {self.actions!r}", f"use one of {list(ACTION_RULES)}")
         for phi in self.phis:
@@ -93,6 +127,7 @@ class FactsAuditor:
         positive_label: object = 1,
         reference_value: object = None,
         y_pred: np.ndarray | None = None,
+        echo: Callable[[str], object] | None = None,
     ) -> FactsAuditor:
         """Audit ``model`` on ``X``.
 
@@ -105,12 +140,15 @@ class FactsAuditor:
                 Default: the most frequent value (with two values, the other is group 0).
             y_pred: Predictions of ``X`` to use instead of ``model.predict(X)`` for who is
                 affected (counterfactuals are always scored with ``model.predict``).
+            echo: Called before mining with two lines: which support bound binds for each
+                mined population, and the estimate (``support_``, ``estimate_.line()``).
 
         Returns:
             ``self``, with ``ranking_``, ``summary_`` and the fitted state set.
 
         Raises:
-            ConfigError: For bad parameters.
+            ConfigError: For bad parameters, or when the estimate before mining exceeds the
+                available memory (unless ``force``).
             DataError: For a missing or single-valued protected column, non-binary predictions,
                 or a protected group without affected individuals.
         """
@@ -161,14 +199,25 @@ class FactsAuditor:
             # The paper's rule needs actions over exactly a subgroup's features, immutable ones
             # included (kept at the subgroup's value; feasibility forbids changing them).
             action_features = subgroup_features
-        t = time.perf_counter()
-        per_group = [
-            frequent_itemsets(space, affected[group[affected] == g], subgroup_features, self.min_support)
+        subgroup_rule, action_rule = self._support_rules()
+        populations = [
+            Population(f"affected {group_names[g]}", affected[group[affected] == g], subgroup_features, subgroup_rule)
             for g in (0, 1)
         ]
+        populations.append(Population("unaffected", np.flatnonzero(positive), action_features, action_rule))
+        t = time.perf_counter()
+        bounds = [population.bound(space) for population in populations]
+        self.estimate_ = estimate_audit(bounds, len(space.features))
+        self.support_ = support_line(bounds, subgroup_rule, action_rule)
+        if echo is not None:
+            echo(self.support_)
+            echo(self.estimate_.line())
+        guard = MemoryGuard(self.estimate_, self.force, "raise --min-count (min_count) or --support (min_support)")
+        timings["estimate"] = time.perf_counter() - t
+        t = time.perf_counter()
+        found = mine_populations(space, populations, self.miner, self.progress, guard)
+        per_group, actions = found[:2], found[2]
         subgroups = intersect(*per_group)
-        support = self.min_support if self.action_support is None else self.action_support
-        actions = frequent_itemsets(space, np.flatnonzero(positive), action_features, support)
         timings["mine"] = time.perf_counter() - t
 
         t = time.perf_counter()
@@ -183,6 +232,7 @@ class FactsAuditor:
             codes_predict,
             rule=self.actions,
             linear=linear,
+            progress=self.progress,
         )
         timings["effectiveness"] = time.perf_counter() - t
 
@@ -203,7 +253,7 @@ class FactsAuditor:
         self.subgroup_labels_ = [
             ", ".join(items[j][c] for j, c in enumerate(row) if c >= 0) for row in subgroups.values.tolist()
         ]
-        self.ranking_ = self._rank(ev, budgets, n_group)
+        self.ranking_ = ranking_table(self, ev, n_group)
         timings["rank"] = time.perf_counter() - t
         timings["total"] = time.perf_counter() - started
         self.timings_ = timings
@@ -213,6 +263,15 @@ class FactsAuditor:
             "affected_per_group": dict(zip(group_names, n_group.tolist(), strict=True)),
             "subgroups_per_group": dict(zip(group_names, [len(s) for s in per_group], strict=True)),
             "common_subgroups": len(subgroups),
+            "mined": (
+                f"{len(subgroups):,} subgroups common to both groups (of {len(per_group[0]):,} and "
+                f"{len(per_group[1]):,}) and {len(actions):,} actions"
+            ),
+            "support": self.support_,
+            "estimate": self.estimate_.line(),
+            "least_rows": {b.name: b.least for b in bounds},
+            "bound_by": {b.name: b.binding for b in bounds},
+            "miner": self.miner,
             "action_rule": self.actions,
             "actions": len(actions),
             "valid_pairs": len(ev.pair_subgroup),
@@ -282,59 +341,6 @@ class FactsAuditor:
         if name == "equal_conditional_mean_recourse":
             return fm.conditional_mean_recourse(ev, 0), fm.conditional_mean_recourse(ev, 1)
         raise ConfigError("metric", f"no group values for {name!r}", "use the KS statistic columns instead")
-
-    def _rank(self, ev: Evaluation, budgets: tuple[float, ...], n_group: np.ndarray) -> pd.DataFrame:
-        m = len(ev.sizes)
-        names = np.array(self.group_names_, dtype=object)
-        n_actions = np.bincount(ev.pair_subgroup, minlength=m)
-        labels = pd.Categorical(self.subgroup_labels_) if m else pd.Categorical([])
-        frames = []
-        for variant in self.variants():
-            critical = np.full(m, np.nan)
-            ks_fair = pd.array([pd.NA] * m, dtype="boolean")
-            if variant.metric == "fair_effectiveness_cost_tradeoff":
-                stat, against = (fm.micro_ks if variant.viewpoint == "micro" else fm.macro_ks)(ev)
-                value0 = value1 = np.full(m, np.nan)
-                score = np.where(stat < fm.TOLERANCE, 0.0, stat)
-                against = np.where(score > 0, against, -1)
-                critical = fm.ks_critical(ev.sizes[:, 0], ev.sizes[:, 1], self.alpha)
-                ks_fair = pd.array(score < critical, dtype="boolean")
-            else:
-                value0, value1 = self.values(variant)
-                higher = variant.metric not in ("equal_cost_of_effectiveness", "equal_conditional_mean_recourse")
-                score, against = fm.compare(value0, value1, higher)
-            rank = fm.dense_rank(score)
-            frames.append(
-                pd.DataFrame(
-                    {
-                        "subgroup_id": np.arange(m),
-                        "subgroup": labels,
-                        "metric": variant.metric,
-                        "viewpoint": variant.viewpoint,
-                        "parameter": variant.parameter,
-                        "key": variant.key,
-                        "group_0": names[0],
-                        "value_0": value0,
-                        "group_1": names[1],
-                        "value_1": value1,
-                        "score": score,
-                        "fair": score == 0,
-                        "rank": pd.array(np.where(rank > 0, rank, np.nan), dtype="Int64"),  # NaN -> <NA>
-                        "bias_against": pd.array(np.where(against >= 0, names[np.maximum(against, 0)], None)),
-                        "size_0": ev.sizes[:, 0],
-                        "size_1": ev.sizes[:, 1],
-                        "coverage_0": ev.sizes[:, 0] / n_group[0],
-                        "coverage_1": ev.sizes[:, 1] / n_group[1],
-                        "n_actions": n_actions,
-                        "ks_critical": critical,
-                        "ks_fair": ks_fair,
-                    }
-                )
-            )
-        table = pd.concat(frames, ignore_index=True)
-        for column in ("metric", "viewpoint", "key", "group_0", "group_1", "bias_against"):
-            table[column] = table[column].astype("category")
-        return table
 
     def _label(self, values: np.ndarray) -> str:
         return ", ".join(self.space_.label(j, int(c)) for j, c in enumerate(values) if c >= 0)

@@ -33,6 +33,7 @@ from recoursesim.auditors.facts.lattice import covered_by_mask, membership, reco
 from recoursesim.auditors.facts.linear import LinearCodes, LinearScorer
 from recoursesim.auditors.facts.mining import Itemsets, mask_columns
 from recoursesim.auditors.facts.pricing import cheapest_working, distinct_rows, validity_and_cost
+from recoursesim.sweep.progress import Progress, progress_bar
 
 #: Membership entries sorted per chunk by :func:`_sort_costs_within` (bounds memory).
 SORT_CHUNK = 1 << 20
@@ -103,6 +104,7 @@ def evaluate(
     predict: Callable[[np.ndarray], np.ndarray],
     rule: str = "same_features",
     linear: LinearCodes | None = None,
+    progress: bool | None = False,
 ) -> Evaluation:
     """Score every valid action on every covered affected individual.
 
@@ -116,6 +118,8 @@ def evaluate(
         rule: Candidate-action rule, one of :data:`ACTION_RULES`.
         linear: The model's decision terms when it is a logistic model (:func:`linear_codes`):
             counterfactuals are then scored from them, with the same predictions as ``predict``.
+        progress: Show a bar over the (individual, action) applications scored (``None``: when
+            stderr is a terminal).
 
     Returns:
         The :class:`Evaluation`.
@@ -128,10 +132,14 @@ def evaluate(
     scorer: CounterfactualScorer | LinearScorer
     scorer = CounterfactualScorer(space, codes, predict) if linear is None else LinearScorer(linear, codes, predict)
     pairs = _Pairs(space)
+    bar = progress_bar(None, 0, enabled=progress, description="scoring", unit="applications", transient=True)
     if rule == "subsets":
-        member_cost = _subset_rule(space, codes, group, member, smasks, s_index, subgroups, actions, scorer, pairs)
+        member_cost = _subset_rule(space, codes, group, member, smasks, s_index, subgroups, actions, scorer, pairs, bar)
     else:
-        member_cost = _same_features(space, group, member, sizes, smasks, s_index, subgroups, actions, scorer, pairs)
+        member_cost = _same_features(
+            space, group, member, sizes, smasks, s_index, subgroups, actions, scorer, pairs, bar
+        )
+    bar.close()
     pair_p, pair_a, pair_cost, pair_hits, n_merged = pairs.distinct()
     return Evaluation(
         pair_subgroup=pair_p,
@@ -222,6 +230,7 @@ def _same_features(
     actions: Itemsets,
     scorer: CounterfactualScorer | LinearScorer,
     pairs: _Pairs,
+    bar: Progress,
 ) -> np.ndarray:
     """The paper's rule: pair the subgroups of mask F with the actions of mask F; return member costs.
 
@@ -244,8 +253,10 @@ def _same_features(
             scorer.add(fmask, actions.values[acts], member.indices[entries])
             plans.append((fmask, acts, exact, entries))
     scorer.run()
+    bar.total = scorer.n_applications
     member_cost = np.full(member.nnz, np.inf)
     for plan_index, (fmask, acts, exact, entries) in enumerate(plans):
+        bar.update(len(entries) * len(acts))
         fcols = mask_columns(fmask, d)
         avals = actions.values[acts][:, fcols]
         pvals = subgroups.values[exact][:, fcols]
@@ -276,6 +287,7 @@ def _subset_rule(
     actions: Itemsets,
     scorer: CounterfactualScorer | LinearScorer,
     pairs: _Pairs,
+    bar: Progress,
 ) -> np.ndarray:
     """The subset rule: pair a subgroup of mask S with the actions of every mask F within S; return member costs."""
     n, d = codes.shape
@@ -292,8 +304,10 @@ def _subset_rule(
             plans.append((fmask, acts, cov))
     del reach_rows
     scorer.run()
+    bar.total = scorer.n_applications
     best = np.full((len(smasks), n), np.inf)
     for plan_index, (fmask, acts, cov) in enumerate(plans):
+        bar.update(len(cov) * len(acts))
         fcols = mask_columns(fmask, d)
         avals = actions.values[acts][:, fcols]
         works = scorer.result(plan_index)  # (len(cov), k)

@@ -1,7 +1,8 @@
-"""Frequent itemsets (the same as mlxtend's fp-growth finds) as subgroups and actions, in a compact array form."""
+"""Frequent itemsets (bit-set miner or mlxtend's fp-growth, same result) as subgroups and actions, in array form."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -9,6 +10,8 @@ import numpy as np
 from recoursesim.auditors.facts.apriori import bit_sets, frequent
 from recoursesim.auditors.facts.encoding import ItemSpace
 from recoursesim.auditors.facts.keys import KEY_LIMIT
+from recoursesim.auditors.facts.miners import mlxtend_levels
+from recoursesim.auditors.facts.support import SupportRule
 
 #: Feature masks are int64 up to this many features (bit 63 is the sign bit), Python ints beyond.
 INT64_FEATURES = 62
@@ -37,18 +40,28 @@ class Itemsets:
         return (self.values >= 0).sum(axis=1)
 
 
-def frequent_itemsets(space: ItemSpace, rows: np.ndarray, features: list[int], min_support: float) -> Itemsets:
-    """Mine the itemsets with support at least ``min_support`` among ``rows``.
+def frequent_itemsets(
+    space: ItemSpace,
+    rows: np.ndarray,
+    features: list[int],
+    min_support: float | SupportRule,
+    miner: str = "bitset",
+    progress: Callable[[int], object] | None = None,
+) -> Itemsets:
+    """Mine the frequent itemsets of ``rows``.
 
     Args:
         space: The encoded data.
         rows: Indices of the rows to mine.
         features: Feature indices whose values may appear in itemsets.
-        min_support: Minimum fraction of ``rows`` an itemset must cover, in (0, 1].
+        min_support: The support rule, or a fraction of ``rows`` in (0, 1] (no minimum count).
+        miner: One of :data:`~recoursesim.auditors.facts.miners.MINERS`.
+        progress: Called with the number of itemsets found so far, block by block.
 
     Returns:
         The frequent itemsets (the empty itemset excluded).
     """
+    rule = min_support if isinstance(min_support, SupportRule) else SupportRule(float(min_support), 1)
     d = len(space.features)
     if len(rows) == 0 or not features:
         return _empty(d)
@@ -58,7 +71,7 @@ def frequent_itemsets(space: ItemSpace, rows: np.ndarray, features: list[int], m
     for position, j in enumerate(features):
         column = codes[:, position]
         counts = np.bincount(column[column >= 0], minlength=len(space.values[j]))
-        for value in np.flatnonzero(counts >= min_support * len(rows) - 1e-9):
+        for value in np.flatnonzero(rule.frequent(counts, len(rows), single=True)):
             item_feature.append(j)
             item_code.append(int(value))
             hot.append(column == value)
@@ -66,7 +79,12 @@ def frequent_itemsets(space: ItemSpace, rows: np.ndarray, features: list[int], m
         return _empty(d)
     feature, code = np.array(item_feature, dtype=np.int64), np.array(item_code, dtype=np.int64)
     radix = [len(values) + 1 for values in space.values]
-    levels = frequent(feature, code, bit_sets(np.array(hot)), len(rows), min_support, radix)
+    if miner == "mlxtend":
+        levels = mlxtend_levels(np.array(hot), len(rows), rule)
+        if progress is not None:
+            progress(sum(len(level) for level in levels))
+    else:
+        levels = frequent(feature, code, bit_sets(np.array(hot)), len(rows), rule, radix, progress)
     values = np.full((sum(len(level) for level in levels), d), -1, dtype=np.int32)
     row = 0
     for level in levels:
