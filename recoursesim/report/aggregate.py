@@ -25,12 +25,15 @@ STEP_METRICS = (
 )
 
 
-def mean_ci(frame: pd.DataFrame, by: Sequence[str], columns: Sequence[str], confidence: float = 0.95) -> pd.DataFrame:
-    """Mean and Student-t interval across rows (seeds) of each column, per ``by`` key.
+def mean_ci(
+    frame: pd.DataFrame, by: Sequence[str], columns: Sequence[str], confidence: float = 0.95, method: str = "t"
+) -> pd.DataFrame:
+    """Mean and interval across rows (seeds) of each column, per ``by`` key.
 
     The statistics are :func:`recoursesim.stats.describe_groups`'s: non-finite values are left
     out; with one finite value the bounds are NaN (no interval), with none everything is NaN.
-    A column missing from ``frame`` counts as all NaN.
+    A column missing from ``frame`` counts as all NaN. ``method`` is ``"t"`` (Student-t) or
+    ``"bootstrap"`` (percentile bootstrap, which keeps a bounded quantity's bounds inside its range).
 
     Returns:
         One row per key (sorted) with ``<column>_n``, ``<column>_mean``, ``<column>_low``, ``<column>_high``.
@@ -39,7 +42,7 @@ def mean_ci(frame: pd.DataFrame, by: Sequence[str], columns: Sequence[str], conf
     out = frame[keys].drop_duplicates().sort_values(keys, kind="stable", na_position="last", ignore_index=True)
     for column in columns:
         values = frame[[*keys, column]] if column in frame else frame[keys].assign(**{column: np.nan})
-        described = describe_groups(values, keys, column, confidence)
+        described = describe_groups(values, keys, column, confidence, method)
         names = {"n": f"{column}_n", "mean": f"{column}_mean", "ci_low": f"{column}_low", "ci_high": f"{column}_high"}
         renamed = described[[*keys, *names]].rename(columns=names)
         out = out.merge(renamed, on=keys, how="left")

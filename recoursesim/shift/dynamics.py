@@ -31,6 +31,7 @@ METRICS: tuple[tuple[str, str, str], ...] = (
     ("model_shift", "disagreement", "disagreement with step-0 model"),
     ("model_shift", "param_change", "parameter change (L2)"),
     ("ground_truth", "gaming_rate", "gaming rate"),
+    ("ground_truth", "improvement_rate", "improvement rate"),
     ("ground_truth", "precision", "precision of selections"),
 )
 
@@ -185,7 +186,11 @@ def run(conditions_: Sequence[Condition], seeds: int, workers: int = 1) -> pd.Da
 
 
 def summarise(rows: pd.DataFrame) -> pd.DataFrame:
-    """Mean and 95% CI across seeds of each reported metric per condition and step."""
+    """Mean and 95% percentile-bootstrap interval across seeds of each reported metric per condition and step.
+
+    Every metric reported is bounded (rates, a p-value and a disagreement in [0, 1]; MMD² and a
+    parameter change at least 0), so the interval is a percentile bootstrap, which stays in range.
+    """
     keys = ["world", "generator", "retraining", "step"]
     out = []
     rows = rows.loc[rows["metric"] != "failed"]
@@ -193,7 +198,7 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
         mine = rows.loc[(rows["observer"] == observer) & (rows["metric"] == metric)]
         if mine.empty:
             continue
-        summary = mean_ci(mine, keys, ["value"])
+        summary = mean_ci(mine, keys, ["value"], method="bootstrap")
         summary.insert(len(keys), "metric", label)
         out.append(summary)
     frame = pd.concat(out, ignore_index=True)
@@ -216,9 +221,9 @@ def table(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def figure(summary: pd.DataFrame, world: str) -> Figure:
-    """MMD², disagreement and gaming rate at steps 0, 10, 20 for one world, one line per condition."""
-    shown = ["MMD² to step 0", "disagreement with step-0 model", "gaming rate"]
-    fig = Figure(figsize=(13, 3.8), layout="constrained")
+    """MMD², disagreement, gaming and improvement rate at steps 0, 10, 20 for one world, one line per condition."""
+    shown = ["MMD² to step 0", "disagreement with step-0 model", "gaming rate", "improvement rate"]
+    fig = Figure(figsize=(16, 3.8), layout="constrained")
     axes = fig.subplots(1, len(shown))
     mine = summary.loc[summary["world"] == world]
     for ax, metric in zip(axes, shown, strict=True):
@@ -233,7 +238,7 @@ def figure(summary: pd.DataFrame, world: str) -> Figure:
         ax.xaxis.set_major_locator(FixedLocator(list(STEPS)))
         ax.set_xlim(min(STEPS) - 1, max(STEPS) + 1)
         ax.legend(fontsize=7)
-    axes[0].set_ylabel("value (mean across seeds, 95% CI)")
+    axes[0].set_ylabel("value (mean across seeds, 95% bootstrap CI)")
     n = int(mine["n"].max()) if not mine.empty else 0
     fig.suptitle(f"Shift dynamics, {world} ({n} seeds)", fontsize=11)
     return fig

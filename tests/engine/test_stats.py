@@ -14,6 +14,7 @@ from scipy import stats as sps
 from recoursesim.errors import ConfigError
 from recoursesim.stats import (
     NO_INTERVAL,
+    bootstrap_interval,
     check_confidence,
     describe_groups,
     format_interval,
@@ -149,3 +150,50 @@ def test_welch_difference_edge_cases():
 def test_confidence_outside_zero_one_is_refused(bad):
     with pytest.raises(ConfigError, match="confidence"):
         check_confidence(bad)
+
+
+# --- bounded quantities: percentile bootstrap -------------------------------------------------------------
+
+
+def test_bootstrap_keeps_a_rate_inside_its_range_where_the_t_interval_leaves_it():
+    # a precision of 1 in 9 seeds and 0.8 in one: the t-interval's upper bound passes 1, the bootstrap's cannot
+    values = np.array([1.0] * 9 + [0.8])
+    t = mean_interval(values)
+    assert t.high > 1.0
+    low, high = bootstrap_interval(values)
+    assert 0.8 <= low <= t.mean <= high <= 1.0
+    # a resample of 10 values is all 1.0 with probability 0.9^10 = 0.35 > 2.5%: the upper bound is exactly 1
+    assert high == 1.0
+
+
+def test_bootstrap_edge_cases_and_determinism():
+    assert all(math.isnan(b) for b in bootstrap_interval([0.3]))
+    assert all(math.isnan(b) for b in bootstrap_interval([math.nan, math.inf]))
+    assert bootstrap_interval([0.2, 0.2, 0.2]) == (0.2, 0.2)
+    values = np.random.default_rng(3).random(25)
+    assert bootstrap_interval(values) == bootstrap_interval(values)
+
+
+def test_bootstrap_agrees_with_the_t_interval_on_a_large_symmetric_sample():
+    values = np.random.default_rng(4).normal(10.0, 2.0, size=400)
+    t = mean_interval(values)
+    low, high = bootstrap_interval(values)
+    assert low == pytest.approx(t.low, abs=0.05) and high == pytest.approx(t.high, abs=0.05)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.floats(0, 1), min_size=2, max_size=30))
+def test_bootstrap_bounds_lie_within_the_sample_range(values):
+    low, high = bootstrap_interval(values)
+    assert min(values) - 1e-12 <= low <= high <= max(values) + 1e-12
+
+
+def test_describe_groups_bootstrap_matches_bootstrap_interval_per_key():
+    frame = pd.DataFrame({"k": ["a"] * 6 + ["b"] * 4 + ["c"], "v": [1, 1, 1, 0.9, 1, 1, 0.2, 0.4, 0.1, 0.3, 0.5]})
+    out = describe_groups(frame, ["k"], "v", method="bootstrap").set_index("k")
+    for key in ("a", "b"):
+        assert (out.loc[key, "ci_low"], out.loc[key, "ci_high"]) == bootstrap_interval(frame.loc[frame.k == key, "v"])
+    assert math.isnan(out.loc["c", "ci_low"]) and out.loc["c", "n"] == 1
+    assert out.loc["a", "ci_high"] <= 1.0
+    with pytest.raises(ConfigError, match="method"):
+        describe_groups(frame, ["k"], "v", method="wald")

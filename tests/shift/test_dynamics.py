@@ -30,7 +30,11 @@ def test_conditions_run_summarise_and_draw():
     table = dynamics.table(summary)
     assert {"step 0", "step 10", "step 20"} <= set(table.columns)
     titles = [ax.get_title() for ax in dynamics.figure(summary, "synthetic").axes]
-    assert titles == ["MMD² to step 0", "disagreement with step-0 model", "gaming rate"]
+    assert titles == ["MMD² to step 0", "disagreement with step-0 model", "gaming rate", "improvement rate"]
+    assert "improvement rate" in set(summary["metric"])
+    # rates, p-values and disagreements are in [0, 1]: so are their intervals (percentile bootstrap)
+    bounded = summary[summary["metric"].str.contains("rate|p-value|precision|disagreement")].dropna(subset=["low"])
+    assert len(bounded) and (bounded["low"] >= 0).all() and (bounded["high"] <= 1).all()
 
 
 def test_unregistered_generators_are_skipped():
