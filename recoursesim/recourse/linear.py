@@ -25,8 +25,10 @@ class LinearRecourse:
     bounds, increase-only / decrease-only); with bounds the projection is solved exactly (see
     :mod:`recoursesim.recourse.projection`). With a logistic-regression scorer the point lands at
     predicted probability ``s_t``. Agents already at or above the threshold are left where they are.
-    Rows whose target cannot be reached within the action set get the best reachable point and
-    are flagged in ``feasible_``.
+    ``found_`` holds one boolean per agent, as for every generator that reports it (and so the
+    ledger's ``recourse_found``): agents at or above the threshold and agents whose target can be
+    reached within the action set are found; an agent whose target cannot be reached is not, and
+    stays where it is (no recommendation reaches the cut-off, so none is given).
 
     Args:
         norm: ``"l2"`` (Euclidean, the default) or ``"l1"`` (Manhattan) cost.
@@ -63,7 +65,7 @@ class LinearRecourse:
         form = require_linear_form(scorer, "recourse 'linear'")
         recommendation = features.copy()
         below = scores < threshold
-        self.feasible_ = np.ones(features.shape[0], dtype=bool)
+        self.found_ = np.ones(features.shape[0], dtype=bool)
         if not below.any():
             return recommendation
         rows = features[below]
@@ -71,8 +73,8 @@ class LinearRecourse:
         lo, hi = self.actions_.box(rows)
         solve = project_l2 if self.norm == "l2" else project_l1
         moved, feasible = solve(rows, lo, hi, form.coef, self.weights_, np.asarray(margin, dtype=float))
-        recommendation[below] = moved
-        self.feasible_[below] = feasible
+        recommendation[below] = np.where(feasible[:, None], moved, rows)
+        self.found_[below] = feasible
         return recommendation
 
     def cost(self, moves: np.ndarray) -> np.ndarray:

@@ -155,3 +155,25 @@ def test_offset_target_pins_out_of_box_coordinate():
     x = np.array([[0.0, 0.6]])
     rec = OffsetTargetRecourse().recommend(x, scorer.score(x), 0.7, scorer)
     np.testing.assert_allclose(rec, [[-0.1, 0.5]], atol=1e-12)
+
+
+def test_linear_recourse_reports_found_and_leaves_an_unreachable_agent_in_place():
+    # w = (1, 1) on the unit box: agent 0 needs score 1.5 (reachable at (0.75, 0.75)); agent 1 needs 2.5 (> 2, the
+    # box's best score) and stays put; agent 2 is already above the cut-off
+    scorer = LinearScorer([1.0, 1.0])
+    recourse = LinearRecourse(action_set={"lower": [0.0, 0.0], "upper": [1.0, 1.0]})
+    x = np.array([[0.5, 0.5], [0.5, 0.5], [0.9, 0.9]])
+    threshold = np.array([1.5, 2.5, 1.5])
+    rec = recourse.recommend(x, scorer.score(x), threshold, scorer)
+    np.testing.assert_allclose(rec, [[0.75, 0.75], [0.5, 0.5], [0.9, 0.9]])
+    np.testing.assert_array_equal(recourse.found_, [True, False, True])
+
+
+def test_the_ledger_records_recourse_found_for_the_linear_generator():
+    from recoursesim.scenario import Scenario
+
+    model = Scenario.bundled("default").with_overrides({"run.steps": 2}).build_model(0).run()
+    frame = model.ledger
+    assert "recourse_found" in frame.columns
+    acted = frame["recourse_found"].notna()
+    assert acted.any() and frame.loc[acted, "recourse_found"].all()
