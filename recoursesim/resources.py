@@ -171,6 +171,30 @@ def check_run_memory(scenario: Any, *, steps: int | None = None, runs_at_once: i
     return size
 
 
+def check_memory(needed: int, what: str, fix: str, *, force: bool = False, field: str = "size") -> None:
+    """Refuse a job whose estimated peak memory exceeds what is available (absurd sizes even with ``force``).
+
+    Args:
+        needed: Estimated peak bytes.
+        what: What the estimate counts, for the message (e.g. ``"48,842 rows x 15,000 centres"``).
+        fix: What to change.
+        force: Skip the comparison with the available memory.
+        field: The message's field name.
+
+    Raises:
+        ConfigError: One line naming the estimate, the memory available and the fix.
+    """
+    if needed > ABSURD_BYTES:
+        raise ConfigError(field, f"needs about {format_bytes(needed)} of memory ({what})", fix)
+    available = None if force else available_memory()
+    if available is not None and needed > available:
+        raise ConfigError(
+            field,
+            f"needs about {format_bytes(needed)} of memory ({what}) but {format_bytes(available)} is available",
+            f"{fix}; or add --force (force=True) to try anyway",
+        )
+
+
 def usable_cpus() -> int:
     """CPUs this process may run on."""
     try:

@@ -52,6 +52,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--eps", type=float, default=0.1, help="RD tolerance of the decision rule")
     parser.add_argument("--rule", choices=["one_sided", "band"], default="one_sided", help="decision rule")
     parser.add_argument("--format", choices=["csv", "parquet"], default="csv", help="table format")
+    parser.add_argument(
+        "--force", action="store_true", help="audit even if the estimated memory exceeds what is available"
+    )
     add_out_arguments(parser, "output directory (default effort-audit)", default=Path("effort-audit"))
     parser.set_defaults(func=run)
 
@@ -60,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the audit; print and write ``effort_system``, ``effort_curve`` and ``acr_curve.png``."""
     check_out(args.out, overwrite=args.overwrite)
     auditor, _ = _fit(args)
+    auditor.force = args.force  # a parameter of the auditor (set_params style): refuse before the distances
     system_rows = []
     for group in CENTRE_GROUPS:
         result = auditor.system(group)

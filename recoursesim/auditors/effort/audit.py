@@ -12,11 +12,19 @@ from recoursesim.auditors.effort.distance import feature_ranges, mixed_distance,
 from recoursesim.auditors.effort.ratio import cost_ratio, effort_decision
 from recoursesim.auditors.effort.recourse import MinimalInterventionRecourse
 from recoursesim.errors import ConfigError, DataError
+from recoursesim.resources import check_memory
 from recoursesim.stats import mean_interval
 
 #: Default quantile levels of the neighbourhood radius.
 DEFAULT_QS = tuple(round(0.1 * k, 1) for k in range(1, 11))
 #: Which group's members serve as neighbourhood centres.
+#: Centres whose distances to every row are held at once (bounds memory: block x rows x ~48 bytes).
+CENTRE_BLOCK = 512
+#: Peak bytes per (centre, row) of a block: distances, their sorted copy, and the masks per radius.
+BYTES_PER_CENTRE_ROW = 48
+#: Memory of an audit whatever its size.
+BASE_BYTES = 200 * 2**20
+
 CentreGroup = Literal["protected", "unprotected"]
 #: Both centre groups, protected first.
 CENTRE_GROUPS: tuple[CentreGroup, ...] = ("protected", "unprotected")
@@ -32,6 +40,9 @@ class EqualityOfEffortAuditor:
         distance_features: Covariates of the situation-testing distance (default: the SCM
             variables other than ``sensitive``).
         categorical: Those of ``distance_features`` compared by overlap.
+        block: Centres whose distances to every row are computed at once (memory is about
+            ``block x rows x 48`` bytes; the results do not depend on it).
+        force: Compute even when the estimated memory exceeds what is available.
 
     Attributes:
         cost_: Minimal cost of each row (0 favourable, inf without recourse).
@@ -48,12 +59,16 @@ class EqualityOfEffortAuditor:
         *,
         distance_features: Sequence[str] | None = None,
         categorical: Sequence[str] = (),
+        block: int = CENTRE_BLOCK,
+        force: bool = False,
     ) -> None:
         self.recourse = recourse
         self.sensitive = sensitive
         self.protected_value = protected_value
         self.distance_features = distance_features
         self.categorical = tuple(categorical)
+        self.block = block
+        self.force = force
 
     def fit(self, frame: pd.DataFrame) -> EqualityOfEffortAuditor:
         """Compute costs, predictions and the pairwise distances of ``frame``'s rows."""
@@ -127,6 +142,21 @@ class EqualityOfEffortAuditor:
         n = self.cost_.size
         if centres.size and (centres.min() < 0 or centres.max() >= n):
             raise ConfigError("centre", "position out of range", f"use 0 .. {n - 1}")
+        check_memory(
+            estimate_effort_bytes(n, centres.size, self.block),
+            f"{n:,} rows, {centres.size:,} centres, {min(self.block, max(centres.size, 1)):,} at a time",
+            "audit fewer rows or pass a smaller block",
+            force=self.force,
+            field="equality of effort",
+        )
+        blocks = [
+            self._block_table(centres[lo : lo + self.block], qs) for lo in range(0, max(centres.size, 1), self.block)
+        ]
+        per_q = [pd.concat([table[i] for table in blocks], ignore_index=True) for i in range(len(qs))]
+        return pd.concat(per_q, ignore_index=True)
+
+    def _block_table(self, centres: np.ndarray, qs: Sequence[float]) -> list[pd.DataFrame]:
+        """Per q, the table of one block of centres (the distances of a block at a time bound memory)."""
         dist = mixed_distance(
             self._numeric[centres],
             None if self._categorical is None else self._categorical[centres],
@@ -172,7 +202,7 @@ class EqualityOfEffortAuditor:
                     }
                 )
             )
-        return pd.concat(frames, ignore_index=True)
+        return frames
 
     def curve(
         self,
@@ -216,6 +246,15 @@ class EqualityOfEffortAuditor:
                 }
             )
         return pd.DataFrame(rows)
+
+
+def estimate_effort_bytes(rows: int, centres: int, block: int = CENTRE_BLOCK) -> int:
+    """Return the estimated peak memory of a curve over ``centres`` centres among ``rows`` rows.
+
+    The distances of ``block`` centres to every row are held at once, with their sorted copy and
+    the neighbourhood masks; the rest is linear in ``rows``.
+    """
+    return BASE_BYTES + min(block, max(centres, 1)) * rows * BYTES_PER_CENTRE_ROW + rows * 64
 
 
 def equality_of_effort(
