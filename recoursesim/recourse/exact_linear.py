@@ -165,8 +165,18 @@ class ExactLinearRecourse(MixedRecourse):
         self.tolerance = check_float("tolerance", tolerance, minimum=0.0)
 
     def form_of(self, scorer: Scorer, features: np.ndarray) -> AdditiveForm | None:
-        """The scorer's additive form (see :func:`additive_form`), or ``None`` if it has none."""
-        return additive_form(scorer, features, self.schema, self.mutable, self.tolerance)
+        """The scorer's additive form (see :func:`additive_form`), or ``None`` if it has none.
+
+        The verdict is taken once per scorer object: the first call probes (around that call's
+        agents) and later calls with the same scorer reuse it, so a fixed model cannot pass the check
+        at one step and fail it at the next. A refitted model is a new scorer and is judged anew.
+        """
+        cached = getattr(self, "form_cache_", None)
+        if cached is not None and cached[0] is scorer:
+            return cached[1]
+        form = additive_form(scorer, features, self.schema, self.mutable, self.tolerance)
+        self.form_cache_ = (scorer, form)
+        return form
 
     def _search(self, features: np.ndarray, threshold: np.ndarray, scorer: Scorer) -> tuple[np.ndarray, np.ndarray]:
         form = self.form_of(scorer, features)

@@ -220,3 +220,19 @@ def test_a_plugin_scorer_stating_its_form_is_not_probed():
     assert scorer.calls == 2  # the caller's scores and the generator's final check: no probes
     # the same problem as test_exact_solution_by_hand (margin 0.5 x + colour - 4 must reach 0)
     np.testing.assert_allclose(moved, [[8.0, 0.0], [8.0, 0.0], [6.0, 1.0]], atol=1e-6)
+
+
+def test_exact_linear_judges_a_scorer_once_so_its_verdict_cannot_flip_mid_run(monkeypatch):
+    from recoursesim.recourse import exact_linear as module
+    from recoursesim.scoring import LinearScorer
+
+    calls = []
+    real = module.additive_form
+    monkeypatch.setattr(module, "additive_form", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    generator = module.ExactLinearRecourse()
+    first, second = LinearScorer([0.5, 0.5]), LinearScorer([0.2, 0.8])
+    agents = np.array([[0.1, 0.2], [0.3, 0.1]])
+    for scorer in (first, first, first, second, second):
+        generator.recommend(agents, scorer.score(agents), 0.6, scorer)
+        agents = agents + 0.05  # other agents at every step: the verdict is still the first one
+    assert calls == [first, second]
