@@ -277,6 +277,34 @@ def welch_difference(
     return Difference(n, difference, float(interval.low), float(interval.high), float(result.pvalue))
 
 
+def bounded_interval(
+    values: Sequence[float] | np.ndarray,
+    lower: float = -math.inf,
+    upper: float = math.inf,
+    confidence: float = 0.95,
+) -> tuple[float, float, float]:
+    """Mean and interval of a quantity in ``[lower, upper]``: Student-t, or bootstrap where t leaves the range.
+
+    A t-interval is symmetric, so for a share near 0 or a count near 0 it can reach below the
+    quantity's range; there the percentile bootstrap (:func:`bootstrap_interval`), which stays
+    inside the sample's range, is used instead.
+
+    Args:
+        values: The sample (one value per seed).
+        lower: The quantity's smallest possible value.
+        upper: Its largest possible value.
+        confidence: Coverage of the interval.
+
+    Returns:
+        ``(mean, low, high)``; low and high NaN below two finite values.
+    """
+    summary = mean_interval(values, confidence)
+    low, high = summary.low, summary.high
+    if np.isfinite(low) and (low < lower or high > upper):
+        low, high = bootstrap_interval(values, confidence)
+    return summary.mean, low, high
+
+
 def format_interval(mean: float, low: float, high: float, n: int | None = None, digits: int = 3) -> str:
     """``"mean [low, high]"``; ``"mean (n = 1, no CI)"`` without an interval; ``"n/a"`` without a mean.
 

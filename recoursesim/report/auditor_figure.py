@@ -10,7 +10,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from recoursesim.report.figures import colour_of, step_axis
+from recoursesim.auditors.too_few import TOO_FEW_ROWS
+from recoursesim.report.figures import ci_note, colour_of, step_axis
+from recoursesim.stats import bounded_interval
 
 #: Auditor metrics shown first: CCM switch rates, equality-of-effort ACR/RD, FACTS top unfairness scores.
 _PRIORITY = ("SR", "PSR", "NSR", "ACR", "RD", "top_score:")
@@ -64,6 +66,20 @@ _UNITS = {
     "n_": "count",
 }
 
+#: The range of each y-axis unit: a 95% t-band leaving it is replaced by a bootstrap band.
+_RANGES = {
+    "switch rate (share)": (0.0, 1.0),
+    "share": (0.0, 1.0),
+    "p-value": (0.0, 1.0),
+    "correlation (1 = same decisions)": (-1.0, 1.0),
+    "rate difference": (-1.0, 1.0),
+    "agents (count)": (0.0, np.inf),
+    "count": (0.0, np.inf),
+    "ratio (1 = equal effort)": (0.0, np.inf),
+    "cost (range-normalised units)": (0.0, np.inf),
+    "unfairness score": (0.0, np.inf),
+}
+
 #: A FACTS budget parameter inside a metric's variant: ``[macro, c=0.666667]``.
 _BUDGET = re.compile(r",?\s*c=[^,\]]+")
 
@@ -84,6 +100,9 @@ def auditor_figure(observations: pd.DataFrame, groups: list[str], max_panels: in
     finite = observations.loc[np.isfinite(observations["value"].astype(float))].copy()
     finite["group"] = finite["group"].map(lambda g: "all" if g is None or g is pd.NA or g != g else str(g))
     finite = merge_step_budgets(finite)
+    flagged = finite["metric"].astype(str).str.startswith(TOO_FEW_ROWS)
+    too_few = finite.loc[flagged & (finite["value"] > 0)].groupby("observer", observed=True)["step"].unique()
+    finite = finite.loc[~flagged]
     keys = sorted(
         dict.fromkeys(zip(finite["observer"].astype(str), finite["metric"].astype(str), strict=True)),
         key=_auditor_priority,
@@ -94,9 +113,16 @@ def auditor_figure(observations: pd.DataFrame, groups: list[str], max_panels: in
     axes = fig.subplots(rows, columns, squeeze=False).ravel()
     for ax, (observer, metric) in zip(axes, keys, strict=False):
         mine = finite.loc[(finite["observer"] == observer) & (finite["metric"] == metric)]
-        means = mine.groupby(["group", "step"], observed=True)["value"].mean().reset_index()
-        for group, line in means.groupby("group", sort=False):
-            ax.plot(line["step"], line["value"], marker="o", markersize=3, color=colour_of(groups, group), label=group)
+        lower, upper = _RANGES.get(_auditor_unit(metric), (-np.inf, np.inf))
+        bands = seed_bands(mine, lower, upper)
+        for group, line in bands.groupby("group", sort=False):
+            colour = colour_of(groups, group)
+            ax.plot(line["step"], line["mean"], marker="o", markersize=3, color=colour, label=group)
+            ax.fill_between(line["step"], line["low"], line["high"], color=colour, alpha=0.2, linewidth=0)
+        for step in too_few.get(observer, []):
+            ax.axvspan(float(step) - 0.5, float(step) + 0.5, color="lightgrey", alpha=0.6, linewidth=0)
+        if len(too_few.get(observer, [])):
+            ax.axvspan(np.nan, np.nan, color="lightgrey", label="too few rows to audit")
         ax.set_title(panel_title(observer, metric), fontsize=8)
         ax.set_ylabel(_auditor_unit(metric), fontsize=8)
         if "count" in _auditor_unit(metric):  # whole agents or subgroups: no 2.5 ticks
@@ -107,8 +133,22 @@ def auditor_figure(observations: pd.DataFrame, groups: list[str], max_panels: in
         ax.legend(fontsize=7)
     for ax in axes[len(keys) :]:
         ax.set_axis_off()
-    fig.suptitle("Auditors over time (mean across seeds)")
+    n_seeds = int(finite["seed"].nunique()) if "seed" in finite and len(finite) else 1
+    fig.suptitle(f"Auditors over time ({ci_note(n_seeds)})")
     return fig
+
+
+def seed_bands(rows: pd.DataFrame, lower: float = -np.inf, upper: float = np.inf) -> pd.DataFrame:
+    """Per (group, step): the mean across seeds and its 95% band (``mean, low, high``; NaN band for one seed).
+
+    The band is Student-t, or the percentile bootstrap where t leaves ``[lower, upper]``
+    (:func:`recoursesim.stats.bounded_interval`).
+    """
+    out = []
+    for (group, step), part in rows.groupby(["group", "step"], observed=True, sort=True):
+        mean, low, high = bounded_interval(part["value"].to_numpy(dtype=float), lower, upper)
+        out.append({"group": group, "step": step, "mean": mean, "low": low, "high": high})
+    return pd.DataFrame(out, columns=["group", "step", "mean", "low", "high"])
 
 
 def merge_step_budgets(observations: pd.DataFrame) -> pd.DataFrame:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from recoursesim.report.auditor_figure import auditor_figure, merge_step_budgets, panel_title
 from recoursesim.report.figures import distribution_figure
@@ -75,3 +76,42 @@ def test_distribution_keeps_every_slot_and_whole_steps():
     assert any(text.get_text() == "none" for text in ax.texts)
     ticks = ax.get_yticks()
     assert np.array_equal(ticks, np.round(ticks))
+
+
+def test_bounded_interval_t_inside_the_range_else_bootstrap():
+    from recoursesim.stats import bounded_interval
+
+    # t-interval of [1, 2, 3]: mean 2, sd 1, half-width t(0.975, 2) / sqrt(3) = 4.303 / 1.732 = 2.484.
+    mean, low, high = bounded_interval([1.0, 2.0, 3.0])
+    assert (mean, low, high) == pytest.approx((2.0, 2 - 2.4843, 2 + 2.4843), abs=1e-3)
+    # A share of [0, 0, 0, 1]: t gives 0.25 -/+ 0.80, below 0; the bootstrap stays within [0, 1].
+    mean, low, high = bounded_interval([0.0, 0.0, 0.0, 1.0], 0.0, 1.0)
+    assert mean == 0.25 and 0.0 <= low <= mean <= high <= 1.0
+    assert bounded_interval([0.0, 0.0, 0.0, 1.0])[1] < 0  # unbounded: the t-interval
+    assert np.isnan(bounded_interval([0.5], 0.0, 1.0)[1])
+
+
+def test_seed_bands_and_too_few_rows_steps_drawn():
+    from recoursesim.report.auditor_figure import auditor_figure, seed_bands
+
+    rows = pd.DataFrame(
+        {
+            "seed": [0, 1, 2, 0, 1, 2],
+            "step": [0, 0, 0, 1, 1, 1],
+            "observer": "ccm",
+            "group": "a",
+            "metric": "SR",
+            "value": [0.1, 0.2, 0.3, 0.0, 0.0, 0.3],
+        }
+    )
+    bands = seed_bands(rows, 0.0, 1.0)
+    assert bands["mean"].tolist() == pytest.approx([0.2, 0.1])
+    assert (bands["low"] >= 0).all() and (bands["low"] <= bands["mean"]).all()
+    flagged = pd.DataFrame(
+        {"seed": [0], "step": [2], "observer": "ccm", "group": [None], "metric": "too_few_rows", "value": [1.0]}
+    )
+    fig = auditor_figure(pd.concat([rows, flagged], ignore_index=True), ["a"])
+    ax = fig.axes[0]
+    assert "too_few_rows" not in ax.get_title()
+    assert "too few rows to audit" in [t.get_text() for t in ax.get_legend().get_texts()]
+    assert len(ax.collections) == 1 and len(ax.patches) >= 1  # the band, and the too-few-rows span at step 2

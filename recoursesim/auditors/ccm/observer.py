@@ -10,6 +10,7 @@ import pandas as pd
 from recoursesim.auditors.ccm.mapping import ordinal_map, quantile_map
 from recoursesim.auditors.ccm.matrix import ccm
 from recoursesim.auditors.ccm.metrics import ccm_metrics
+from recoursesim.auditors.too_few import too_few_rows
 from recoursesim.errors import ConfigError
 from recoursesim.observers import PopulationSnapshot
 
@@ -60,7 +61,7 @@ class CounterfactualSwitchObserver:
         threshold = snapshot.agent_thresholds()
         rows: list[dict[str, object]] = []
         if len(present) < 2 or features.shape[0] == 0:
-            return pd.DataFrame(rows, columns=["group", "metric", "value"])
+            return too_few_rows(f"{len(present)} group(s) among {features.shape[0]} agents, CCM needs two")
         if np.isnan(threshold).all():
             raise ConfigError("threshold", "the snapshot has no threshold", "observe after the first selection")
         pred = snapshot.scorer.score(features) >= threshold

@@ -12,6 +12,7 @@ from recoursesim.auditors.effort.audit import EqualityOfEffortAuditor
 from recoursesim.auditors.effort.mixed import linear_view
 from recoursesim.auditors.effort.recourse import MinimalInterventionRecourse
 from recoursesim.auditors.effort.scm import LinearAdditiveSCM
+from recoursesim.auditors.too_few import too_few_rows
 from recoursesim.errors import ConfigError
 from recoursesim.features import FeatureSchema
 from recoursesim.observers import PopulationSnapshot
@@ -117,7 +118,7 @@ class EqualityOfEffortObserver:
         present = np.unique(codes)
         rows: list[dict[str, object]] = []
         if present.size < 2 or features.shape[0] < 2:
-            return pd.DataFrame(rows, columns=["group", "metric", "value"])
+            return too_few_rows(f"{present.size} group(s) among {features.shape[0]} agents, effort needs two of each")
         margin_threshold = float(form.to_margin(float(np.median(snapshot.agent_thresholds()))))
         frame = pd.DataFrame(features, columns=names)
         frame[_GROUP] = codes
@@ -149,7 +150,7 @@ class EqualityOfEffortObserver:
         codes = np.asarray(snapshot.group).astype(np.int64)
         present = np.unique(codes)
         if present.size < 2 or codes.size < 2:
-            return pd.DataFrame([], columns=["group", "metric", "value"])
+            return too_few_rows(f"{present.size} group(s) among {codes.size} agents, effort needs two of each")
         try:
             view = linear_view(
                 snapshot, self.actionable, self.direction, self.dag, self.action_defaults, self.group_column

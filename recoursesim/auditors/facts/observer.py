@@ -12,6 +12,7 @@ import pandas as pd
 from recoursesim._validate import check_int
 from recoursesim.auditors.facts.auditor import FactsAuditor, FactsWarning
 from recoursesim.auditors.facts.population_view import population_view
+from recoursesim.auditors.too_few import too_few_rows
 from recoursesim.errors import DataError
 from recoursesim.observers import PopulationSnapshot
 from recoursesim.scoring.base import Scorer
@@ -120,9 +121,15 @@ class FactsObserver:
                 auditor.fit(frame, model, GROUP_COLUMN, y_pred=positive.astype(np.int64))
         except DataError as error:
             reason = f"skipped:{error.field}: {error.problem}"
-            return pd.DataFrame({"metric": ["n_subgroups", "skipped", reason], "value": [0.0, 1.0, 1.0]})
+            few = too_few_rows(f"{error.field}: {error.problem}")[["metric", "value"]]
+            skipped = pd.DataFrame({"metric": ["n_subgroups", "skipped", reason], "value": [0.0, 1.0, 1.0]})
+            return pd.concat([skipped, few], ignore_index=True)
         table = auditor.ranking_
         rows = [{"metric": "n_subgroups", "value": float(auditor.summary_["common_subgroups"])}]
+        if auditor.summary_["common_subgroups"] == 0:
+            least = ", ".join(f"{name} {n}" for name, n in auditor.summary_["least_rows"].items())
+            reason = f"no subgroup has the rows the support asks for in both groups (needs {least})"
+            rows += too_few_rows(reason)[["metric", "value"]].to_dict("records")
         rows += [{"metric": f"warning:{message}", "value": 1.0} for message in auditor.warnings_]
         for key, part in table.groupby("key", observed=True, sort=False):
             score = part["score"].to_numpy()

@@ -59,7 +59,9 @@ def test_observer_three_groups_and_single_group():
     snap = _snapshot([0, 1, 5, 6, 10, 11], [0, 0, 1, 1, 2, 2], names=("a", "b", "c"))
     out = CounterfactualSwitchObserver().observe(snap)
     assert {"a→b", "a→c", "b→a", "b→c", "c→a", "c→b"} == set(out["group"])
-    assert CounterfactualSwitchObserver().observe(_snapshot([0, 1], [0, 0])).empty
+    alone = CounterfactualSwitchObserver().observe(_snapshot([0, 1], [0, 0]))
+    assert alone["metric"].tolist() == ["too_few_rows", "too_few_rows:1 group(s) among 2 agents, CCM needs two"]
+    assert alone["value"].tolist() == [1.0, 1.0]
     with pytest.raises(ConfigError):
         CounterfactualSwitchObserver(every=0)
 

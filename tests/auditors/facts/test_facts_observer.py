@@ -117,6 +117,8 @@ def test_observer_linear_scorer_and_skip_when_one_group_unaffected():
         "n_subgroups": 0.0,
         "skipped": 1.0,
         "skipped:protected: group 'B' has no negatively predicted (affected) individual": 1.0,
+        "too_few_rows": 1.0,
+        "too_few_rows:protected: group 'B' has no negatively predicted (affected) individual": 1.0,
     }
 
 
