@@ -21,6 +21,7 @@ SECTION_IDS = (
     "selection",
     "utility",
     "auditors",
+    "durability",
     "boundary",
     "distributions",
     "outcomes",

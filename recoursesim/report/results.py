@@ -27,6 +27,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 SCENARIO_FILE = "scenario.json"
 OBSERVATIONS_FILE = "observations.parquet"
+DURABILITY_FILE = "durability.parquet"
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class SeedRun:
         metrics: One row per (step, group).
         summary: One row per group.
         observations: Per-step auditor rows (empty if the run had no observers).
+        durability: One row per recommendation (empty if the run kept none or predates the file).
     """
 
     directory: Path
@@ -48,6 +50,7 @@ class SeedRun:
     metrics: pd.DataFrame
     summary: pd.DataFrame
     observations: pd.DataFrame
+    durability: pd.DataFrame
 
     @property
     def seed_label(self) -> str:
@@ -83,7 +86,7 @@ class Results:
         return len(self.runs)
 
     def stacked(self, name: str) -> pd.DataFrame:
-        """``metrics``, ``summary``, ``observations`` or ``ledger`` of every run, with a ``seed`` column."""
+        """One result table (``metrics``, ``durability``, ``ledger`` ...) of every run, with a ``seed`` column."""
         frames = [getattr(run, name).assign(seed=run.seed_label) for run in self.runs]
         frame = pd.concat(frames, ignore_index=True)
         if "group" in frame:
@@ -189,6 +192,8 @@ def _read_run(run_dir: Path, meta: dict[str, Any]) -> SeedRun:
         if observations_path.is_file()
         else pd.DataFrame(columns=["step", "observer", "group", "metric", "value"])
     )
+    durability_path = run_dir / DURABILITY_FILE
+    durability = pd.read_parquet(durability_path) if durability_path.is_file() else pd.DataFrame()
     return SeedRun(
         directory=run_dir,
         seed=meta["seed"],
@@ -196,4 +201,5 @@ def _read_run(run_dir: Path, meta: dict[str, Any]) -> SeedRun:
         metrics=frames["metrics.parquet"],
         summary=frames["summary.parquet"],
         observations=observations,
+        durability=durability,
     )

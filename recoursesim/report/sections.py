@@ -12,6 +12,7 @@ from recoursesim.report import aggregate
 from recoursesim.report import figures as draw
 from recoursesim.report.auditor_figure import auditor_figure
 from recoursesim.report.document import ReportFigure, Section
+from recoursesim.report.durability import durability_section as report_durability
 from recoursesim.report.results import Results
 from recoursesim.report.shift import shift_observers, shift_section
 from recoursesim.report.summary import plain_summary
@@ -235,6 +236,11 @@ def shift_and_truth_section(data: ReportData) -> Section | None:
     return shift_section(data.shift_observations, data.groups, data.n_seeds)
 
 
+def durability_section(data: ReportData) -> Section:
+    """How long recommendations stay valid, per group (docs/durability.md)."""
+    return report_durability(data.results.stacked("durability"), data.groups, data.reference, data.n_seeds)
+
+
 def boundary_section(data: ReportData) -> Section:
     """The agents' features and the decision boundary at the first, middle and last step (numeric features only)."""
     if not numeric_features(data.results.runs[0].ledger):
@@ -322,6 +328,7 @@ SECTION_BUILDERS: tuple[Callable[[ReportData], Section | None], ...] = (
     utility_section,
     auditors_section,
     shift_and_truth_section,
+    durability_section,
     boundary_section,
     distributions_section,
     outcomes_section,

@@ -87,7 +87,7 @@ def check_report(html: Path, figures_dir: Path, *, auditors: bool) -> dict[str, 
         assert len(section["text"].strip()) > 40, f"section {section_id} is empty"
     expected_figures = {
         "recourse-over-time": 1, "disparities": 1, "selection": 1, "utility": 1, "auditors": int(auditors),
-        "boundary": 1, "distributions": 2,
+        "durability": 1, "boundary": 1, "distributions": 2,
     }  # fmt: skip
     for section_id, count in expected_figures.items():
         images = sections[section_id]["images"]
