@@ -8,6 +8,7 @@ from recoursesim.cli import main
 from recoursesim.errors import ConfigError
 from recoursesim.refit_order import REFIT_ORDERS, act_then_refit, refit_order_of, refit_then_act, refit_then_recommend
 from recoursesim.scenario import Scenario
+from recoursesim.scoring import LinearScorer
 from recoursesim.training.refit import RefitTrainer
 
 
@@ -71,7 +72,77 @@ def test_the_refit_order_is_chosen_when_the_model_is_built(order, strategy):
 
 
 def test_no_trainer_recommends_then_acts():
-    assert Scenario.bundled("default").build_model(seed=0).refit_order is act_then_refit
+    model = Scenario.bundled("default").with_overrides({"run.steps": 1}).build_model(seed=0)
+    assert model.refit_order is act_then_refit
+    before = model.table.features.copy()
+    model.run()
+    ledger = model.ledger
+    waiting = ledger.loc[(ledger["step"] == 0) & ~ledger["selected"], "agent_id"].to_numpy()
+    # every rejected agent was given a recommendation and acted on it: some moved, none of the selected did
+    assert len(waiting) and np.any(model.table.features[waiting] != before[waiting])
+
+
+class _Phases:
+    """A stand-in for the model that records which phase ran, under which model and at which cut-off."""
+
+    def __init__(self):
+        self.scorer = LinearScorer([1.0, 0.0])  # the selecting model scores x0
+        self.calls = []
+
+    def _name(self, scorer):
+        return "old" if scorer.weights[0] == 1.0 else "new"
+
+    def recommend(self, state, scorer, scores, threshold):
+        self.calls.append(("recommend", self._name(scorer), float(np.max(threshold))))
+        return state.features + 1.0
+
+    def act(self, state, recommendation, scorer, scores, threshold):
+        self.calls.append(("act", self._name(scorer), float(np.max(threshold)), float(scores.max())))
+
+    def retrain(self, state, recommendation):
+        self.calls.append(("retrain",))
+        self.scorer = LinearScorer([0.0, 1.0])  # the refitted model scores x1
+
+    def reselect_threshold(self, state, scores):
+        self.calls.append(("reselect", float(scores.max())))
+        return 0.7
+
+    def restate_threshold(self, state, threshold):
+        self.calls.append(("restate", threshold))
+        state.threshold = threshold
+
+
+def _sequence(order, step=1):
+    from recoursesim.refit_order import StepState
+
+    phases = _Phases()
+    features = np.array([[0.2, 0.9], [0.4, 0.3]])
+    state = StepState(step, np.arange(2), features, features[:, 0], np.array([False, False]), 0.5)
+    REFIT_ORDERS[order](phases, state)
+    return phases.calls
+
+
+def test_each_refit_order_runs_its_phases_in_its_own_sequence_under_the_right_model():
+    # scores under the old model (x0): max 0.4; under the refitted one (x1): max 0.9; the cut-off is 0.5, reselected 0.7
+    assert _sequence("spec") == [("recommend", "old", 0.5), ("act", "old", 0.5, 0.4), ("retrain",)]
+    assert _sequence("reference") == [
+        ("recommend", "old", 0.5),
+        ("retrain",),
+        ("reselect", 0.9),
+        ("recommend", "new", 0.7),
+        ("act", "new", 0.7, 0.9),
+    ]
+    assert _sequence("refit_before_acting") == [("recommend", "old", 0.5), ("retrain",), ("act", "new", 0.5, 0.9)]
+    assert _sequence("refit_then_restate") == [
+        ("recommend", "old", 0.5),
+        ("retrain",),
+        ("reselect", 0.9),
+        ("restate", 0.7),
+        ("recommend", "new", 0.7),
+        ("act", "new", 0.7, 0.9),
+    ]
+    # the authors' order does not refit at the first step
+    assert _sequence("refit_then_restate", step=0) == [("recommend", "old", 0.5), ("act", "old", 0.5, 0.4)]
 
 
 class _OddTrainer(RefitTrainer):
