@@ -15,7 +15,7 @@ _FIRST, _TOTAL, _FRONT, _OTHER = "#1f77b4", "#d62728", "#d62728", "#9a9a9a"
 
 
 def _note(noise_share: float, n_seeds: int) -> str:
-    share = "n/a (one seed)" if not math.isfinite(noise_share) else f"{noise_share:.1%}"
+    share = "n/a (needs two seeds)" if not math.isfinite(noise_share) else f"{noise_share:.1%}"
     return f"{n_seeds} seeds per sample; seed-noise share of the variance of the sample means: {share}"
 
 
