@@ -10,8 +10,18 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from recoursesim.policy.sensitivity import SensitivityResult
+from recoursesim.policy.space import COUNT_METRICS
 
 _FIRST, _TOTAL, _FRONT, _OTHER = "#1f77b4", "#d62728", "#d62728", "#9a9a9a"
+#: Units of the pooled metrics, for axis labels.
+_UNITS = {"ttr": "steps", "dttr": "steps", "etr": "effort", "retr": "ratio", "censored_mean_wait": "steps"}
+
+
+def _axis_label(label: str) -> str:
+    """An objective label with its unit: ``"min |dttr:female| (steps)"``; counts are in applicants."""
+    name = label.split(maxsplit=1)[-1].strip("|").split(":")[0]
+    unit = _UNITS.get(name, "applicants" if name in COUNT_METRICS else "")
+    return f"{label} ({unit})" if unit else label
 
 
 def _note(noise_share: float, n_seeds: int) -> str:
@@ -78,7 +88,7 @@ def pareto_figure(trials: pd.DataFrame, labels: list[str], *, title: str) -> Fig
         ax.step(x, sign * np.minimum.accumulate(best), where="post", color=_TOTAL, label="best so far")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("trial number")
-        ax.set_ylabel(label)
+        ax.set_ylabel(_axis_label(label))
     else:
         a, b = labels[0], labels[1]
         front = done["pareto"].to_numpy(dtype=bool)
@@ -96,8 +106,8 @@ def pareto_figure(trials: pd.DataFrame, labels: list[str], *, title: str) -> Fig
             ax.annotate(
                 f"#{int(row['number'])}", (row[a], row[b]), fontsize=7, xytext=(4, 3), textcoords="offset points"
             )
-        ax.set_xlabel(a)
-        ax.set_ylabel(b)
+        ax.set_xlabel(_axis_label(a))
+        ax.set_ylabel(_axis_label(b))
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     ax.set_title(title, fontsize=9)
