@@ -18,7 +18,8 @@ class RecourseAgent(mesa.Agent):
 
     The agent holds no state of its own: every attribute reads the model's arrays, so the
     vectorised step and Mesa's tools (``model.agents``, ``AgentSet.select``, ``DataCollector``)
-    see the same numbers. ``unique_id`` equals the ledger's ``agent_id``.
+    see the same numbers. ``unique_id`` equals the ledger's ``agent_id``. The attributes are
+    read-only: agents move only in the model's vectorised step.
     """
 
     def __init__(self, model: RecourseModel, agent_id: int) -> None:
@@ -35,8 +36,13 @@ class RecourseAgent(mesa.Agent):
 
     @property
     def score(self) -> float:
-        """Score at the latest step the agent was scored."""
-        return float(self.model.table.score[self.row])
+        """Score at the latest step the agent was scored.
+
+        An agent that joined after the latest step has not been scored yet: its score is the one
+        the current decision model gives it, which is the score it gets at the next step.
+        """
+        value = float(self.model.table.score[self.row])
+        return self.model.unscored_score(self.row) if np.isnan(value) else value
 
     @property
     def group(self) -> str:
@@ -47,6 +53,11 @@ class RecourseAgent(mesa.Agent):
     def effort(self) -> float:
         """Effort capacity drawn on entry."""
         return float(self.model.table.effort[self.row])
+
+    @property
+    def effort_spent(self) -> float:
+        """Total feature-space cost the agent has spent acting on recommendations."""
+        return float(self.model.table.effort_spent[self.row])
 
     @property
     def entry_step(self) -> int:

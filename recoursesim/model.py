@@ -113,6 +113,7 @@ class RecourseModel(mesa.Model):
         self._views: dict[int, RecourseAgent] | None = None
         #: Per step, the decision in force: the model that scored and selected and its cut-off.
         self.decisions: list[Decision] = []
+        self._unscored: tuple[int, dict[int, float]] | None = None  # (t, id -> score) of not-yet-scored agents
         population.fit(streams["population"])
         prepare = getattr(scorer, "prepare", None)
         if callable(prepare):  # a model fitted on the population's training rows when the run starts
@@ -328,6 +329,17 @@ class RecourseModel(mesa.Model):
         if self._views is None:
             self._views = {int(agent_id): RecourseAgent(self, int(agent_id)) for agent_id in self._active}
         return super().agents
+
+    def unscored_score(self, agent_id: int) -> float:
+        """The current decision model's score of a waiting agent not scored yet (an entrant of the latest step).
+
+        All such agents are scored in one call, once per step, and only when asked for.
+        """
+        if self._unscored is None or self._unscored[0] != self.t:
+            rows = self._active[np.isnan(self.table.score[self._active])]
+            scores = np.asarray(self.scorer.score(self.table.features[rows]), dtype=float) if rows.size else rows
+            self._unscored = (self.t, dict(zip(rows.tolist(), scores.tolist(), strict=True)))
+        return self._unscored[1].get(int(agent_id), float("nan"))
 
     @property
     def waiting_ids(self) -> np.ndarray:

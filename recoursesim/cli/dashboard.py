@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import ctypes
 import importlib.util
+import os
+import signal
 import subprocess
 import sys
+from types import FrameType
 
 from recoursesim.cli._common import fail, positive_int
 
 #: The Solara app the command serves.
 APP = "recoursesim.dashboard.app"
+#: Seconds the server gets to stop after SIGTERM before it is killed.
+STOP_TIMEOUT = 10.0
+#: Linux ``prctl`` option: the signal a process receives when its parent dies.
+_PR_SET_PDEATHSIG = 1
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -39,7 +48,54 @@ def run(args: argparse.Namespace) -> int:
         "--host", str(args.host), "--port", str(args.port), "--production", "--no-open",
     ]  # fmt: skip
     print(f"recoursesim dashboard on http://{args.host}:{args.port} (Ctrl-C to stop)", flush=True)
+    return serve(command)
+
+
+def serve(command: list[str]) -> int:
+    """Run the server ``command`` until it exits or this process is told to stop; never leave it behind.
+
+    The server runs in its own process group. Ctrl-C (SIGINT), SIGTERM or SIGHUP to this process
+    stop the whole group (SIGTERM, then SIGKILL after :data:`STOP_TIMEOUT` seconds); if this
+    process dies without a chance to clean up (SIGKILL), Linux sends the server SIGTERM
+    (``PR_SET_PDEATHSIG``).
+
+    Returns:
+        The server's exit status, or 0 when it was stopped on request.
+    """
+    parent = os.getpid()
+    server = subprocess.Popen(command, start_new_session=True, preexec_fn=lambda: _die_with_parent(parent))
+    previous = {sig: signal.signal(sig, _stop_request) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
-        return subprocess.call(command)
+        return server.wait()
     except KeyboardInterrupt:
         return 0
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        _stop(server)
+
+
+def _stop_request(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def _stop(server: subprocess.Popen) -> None:
+    """Stop the server's process group: SIGTERM, then SIGKILL if it lingers."""
+    if server.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(server.pid, signal.SIGTERM)
+    try:
+        server.wait(timeout=STOP_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.pid, signal.SIGKILL)
+        server.wait()
+
+
+def _die_with_parent(parent: int) -> None:
+    """In the server process, before it starts: have Linux send it SIGTERM when its parent dies."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:  # the parent died before the request took effect
+            os._exit(1)

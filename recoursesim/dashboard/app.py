@@ -24,6 +24,10 @@ from recoursesim.metrics import recourse_summary
 #: Seconds between steps while playing.
 PLAY_INTERVAL = 0.6
 
+#: Sliders that always show their value on the thumb (Solara shows it only while dragging by default).
+SliderInt = functools.partial(solara.SliderInt, thumb_label="always")
+SliderFloat = functools.partial(solara.SliderFloat, thumb_label="always")
+
 settings = solara.reactive(DashboardSettings())
 version = solara.reactive(0)
 playing = solara.reactive(False)
@@ -45,17 +49,17 @@ def _set_weight(weights: tuple[float, ...], j: int, value: float) -> None:
 def Controls() -> None:  # noqa: N802 (Solara components are capitalised)
     """The Game-of-Recourse knobs."""
     s = settings.value
-    solara.SliderInt("initial agents", value=s.initial, min=20, max=1000, step=10, on_value=lambda v: _set(initial=v))
-    solara.SliderInt("new agents per step", value=s.entrants, min=0, max=200, on_value=lambda v: _set(entrants=v))
+    SliderInt("initial agents", value=s.initial, min=20, max=1000, step=10, on_value=lambda v: _set(initial=v))
+    SliderInt("new agents per step", value=s.entrants, min=0, max=200, on_value=lambda v: _set(entrants=v))
     solara.Select(
         "distribution",
         values=list(DISTRIBUTIONS),
         value=s.distribution,
         on_value=lambda v: _set(distribution=v),
     )
-    solara.SliderFloat("qualification gap q", value=s.q, min=0.0, max=3.0, step=0.5, on_value=lambda v: _set(q=v))
-    solara.SliderInt("favourable outcomes per step k", value=s.k, min=1, max=200, on_value=lambda v: _set(k=v))
-    solara.SliderFloat(
+    SliderFloat("qualification gap q", value=s.q, min=0.0, max=3.0, step=0.5, on_value=lambda v: _set(q=v))
+    SliderInt("favourable outcomes per step k", value=s.k, min=1, max=200, on_value=lambda v: _set(k=v))
+    SliderFloat(
         "global difficulty", value=s.difficulty, min=0.25, max=4.0, step=0.25, on_value=lambda v: _set(difficulty=v)
     )
     solara.Text("adaptation")
@@ -69,10 +73,10 @@ def Controls() -> None:  # noqa: N802 (Solara components are capitalised)
     solara.ToggleButtonsSingle(
         value=s.effort, values=["flexible", "constant"], on_value=lambda v: _set(effort=v), classes=["rs-effort"]
     )
-    solara.SliderInt("time steps T", value=s.steps, min=1, max=60, on_value=lambda v: _set(steps=v))
+    SliderInt("time steps T", value=s.steps, min=1, max=60, on_value=lambda v: _set(steps=v))
     solara.Select("mitigation", values=list(MITIGATIONS), value=s.mitigation, on_value=lambda v: _set(mitigation=v))
     for j in range(2):
-        solara.SliderFloat(
+        SliderFloat(
             f"ranker weight x{j}",
             value=s.weights[j],
             min=0.0,

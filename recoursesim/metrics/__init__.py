@@ -1,6 +1,7 @@
 """Metrics computed from the ledger: ETR/TTR over time and pooled, disparities, exclusions."""
 
 from recoursesim.metrics.disparity import EIGHTY_PERCENT_BAND, add_disparities, within_eighty_percent_rule
+from recoursesim.metrics.group_fairness import parity_over_time, selection_metric_frame
 from recoursesim.metrics.outcomes import OUTCOMES, agent_outcomes
 from recoursesim.metrics.recourse import recourse_over_time, recourse_summary, utility_over_time
 
@@ -9,8 +10,10 @@ __all__ = [
     "OUTCOMES",
     "add_disparities",
     "agent_outcomes",
+    "parity_over_time",
     "recourse_over_time",
     "recourse_summary",
+    "selection_metric_frame",
     "utility_over_time",
     "within_eighty_percent_rule",
 ]

@@ -133,3 +133,28 @@ def pooled_over_seeds(results: Results, confidence: float = 0.95) -> pd.DataFram
         if column not in frame:
             frame[column] = np.nan
     return mean_ci(frame, ["group"], ["etr", "ttr", "retr", "dttr"], confidence)
+
+
+def run_selection_rates(step_frame: pd.DataFrame, reference: str) -> pd.DataFrame:
+    """Each run's whole-run selection rate per group, and its ratio and difference to the reference group.
+
+    The one definition of a run's selection rate everywhere in recoursesim (reports, summaries,
+    comparisons): the agent-steps at which a group's agents were selected over those at which
+    they were scored, ``Σ_t selected_t(g) / Σ_t scored_t(g)``, per run. Across seeds the mean
+    of these per-run rates is reported, never a rate of pooled counts.
+
+    Args:
+        step_frame: Per (seed, step, group) ``n_selected`` and ``n_scored`` (:func:`step_metrics`).
+        reference: The reference group.
+
+    Returns:
+        One row per (seed, group): ``rate``, ``ratio`` (rate over the reference's) and ``difference``.
+    """
+    totals = step_frame.groupby(["seed", "group"], observed=True)[["n_selected", "n_scored"]].sum().reset_index()
+    totals["rate"] = totals["n_selected"] / totals["n_scored"].where(totals["n_scored"] > 0)
+    ref = totals.loc[totals["group"] == reference, ["seed", "rate"]].rename(columns={"rate": "ref"})
+    totals = totals.merge(ref, on="seed")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        totals["ratio"] = totals["rate"] / totals["ref"]
+    totals["difference"] = totals["rate"] - totals["ref"]
+    return totals[["seed", "group", "rate", "ratio", "difference"]]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -14,6 +13,7 @@ from recoursesim.report.auditor_figure import auditor_figure
 from recoursesim.report.document import ReportFigure, Section
 from recoursesim.report.durability import durability_section as report_durability
 from recoursesim.report.results import Results
+from recoursesim.report.scenario_table import scenario_table
 from recoursesim.report.shift import shift_observers, shift_section
 from recoursesim.report.summary import plain_summary
 from recoursesim.scenario import Scenario
@@ -118,16 +118,17 @@ def summary_section(data: ReportData) -> Section:
 
 
 def scenario_section(data: ReportData) -> Section:
-    """Which runs were read, how ETR is measured, and the full scenario."""
+    """Which runs were read, how ETR is measured, and the full scenario as a table of settings."""
     seeds = ", ".join(run.seed_label for run in data.results.runs)
     return Section(
         "scenario",
         "Scenario",
         [
             f"{data.scenario.name}: {data.n_seeds} run(s) read from {data.results.directory} (seeds {seeds}). ETR is "
-            f"measured as {data.effort_label}; rETR and dTTR are against {data.reference}.",
-            "```" + json.dumps(data.scenario.spec, indent=2, sort_keys=True) + "```",
+            f"measured as {data.effort_label}; rETR and dTTR are against {data.reference}. Every setting of the "
+            "resolved scenario (preset applied) follows; scenario.json beside each run holds the same.",
         ],
+        [scenario_table(data.scenario.spec)],
     )
 
 
@@ -365,14 +366,13 @@ def counts_table(counts: pd.DataFrame) -> pd.DataFrame:
 
 
 def selection_table(step_frame: pd.DataFrame, reference: str) -> pd.DataFrame:
-    """Whole-run selection rate per group and its ratio and difference to the reference group."""
-    totals = step_frame.groupby(["seed", "group"], observed=True)[["n_selected", "n_scored"]].sum().reset_index()
-    totals["rate"] = totals["n_selected"] / totals["n_scored"].where(totals["n_scored"] > 0)
-    ref = totals.loc[totals["group"] == reference, ["seed", "rate"]].rename(columns={"rate": "ref"})
-    totals = totals.merge(ref, on="seed")
-    totals["ratio"] = totals["rate"] / totals["ref"]
-    totals["difference"] = totals["rate"] - totals["ref"]
-    frame = aggregate.mean_ci(totals, ["group"], ["rate", "ratio", "difference"])
+    """Whole-run selection rate per group, its ratio and difference to the reference (mean over runs, CIs).
+
+    The rates are :func:`~recoursesim.report.aggregate.run_selection_rates`'s, as everywhere else.
+    """
+    frame = aggregate.mean_ci(
+        aggregate.run_selection_rates(step_frame, reference), ["group"], ["rate", "ratio", "difference"]
+    )
     return interval_columns(
         frame,
         {

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from recoursesim.metrics import EIGHTY_PERCENT_BAND
+from recoursesim.report.aggregate import run_selection_rates
 from recoursesim.stats import NO_INTERVAL
 
 
@@ -84,16 +85,16 @@ def plain_summary(
     lines.append(
         "Never successful by the end (censored or gave up): " + "; ".join(never) + ". These agents are not in ETR/TTR."
     )
-    rates = step_frame.groupby("group")[["n_selected", "n_scored"]].sum()
-    rates = rates["n_selected"] / rates["n_scored"].where(rates["n_scored"] > 0)
+    per_run = run_selection_rates(step_frame, reference).groupby("group")[["rate", "ratio"]].mean()
+    rates, ratios = per_run["rate"], per_run["ratio"]
     if reference in rates and rates[reference] > 0:
         parts = [
-            f"{group} {rates[group]:.3f} ({rates[group] / rates[reference]:.2f} times {reference})"
+            f"{group} {rates[group]:.3f} ({ratios[group]:.2f} times {reference})"
             for group in rates.index
             if group != reference
         ]
         lines.append(
-            f"Selection rate over all steps: {reference} {rates[reference]:.3f}; " + "; ".join(parts) + " "
-            "(demographic parity is 1)."
+            f"Selection rate over all steps (mean over runs of selected / scored agent-steps): {reference} "
+            f"{rates[reference]:.3f}; " + "; ".join(parts) + " (demographic parity is 1)."
         )
     return lines

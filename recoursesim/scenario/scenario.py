@@ -179,9 +179,23 @@ class Scenario:
         Returns:
             The model, or ``None`` with ``dry_run``.
         """
+        arguments = self.model_arguments(dry_run=dry_run)
+        if dry_run:
+            return None
         from recoursesim.model import RecourseModel
         from recoursesim.refit_order import refit_order_of
 
+        return RecourseModel(**arguments, seed=self.seed if seed is None else seed)
+
+    def model_arguments(self, *, dry_run: bool = False) -> dict[str, Any]:
+        """Fresh components and sizes of a run: the keyword arguments of :class:`~recoursesim.model.RecourseModel`.
+
+        Every call builds new components, so two models never share state. Subclasses of the
+        model (:class:`~recoursesim.mesa_native.ScenarioModel`) are built from these too.
+
+        Args:
+            dry_run: Only build and check the components; return ``{}`` (no population is drawn).
+        """
         spec = self.spec
         population_spec = dict(spec["population"])
         n_initial = check_int("population.initial", population_spec.pop("initial", None), minimum=1)
@@ -217,15 +231,7 @@ class Scenario:
                 f"use one of {', '.join(population.group_names)}",
             )
         model_spec = spec.get("model", {})
-        kwargs = dict(
-            n_initial=n_initial,
-            entrants=entrants,
-            n_steps=self.steps,
-            trainer=trainer,
-            observers=observers,
-            patience=model_spec.get("patience"),
-            record_recommendations=model_spec.get("record_recommendations", True),
-        )
+        patience = model_spec.get("patience")
         if dry_run:
             from recoursesim.populations.base import entrants_schedule
 
@@ -233,11 +239,22 @@ class Scenario:
                 check_int("population.entrants", entrants, minimum=0)  # no schedule array: T may be huge
             else:
                 entrants_schedule(entrants, self.steps)
-            if kwargs["patience"] is not None:
-                check_int("model.patience", kwargs["patience"], minimum=1)
-            return None
-        return RecourseModel(
-            population, scorer, selector, recourse, behaviour, seed=self.seed if seed is None else seed, **kwargs
+            if patience is not None:
+                check_int("model.patience", patience, minimum=1)
+            return {}
+        return dict(
+            population=population,
+            scorer=scorer,
+            selector=selector,
+            recourse=recourse,
+            behaviour=behaviour,
+            n_initial=n_initial,
+            entrants=entrants,
+            n_steps=self.steps,
+            trainer=trainer,
+            observers=observers,
+            patience=patience,
+            record_recommendations=model_spec.get("record_recommendations", True),
         )
 
 
