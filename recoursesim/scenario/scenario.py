@@ -183,7 +183,6 @@ class Scenario:
         if dry_run:
             return None
         from recoursesim.model import RecourseModel
-        from recoursesim.refit_order import refit_order_of
 
         return RecourseModel(**arguments, seed=self.seed if seed is None else seed)
 
@@ -196,6 +195,8 @@ class Scenario:
         Args:
             dry_run: Only build and check the components; return ``{}`` (no population is drawn).
         """
+        from recoursesim.refit_order import refit_order_of
+
         spec = self.spec
         population_spec = dict(spec["population"])
         n_initial = check_int("population.initial", population_spec.pop("initial", None), minimum=1)
