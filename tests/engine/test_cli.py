@@ -67,6 +67,16 @@ def test_bundled_scenarios_all_load_and_run_briefly():
     from recoursesim.scenario import Scenario, bundled_names
 
     for name in bundled_names():
-        model = Scenario.bundled(name).build_model(0)
-        model.run(until=1)
-        assert len(model.ledger) > 0
+        scenario = Scenario.bundled(name)
+        model = scenario.build_model(0)
+        model.run(until=1)  # steps 0 and 1
+        assert set(model.ledger["step"]) == {0, 1}, name
+        ledger = model.ledger[model.ledger["step"] == 0]
+        assert len(ledger) == model.n_initial, name  # every initial agent scored once at step 0
+        selected = ledger["selected"].to_numpy(dtype=bool)
+        assert 0 < selected.sum() < len(ledger), name  # somebody got the outcome, somebody did not
+        scores = ledger["score"].to_numpy(dtype=float)
+        assert np.isfinite(scores).all(), name
+        assert np.isfinite(ledger["threshold"].to_numpy(dtype=float)).all(), name
+        rec = [c for c in ledger.columns if c.startswith("rec_")]
+        assert rec and ledger.loc[~selected, rec].notna().any(axis=1).all(), name  # the rejected got recommendations
