@@ -17,6 +17,7 @@ from recoursesim.errors import ConfigError, DataError
 from recoursesim.ledger import Ledger
 from recoursesim.observers import Observer, PopulationSnapshot, observation_rows
 from recoursesim.populations.base import Cohort, PopulationGenerator, entrants_schedule
+from recoursesim.populations.binding import bind_to_population
 from recoursesim.recourse.base import RecourseGenerator
 from recoursesim.refit_order import RefitOrder, StepState, refit_order_of, rows_of
 from recoursesim.rng import run_streams
@@ -50,6 +51,11 @@ class RecourseModel(mesa.Model):
     vectorised pass. :class:`~recoursesim.agents.RecourseAgent` views are created the first time
     :attr:`agents` is read and kept in sync from then on, so runs that never look at individual
     agents pay nothing for them.
+
+    Components built by hand without a mixed-type population's feature schema (a recourse
+    generator, behaviour, trainer or observer that takes ``schema``) are rebuilt with the
+    population's schema and default action set, as a scenario builds them
+    (:func:`~recoursesim.populations.binding.bind_to_population`).
 
     Args:
         population: Draws the initial agents and the entrants.
@@ -92,10 +98,13 @@ class RecourseModel(mesa.Model):
         self.population = population
         self.scorer = scorer
         self.selector = selector
-        self.recourse = recourse
-        self.behaviour = behaviour
-        self.trainer = trainer
-        self.observers = tuple(observers)
+        # Parts built by hand without the population's schema get it, as a scenario would give it.
+        self.recourse = recourse = bind_to_population(recourse, population, "recourse")
+        self.behaviour = behaviour = bind_to_population(behaviour, population, "behaviour")
+        self.trainer = trainer = bind_to_population(trainer, population, "training")
+        self.observers = tuple(
+            bind_to_population(observer, population, f"observers[{i}]") for i, observer in enumerate(observers)
+        )
         self.n_initial = check_int("population.initial", n_initial, minimum=1)
         self.n_steps = check_int("run.steps", n_steps, minimum=0)
         self.entrants = entrants_schedule(entrants, self.n_steps)

@@ -307,7 +307,7 @@ def accepted_parameters(cls: type) -> list[str]:
 
 
 #: Constructor arguments supplied by the builder, never by a scenario.
-_SUPPLIED = frozenset({"population", "schema", "action_defaults"})
+_SUPPLIED = frozenset({"population", "schema", "action_defaults", "fitted_estimator", "data"})
 
 
 def supplied_parameters() -> frozenset[str]:

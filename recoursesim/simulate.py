@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -131,6 +132,8 @@ def simulate(
     *,
     steps: int | None = None,
     force: bool = False,
+    model: Any = None,
+    data: Any = None,
 ) -> RunResult:
     """Run ``scenario`` once.
 
@@ -141,6 +144,8 @@ def simulate(
         steps: Override ``T``.
         force: Run even if the estimated memory (:func:`~recoursesim.resources.check_run_memory`)
             exceeds what is available.
+        model: Your own fitted classifier as the decision model (see :meth:`Scenario.with_inputs`).
+        data: Your own DataFrame of applicants for a dataset population (see :meth:`Scenario.with_inputs`).
 
     Returns:
         The finished run.
@@ -155,6 +160,8 @@ def simulate(
                 "pass load_scenario(...) or a name such as 'default'",
             )  # fmt: skip
         scenario = load_scenario(scenario)
+    if model is not None or data is not None:
+        scenario = scenario.with_inputs(model=model, data=data)
     seed = check_seed(seed)
     if steps is not None:
         steps = check_int("steps", steps, minimum=0)

@@ -8,10 +8,12 @@ on stderr with exit status 2; an unexpected failure shows its traceback and asks
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import logging
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from recoursesim._version import __version__
 from recoursesim.cli._common import Parser, describe_os_error, fail
@@ -82,7 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from recoursesim.plugins import load_plugins
 
         load_plugins()
-        return int(args.func(args) or 0)
+        with _notes_on_stderr():
+            return int(args.func(args) or 0)
     except RecourseSimError as error:
         return _user_error(str(error), debug)
     except OSError as error:
@@ -101,6 +104,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+
+
+@contextlib.contextmanager
+def _notes_on_stderr() -> Iterator[None]:
+    """Print the library's notes (such as inferred feature types) as ``note: ...`` lines on stderr."""
+    logger = logging.getLogger("recoursesim.data")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("note: %(message)s"))
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
 
 
 def _user_error(message: str, debug: bool) -> int:

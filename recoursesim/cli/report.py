@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from recoursesim.cli._common import non_negative_int
 from recoursesim.cli._output import check_out_file
 from recoursesim.report import write_report
 
@@ -17,7 +18,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         description=(
             "Write one self-contained HTML report (figures embedded) from RESULTS: a directory written by "
             "`recoursesim run --out DIR`, or a directory of such run directories of one scenario, one per seed "
-            "(results/<scenario>/seed-<N>, as `recoursesim run SCENARIO --seed N` writes them). The figures are "
+            "(results/<scenario>/seed-<N>, as `recoursesim run SCENARIO --seed N` writes them), or a sweep directory "
+            "written by `recoursesim sweep` (every time series as a mean and a 95% band across its seeds; a sweep "
+            "keeps no per-agent histories, so the sections drawn from them are left out). The figures are "
             "also saved as PNG and SVG in <report>_figures/ next to the report."
         ),
     )
@@ -28,13 +31,16 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--format", choices=["html", "md"], default="html", help="html (self-contained) or md (links the PNGs)"
     )
+    parser.add_argument(
+        "--point", type=non_negative_int, default=None, help="for a sweep over a grid: the grid point to report on"
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Execute ``recoursesim report``."""
     check_out_file(args.html, "--html")
-    output, figures_dir, report = write_report(args.results, args.html, args.format)
+    output, figures_dir, report = write_report(args.results, args.html, args.format, args.point)
     n_figures = len(report.figures)
     print(f"wrote {output} ({len(report.sections)} sections, {n_figures} figures; PNG and SVG in {figures_dir})")
     for paragraph in report.sections[0].paragraphs:

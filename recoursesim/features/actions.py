@@ -12,6 +12,57 @@ from recoursesim.features.schema import FeatureSchema
 from recoursesim.recourse.action_set import ActionSet
 
 _KEYS = ("immutable", "increase_only", "decrease_only", "lower", "upper", "allowed_categories")
+_LISTS = ("immutable", "increase_only", "decrease_only")
+_TABLES = ("lower", "upper", "allowed_categories")
+
+
+def merge_action_specs(defaults: Mapping[str, Any] | None, explicit: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Lay an explicit action-set table over a data set's defaults.
+
+    Constraints add up: a feature immutable by default stays immutable whatever the explicit table
+    says (age never moves because a scenario bounded income), and the lists are joined. Where the
+    two disagree on a direction, the explicit table wins (a feature it calls ``decrease_only`` is
+    no longer increase-only by default). ``lower``, ``upper`` and ``allowed_categories`` are merged
+    feature by feature, the explicit entry winning. Keys are checked later, by
+    :meth:`MixedActionSet.from_spec`; a value that is not a list or table is passed on unchanged so
+    that check names it.
+
+    Args:
+        defaults: The data set's default action set (``None``: none).
+        explicit: The scenario's or caller's ``action_set`` table (``None``: none).
+
+    Returns:
+        The merged table.
+    """
+    base = dict(defaults or {})
+    given = dict(explicit or {})
+    merged: dict[str, Any] = {**base, **given}
+    if not base:
+        return merged
+    lists = {key: _names(base.get(key)) + _names(given.get(key)) for key in _LISTS}
+    for key in _LISTS:
+        if key in given and not isinstance(given[key], list | tuple):
+            lists[key] = given[key]  # not a list: left for from_spec to refuse, naming the key
+    if isinstance(lists["immutable"], list):
+        frozen = set(lists["immutable"])
+        for key, other in (("increase_only", "decrease_only"), ("decrease_only", "increase_only")):
+            if isinstance(lists[key], list):
+                chosen = set(_names(given.get(other)))
+                lists[key] = [
+                    n for n in lists[key] if n not in frozen and not (n in chosen and n not in _names(given.get(key)))
+                ]
+    for key, value in lists.items():
+        if key in base or key in given:
+            merged[key] = list(dict.fromkeys(value)) if isinstance(value, list) else value
+    for key in _TABLES:
+        if isinstance(base.get(key), Mapping) and isinstance(given.get(key), Mapping):
+            merged[key] = {**base[key], **given[key]}
+    return merged
+
+
+def _names(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list | tuple) else []
+
 
 #: Tolerance for "unchanged", "within bounds" and "integral" in code space.
 TOLERANCE = 1e-9

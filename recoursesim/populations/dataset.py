@@ -13,7 +13,9 @@ from recoursesim._validate import check_float
 from recoursesim.datasets import LOADERS, Dataset
 from recoursesim.datasets.user import read_table
 from recoursesim.errors import ConfigError, DataError
+from recoursesim.features.actions import MixedActionSet, merge_action_specs
 from recoursesim.features.defaults import DEFAULT_ACTIONS, DEFAULT_COLUMNS
+from recoursesim.features.infer import infer_feature_types, report_inferred
 from recoursesim.features.schema import FeatureSchema
 from recoursesim.populations.base import Cohort, FoldedNormal, allocate
 from recoursesim.registry import register
@@ -45,18 +47,26 @@ class DatasetPopulation:
 
     Args:
         dataset: A bundled data set (``"adult"``, ``"german"``, ``"compas"``), or ``None`` with ``path``.
-        path: A user CSV or Parquet file (needs ``target`` and ``feature_types``).
+        path: A user CSV or Parquet file (needs ``target``).
         group: The protected column whose values are the groups (at most 10 distinct values).
         target: The binary outcome column of a user file (bundled: from the metadata).
         favourable: The target value that counts as favourable (default: 1, or the larger of two values).
-        features: Feature columns (bundled default: see ``docs/real-data.md``; a user file: those
-            in ``feature_types``).
-        feature_types: For a user file, ``column = "kind"`` or ``{kind = "ordinal", order = [...]}``
-            per feature (see :meth:`~recoursesim.features.FeatureSchema.from_table`).
+        features: Feature columns (bundled default: see ``docs/real-data.md``; user data: the
+            columns of ``feature_types`` if given, else every column but the target).
+        feature_types: For user data, ``column = "kind"`` or ``{kind = "ordinal", order = [...]}``
+            per feature (see :meth:`~recoursesim.features.FeatureSchema.from_table`); features
+            not listed get a type inferred from their dtype (:mod:`recoursesim.features.infer`).
         train_fraction: Share of the usable rows that train the decision model.
         stratify: Bootstrap each group separately so cohorts have exactly the group shares.
         shares: Group -> share of each cohort (with ``stratify``; default the pool's shares).
         effort: ``{mean, sd, scale}`` for every group, or ``{group = {mean, sd, scale}, ...}``.
+        actions: The data's default action set (keys of :class:`~recoursesim.features.MixedActionSet`),
+            merged with the bundled data set's defaults; for user data the group column, when it
+            is a feature, is immutable by default. Every recourse generator and auditor starts
+            from it; their own ``action_set`` adds to it.
+        data_fingerprint: Set by :meth:`~recoursesim.scenario.Scenario.with_inputs`: a digest of a
+            DataFrame given from Python.
+        data: A DataFrame given from Python instead of ``path`` (supplied, never a scenario key).
     """
 
     check_params: ClassVar[dict[str, Any]] = {"dataset": "german", "group": "sex"}
@@ -74,8 +84,14 @@ class DatasetPopulation:
         stratify: bool = True,
         shares: Mapping[str, float] | None = None,
         effort: Mapping[str, Any] | None = None,
+        actions: Mapping[str, Any] | None = None,
+        data_fingerprint: str | None = None,
+        data: pd.DataFrame | None = None,
     ) -> None:
         self.group = group
+        self.actions = actions
+        self.data_fingerprint = data_fingerprint
+        self.data = data
         self.dataset = dataset
         self.path = path
         self.target = target
@@ -89,10 +105,10 @@ class DatasetPopulation:
             raise ConfigError("stratify", "must be true or false", "write stratify = true")
         self.stratify = stratify
         frame, target_name, self.schema, defaults = self._load()
-        self.default_action_set = defaults
         if not isinstance(group, str) or group not in frame.columns:
             listed = ", ".join(str(c) for c in frame.columns if c != target_name)
             raise ConfigError("group", f"{group!r} is not a column of the data", f"use one of {listed}")
+        self.default_action_set = self._action_defaults(defaults)
         needed = [*self.schema.names, group, target_name]
         frame = self._usable_rows(frame, needed)
         self.codes = self.schema.encode(frame, field="data")
@@ -116,16 +132,19 @@ class DatasetPopulation:
     # ------------------------------------------------------------------ loading
 
     def _load(self) -> tuple[pd.DataFrame, str, FeatureSchema, dict[str, Any]]:
-        if (self.dataset is None) == (self.path is None):
+        sources = [self.dataset is not None, self.path is not None, self.data is not None or self.data_fingerprint]
+        if sum(map(bool, sources)) != 1:
             raise ConfigError(
-                "dataset", "give exactly one of dataset and path", 'write dataset = "german" or path = "file.csv"'
+                "dataset",
+                "give exactly one of dataset, path and a DataFrame (data=)",
+                'write dataset = "german" or path = "file.csv"',
             )
         if self.dataset is not None:
             if self.dataset not in LOADERS:
                 raise ConfigError("dataset", f"unknown data set {self.dataset!r}", f"use one of {', '.join(LOADERS)}")
             for key, value in (("target", self.target), ("feature_types", self.feature_types)):
                 if value is not None:
-                    raise ConfigError(key, f"is only for a user file, not {self.dataset!r}", f"remove {key}")
+                    raise ConfigError(key, f"is only for user data, not {self.dataset!r}", f"remove {key}")
             data = _bundled(self.dataset)
             columns = self.features if self.features is not None else DEFAULT_COLUMNS[self.dataset]
             schema = FeatureSchema.from_dataset(data, columns)
@@ -134,48 +153,80 @@ class DatasetPopulation:
                 key: [name for name in value if name in used] for key, value in DEFAULT_ACTIONS[self.dataset].items()
             }
             return data.frame, data.target, schema, defaults
-        frame = read_table(str(self.path), field="path")
+        frame, source = self._user_frame()
         if self.target is None:
-            raise ConfigError("target", "is required with path", 'name the outcome column, e.g. target = "approved"')
+            raise ConfigError(
+                "target", "is required with user data", 'name the outcome column, e.g. target = "approved"'
+            )
         if self.target not in frame.columns:
             raise DataError(
-                "target", f"{self.target!r} is not a column of {self.path}", f"use one of {', '.join(map(str, frame))}"
+                "target", f"{self.target!r} is not a column of {source}", f"use one of {', '.join(map(str, frame))}"
             )
-        if self.feature_types is None:
+        return frame, self.target, self._user_schema(frame, source), {}
+
+    def _user_frame(self) -> tuple[pd.DataFrame, str]:
+        if self.path is not None:
+            return read_table(str(self.path), field="path"), str(self.path)
+        if self.data is None:
             raise ConfigError(
-                "feature_types", "is required with path", 'add [population.feature_types] with income = "numeric", ...'
+                "data_fingerprint",
+                f"the scenario names a DataFrame given from Python (fingerprint {self.data_fingerprint}), not here",
+                "pass it again (data=...), or save it as CSV/Parquet and set path",
             )
-        table = dict(self.feature_types)
+        if not isinstance(self.data, pd.DataFrame):
+            raise ConfigError("data", f"must be a pandas DataFrame, got {type(self.data).__name__}", "pass a DataFrame")
+        if self.data.empty:
+            raise DataError("data", "the DataFrame has no rows", "pass a DataFrame with data")
+        return self.data, "the DataFrame"
+
+    def _user_schema(self, frame: pd.DataFrame, source: str) -> FeatureSchema:
+        """The schema of user data: declared types, the rest inferred (and reported)."""
+        if self.feature_types is not None and not isinstance(self.feature_types, Mapping):
+            raise ConfigError("feature_types", "must be a table of column = kind", 'write income = "numeric", ...')
+        table = dict(self.feature_types or {})
         if self.features is not None:
-            unknown = [name for name in self.features if name not in table]
-            if unknown:
-                raise ConfigError(
-                    "features", f"{unknown[0]!r} has no entry in feature_types", "add it to [population.feature_types]"
-                )
-            table = {name: table[name] for name in self.features}
-        if self.target in table:
-            raise ConfigError(
-                f"feature_types.{self.target}", "is the target, not a feature", "remove it from the table"
-            )
-        missing = {name: int(frame[name].isna().sum()) for name in table if name in frame.columns}
+            names = list(self.features)
+        elif table:
+            names = list(table)
+        else:
+            names = [str(c) for c in frame.columns if c != self.target]
+        if self.target in names or self.target in table:
+            field = f"feature_types.{self.target}" if self.target in table else "features"
+            raise ConfigError(field, f"{self.target!r} is the target, not a feature", "remove it")
+        unknown = [name for name in table if name not in names]
+        if unknown:
+            raise ConfigError(f"feature_types.{unknown[0]}", "is not in features", "add it to features or remove it")
+        inferred = infer_feature_types(frame, [name for name in names if name not in table])
+        report_inferred(source, inferred)
+        self.inferred_types_ = inferred
+        missing = {name: int(frame[name].isna().sum()) for name in names if name in frame.columns}
         bad = [name for name, count in missing.items() if count]
         if bad:
             raise DataError(
                 f"feature_types.{bad[0]}",
-                f"column has {missing[bad[0]]} missing values in {self.path}",
+                f"column has {missing[bad[0]]} missing values in {source}",
                 "fill or drop those rows",
             )
+        return FeatureSchema.from_table(frame, {name: table.get(name, inferred.get(name)) for name in names})
+
+    def _action_defaults(self, defaults: dict[str, Any]) -> dict[str, Any]:
+        """The data's default action set: the bundled one or the group column, plus ``actions``."""
+        if self.dataset is None and self.group in self.schema.names:
+            defaults = {"immutable": [self.group]}
+        if self.actions is not None and not isinstance(self.actions, Mapping):
+            raise ConfigError("actions", "must be a table", 'write actions = { immutable = ["age"] }')
+        merged = merge_action_specs(defaults, self.actions)
         try:
-            schema = FeatureSchema.from_table(frame, table, field="feature_types")
+            MixedActionSet.from_spec(self.schema, merged)
         except ConfigError as error:
-            raise error from None
-        return frame, self.target, schema, {}
+            raise error.under("actions") from None
+        return merged
 
     def _usable_rows(self, frame: pd.DataFrame, needed: list[str]) -> pd.DataFrame:
         missing = frame[needed].isna().any(axis=1)
-        if missing.any() and self.path is not None:
+        if missing.any() and self.dataset is None:
             column = next(name for name in needed if frame[name].isna().any())
-            raise DataError(column, f"has missing values in {self.path}", "fill or drop those rows")
+            raise DataError(column, f"has missing values in {self.path or 'the DataFrame'}", "fill or drop those rows")
         return frame.loc[~missing].reset_index(drop=True)
 
     def _labels(self, column: pd.Series, name: str) -> np.ndarray:
@@ -188,6 +239,7 @@ class DatasetPopulation:
             favourable = self.favourable
         else:
             raise ConfigError("favourable", f"{self.favourable!r} is not a value of {name!r}", f"use one of {values}")
+        self.target_, self.favourable_ = name, favourable
         return (column.to_numpy() == favourable).astype(np.int64)
 
     def _parse_shares(self, shares: Mapping[str, float] | None) -> np.ndarray:

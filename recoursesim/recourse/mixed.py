@@ -39,8 +39,10 @@ class MixedRecourse(ABC):
         cost_weights: Feature -> cost multiplier (see :class:`~recoursesim.features.CostModel`).
         schema: The population's feature schema (supplied by the builder; default: every feature
             numeric on ``[0, 1]``).
-        action_defaults: The data set's default action set, used when ``action_set`` is not given
-            (supplied by the builder).
+        action_defaults: The data set's default action set (supplied by the builder). A given
+            ``action_set`` table is merged with it (:func:`~recoursesim.features.actions.merge_action_specs`):
+            features immutable by default stay immutable; a ready
+            :class:`~recoursesim.features.MixedActionSet` is used as it is.
         feature_names: Supplied by the model; used when there is no schema.
     """
 
@@ -57,6 +59,7 @@ class MixedRecourse(ABC):
             FeatureSchema,
             MixedActionSet,
         )
+        from recoursesim.features.actions import merge_action_specs
 
         self.action_set = action_set
         self.action_defaults = action_defaults
@@ -67,7 +70,7 @@ class MixedRecourse(ABC):
             self.actions_ = action_set
         else:
             try:
-                spec = action_set if action_set is not None else action_defaults
+                spec = merge_action_specs(action_defaults, action_set)
                 self.actions_ = MixedActionSet.from_spec(self.schema, spec)
             except ConfigError as error:
                 raise error.under("action_set") from None

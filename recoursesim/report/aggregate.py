@@ -25,6 +25,11 @@ STEP_METRICS = (
 )
 
 
+#: Bounded per-step quantities: their interval across seeds is the percentile bootstrap's, which
+#: stays inside the range; every other quantity gets the interval ``method`` names.
+BOUNDED = frozenset({"selection_rate", "dp_difference"})
+
+
 def mean_ci(
     frame: pd.DataFrame, by: Sequence[str], columns: Sequence[str], confidence: float = 0.95, method: str = "t"
 ) -> pd.DataFrame:
@@ -33,7 +38,8 @@ def mean_ci(
     The statistics are :func:`recoursesim.stats.describe_groups`'s: non-finite values are left
     out; with one finite value the bounds are NaN (no interval), with none everything is NaN.
     A column missing from ``frame`` counts as all NaN. ``method`` is ``"t"`` (Student-t) or
-    ``"bootstrap"`` (percentile bootstrap, which keeps a bounded quantity's bounds inside its range).
+    ``"bootstrap"`` (percentile bootstrap, which keeps a bounded quantity's bounds inside its range);
+    the bounded quantities of :data:`BOUNDED` always get the bootstrap.
 
     Returns:
         One row per key (sorted) with ``<column>_n``, ``<column>_mean``, ``<column>_low``, ``<column>_high``.
@@ -42,7 +48,7 @@ def mean_ci(
     out = frame[keys].drop_duplicates().sort_values(keys, kind="stable", na_position="last", ignore_index=True)
     for column in columns:
         values = frame[[*keys, column]] if column in frame else frame[keys].assign(**{column: np.nan})
-        described = describe_groups(values, keys, column, confidence, method)
+        described = describe_groups(values, keys, column, confidence, "bootstrap" if column in BOUNDED else method)
         names = {"n": f"{column}_n", "mean": f"{column}_mean", "ci_low": f"{column}_low", "ci_high": f"{column}_high"}
         renamed = described[[*keys, *names]].rename(columns=names)
         out = out.merge(renamed, on=keys, how="left")
@@ -94,9 +100,25 @@ def steps_over_seeds(results: Results, confidence: float = 0.95) -> pd.DataFrame
 
 def utility_over_seeds(results: Results, confidence: float = 0.95) -> pd.DataFrame:
     """Mean and CI across seeds of the whole selection's mean score now and on entry, per step."""
-    frames = [utility_over_time(run.ledger).assign(seed=run.seed_label) for run in results.runs]
     columns = ["mean_selected_score", "mean_selected_initial_score"]
+    if not results.has_ledgers:  # a sweep: the whole selection's means from the per-group means
+        return mean_ci(_utility_from_metrics(results.stacked("metrics"), columns), ["step"], columns, confidence)
+    frames = [
+        utility_over_time(ledger).assign(seed=run.seed_label)
+        for run, ledger in zip(results.runs, results.ledgers(), strict=True)
+    ]
     return mean_ci(pd.concat(frames, ignore_index=True), ["step"], columns, confidence)
+
+
+def _utility_from_metrics(metrics: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """Per (seed, step): each column's mean over every selected agent, from the per-group means and counts."""
+    frame = metrics.loc[metrics["n_selected"] > 0, ["seed", "step", "n_selected", *columns]].copy()
+    for column in columns:
+        frame[column] = frame[column] * frame["n_selected"]
+    sums = frame.groupby(["seed", "step"], sort=True)[["n_selected", *columns]].sum().reset_index()
+    for column in columns:
+        sums[column] = sums[column] / sums["n_selected"]
+    return sums.drop(columns="n_selected")
 
 
 def outcomes(results: Results) -> pd.DataFrame:
@@ -107,8 +129,10 @@ def outcomes(results: Results) -> pd.DataFrame:
     """
     effort = results.scenario.effort_measure
     frames = []
-    for run in results.runs:
-        frame = agent_outcomes(run.ledger, effort).assign(seed=run.seed_label)
+    if not results.has_ledgers:
+        return pd.DataFrame()
+    for run, ledger in zip(results.runs, results.ledgers(), strict=True):
+        frame = agent_outcomes(ledger, effort).assign(seed=run.seed_label)
         median = frame["score_entry"].median()
         frame["qualification"] = np.where(frame["score_entry"] >= median, "high", "low")
         frame["group"] = frame["group"].astype(str)

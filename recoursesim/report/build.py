@@ -43,7 +43,9 @@ def figures_dir_for(output: Path) -> Path:
     return output.with_name(f"{output.stem}_figures")
 
 
-def write_report(results_dir: str | Path, output: str | Path, fmt: str = "html") -> tuple[Path, Path, Report]:
+def write_report(
+    results_dir: str | Path, output: str | Path, fmt: str = "html", point: int | None = None
+) -> tuple[Path, Path, Report]:
     """Read ``results_dir``, build the report and write it to ``output`` with its PNG/SVG figures.
 
     Nothing is written until the report is built; the figures go through a temporary directory
@@ -53,6 +55,7 @@ def write_report(results_dir: str | Path, output: str | Path, fmt: str = "html")
         results_dir: A results directory (see :func:`~recoursesim.report.results.load_results`).
         output: The report file.
         fmt: ``"html"`` (one self-contained file) or ``"md"`` (Markdown linking the PNGs).
+        point: For a sweep directory with several grid points, the one to report on.
 
     Returns:
         ``(output, figures directory, report)``.
@@ -70,7 +73,7 @@ def write_report(results_dir: str | Path, output: str | Path, fmt: str = "html")
     figures_dir = figures_dir_for(output)
     if figures_dir.exists() and not figures_dir.is_dir():
         raise ConfigError("--html", f"{figures_dir} (for the figures) is a file", "move it or choose another path")
-    report = build_report(load_results(results_dir))
+    report = build_report(load_results(results_dir, point))
     text = to_html(report) if fmt == "html" else to_markdown(report, figures_dir.name)
     tmp = Path(tempfile.mkdtemp(prefix=f".{figures_dir.name}.tmp-", dir=figures_dir.resolve().parent))
     try:

@@ -144,7 +144,7 @@ def boundary_figure(results: Results, steps: list[int]) -> Figure:
         ConfigError: The rebuilt run does not reproduce the stored ledger (results from another version).
     """
     run = results.runs[0]
-    ledger = run.ledger
+    ledger = results.ledgers()[0]
     features = [c for c in ledger.columns if f"rec_{c}" in ledger.columns] or [
         c for c in ledger.columns if c not in _LEDGER_FIXED and not c.startswith("rec_")
     ]
@@ -210,8 +210,9 @@ def _replay_forms(results: Results, steps: list[int]) -> dict[int, LinearForm | 
             forms[t] = linear_form_of(model.scorer)
         model.step()
     replayed = model.ledger
+    ledger = results.ledgers()[0]
     for t in wanted:
-        stored = run.ledger.loc[run.ledger["step"] == t].sort_values("agent_id")["score"].to_numpy()
+        stored = ledger.loc[ledger["step"] == t].sort_values("agent_id")["score"].to_numpy()
         again = replayed.loc[replayed["step"] == t].sort_values("agent_id")["score"].to_numpy()
         if stored.shape != again.shape or not np.allclose(stored, again, rtol=1e-9, atol=1e-12):
             raise ConfigError(

@@ -37,7 +37,7 @@ class SeedRun:
     Attributes:
         directory: Where they were read from.
         seed: The seed record (an int, or a spawned seed's ``entropy``/``spawn_key``).
-        ledger: One row per (agent, step).
+        ledger: One row per (agent, step) (``None`` for a sweep's run, which keeps no ledger).
         metrics: One row per (step, group).
         summary: One row per group.
         observations: Per-step auditor rows (empty if the run had no observers).
@@ -46,7 +46,7 @@ class SeedRun:
 
     directory: Path
     seed: Any
-    ledger: pd.DataFrame
+    ledger: pd.DataFrame | None
     metrics: pd.DataFrame
     summary: pd.DataFrame
     observations: pd.DataFrame
@@ -85,6 +85,22 @@ class Results:
         """Number of runs (seeds)."""
         return len(self.runs)
 
+    @property
+    def has_ledgers(self) -> bool:
+        """Whether every run has its ledger (a sweep keeps only per-step and pooled metrics)."""
+        return all(run.ledger is not None for run in self.runs)
+
+    def ledgers(self) -> list[pd.DataFrame]:
+        """Every run's ledger.
+
+        Raises:
+            ConfigError: the results come from a sweep, which keeps no ledgers.
+        """
+        found = [run.ledger for run in self.runs if run.ledger is not None]
+        if len(found) != len(self.runs):
+            raise ConfigError("RESULTS", f"{self.directory} keeps no ledgers (a sweep)", "use run directories")
+        return found
+
     def stacked(self, name: str) -> pd.DataFrame:
         """One result table (``metrics``, ``durability``, ``ledger`` ...) of every run, with a ``seed`` column."""
         frames = [getattr(run, name).assign(seed=run.seed_label) for run in self.runs]
@@ -94,18 +110,19 @@ class Results:
         return frame
 
 
-def load_results(path: str | Path) -> Results:
+def load_results(path: str | Path, point: int | None = None) -> Results:
     """Read a results directory.
 
-    ``path`` is either one run directory (``ledger.parquet``, ``metrics.parquet``,
-    ``summary.parquet``, ``scenario.json``; as ``recoursesim run --out`` writes it) or a directory
-    whose subdirectories are run directories of the same scenario, one per seed (as
-    ``recoursesim run SCENARIO --seed N`` writes them under ``results/<scenario>/seed-<N>``).
+    ``path`` is one run directory (``ledger.parquet``, ``metrics.parquet``, ``summary.parquet``,
+    ``scenario.json``; as ``recoursesim run --out`` writes it), a directory whose subdirectories
+    are run directories of the same scenario, one per seed (as ``recoursesim run SCENARIO --seed
+    N`` writes them under ``results/<scenario>/seed-<N>``), or a sweep directory (``manifest.json``;
+    see :func:`~recoursesim.report.sweep_results.load_sweep_results`, which ``point`` is for).
 
     Raises:
-        ConfigError: The directory is missing, holds no runs (empty), is a sweep directory (no
-            ledgers), holds runs of different scenarios, or was written by an older recoursesim
-            (a file or column the report needs is missing).
+        ConfigError: The directory is missing, holds no runs (empty), holds runs of different
+            scenarios, or was written by an older recoursesim (a file or column the report needs
+            is missing).
     """
     directory = Path(path)
     if not directory.exists():
@@ -113,11 +130,9 @@ def load_results(path: str | Path) -> Results:
     if not directory.is_dir():
         raise ConfigError("RESULTS", f"{directory} is not a directory", "give a results directory, not a file")
     if (directory / "manifest.json").exists():
-        raise ConfigError(
-            "RESULTS",
-            f"{directory} is a sweep directory, which keeps per-step metrics but no ledgers",
-            "run the scenario with `recoursesim run SCENARIO --seed N` for each seed and report on that directory",
-        )
+        from recoursesim.report.sweep_results import load_sweep_results
+
+        return load_sweep_results(directory, point)
     if _is_run(directory):
         run_dirs = [directory]
     else:
@@ -141,8 +156,20 @@ def load_results(path: str | Path) -> Results:
                 "report on one scenario's runs at a time (use `recoursesim compare` for several)",
             )
         runs.append(_read_run(run_dir, meta))
-    scenario = Scenario.from_dict(spec, source=str(run_dirs[0] / SCENARIO_FILE))
-    return Results(directory, scenario, tuple(runs))
+    return Results(directory, recorded_scenario(spec, str(run_dirs[0] / SCENARIO_FILE)), tuple(runs))
+
+
+def recorded_scenario(spec: dict[str, Any], source: str) -> Scenario:
+    """The scenario a results directory records, validated when it can be rebuilt here.
+
+    A scenario run with a model or a DataFrame given from Python names them only by their
+    fingerprints: the report reads its table as recorded (nothing in it needs the objects).
+    """
+    population, scorer = spec.get("population", {}), spec.get("scorer", {})
+    from_python = "data_fingerprint" in population or ("fingerprint" in scorer and "model_file" not in scorer)
+    if from_python:
+        return Scenario(spec, source)
+    return Scenario.from_dict(spec, source=source)
 
 
 def _is_run(directory: Path) -> bool:

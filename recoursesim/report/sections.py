@@ -244,7 +244,9 @@ def durability_section(data: ReportData) -> Section:
 
 def boundary_section(data: ReportData) -> Section:
     """The agents' features and the decision boundary at the first, middle and last step (numeric features only)."""
-    if not numeric_features(data.results.runs[0].ledger):
+    if not data.results.has_ledgers:
+        return no_ledger_section("boundary", "Agents and the decision boundary")
+    if not numeric_features(data.results.ledgers()[0]):
         return Section(
             "boundary",
             "Agents and the decision boundary",
@@ -273,6 +275,8 @@ def boundary_section(data: ReportData) -> Section:
 
 def distributions_section(data: ReportData) -> Section:
     """Each successful agent's effort and time to recourse, by group and qualification."""
+    if not data.results.has_ledgers:
+        return no_ledger_section("distributions", "Individual effort and time to recourse")
     population = population_label(data.scenario)
     effort = f"total effort ({data.effort_label})"
     return Section(
@@ -310,6 +314,18 @@ def outcomes_section(data: ReportData) -> Section:
             "censored + gave up; these agents are left out of ETR and TTR."
         ],
         [counts_table(data.counts)],
+    )
+
+
+def no_ledger_section(section_id: str, title: str) -> Section:
+    """A section drawn from individual agents, for a sweep (which keeps no ledgers): what to run instead."""
+    return Section(
+        section_id,
+        title,
+        [
+            "Not drawn: a sweep keeps each run's per-step and pooled metrics, not every agent's history. Run the "
+            "scenario with `recoursesim run SCENARIO --seed N` and report on those run directories to see it."
+        ],
     )
 
 

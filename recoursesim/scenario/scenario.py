@@ -7,7 +7,7 @@ import difflib
 import json
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -69,25 +69,38 @@ class Scenario:
     Attributes:
         spec: The resolved configuration.
         source: Where it came from (a path or ``"<dict>"``).
+        inputs: Python objects the scenario runs with beside its table: ``model`` (a fitted
+            classifier) and ``data`` (a DataFrame); see :meth:`with_inputs`.
     """
 
     spec: dict[str, Any]
     source: str = "<dict>"
+    inputs: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def from_dict(
-        cls, data: Mapping[str, Any], source: str = "<dict>", *, origin: str | Path | None = None
+        cls,
+        data: Mapping[str, Any],
+        source: str = "<dict>",
+        inputs: Mapping[str, Any] | None = None,
+        *,
+        origin: str | Path | None = None,
     ) -> Scenario:
         """Validate a configuration table (as parsed from TOML).
 
         Args:
             data: The table; ``base`` (or ``preset``) names a scenario it overrides.
             source: Where it came from, for error messages.
+            inputs: Your own ``model`` and/or ``data`` (see :meth:`with_inputs`).
             origin: The folder a relative ``base`` path is read from (default: the working directory).
         """
+        from recoursesim.scenario.inputs import attach_inputs
+
         try:
-            spec = _resolve(resolve_table(data, source, origin))
-            scenario = cls(spec, source)
+            spec = _resolve(resolve_table(_scorer_shorthand(dict(data)), source, origin))
+            given = {key: value for key, value in dict(inputs or {}).items() if value is not None}
+            spec, attached = attach_inputs(spec, given.get("model"), given.get("data"))
+            scenario = cls(spec, source, attached)
             scenario.build_model(seed=0, dry_run=True)
         except ScenarioError:
             raise
@@ -96,21 +109,24 @@ class Scenario:
         return scenario
 
     @classmethod
-    def from_file(cls, path: str | Path) -> Scenario:
-        """Load and validate a TOML scenario file (a relative ``base`` path starts at its folder)."""
+    def from_file(cls, path: str | Path, inputs: Mapping[str, Any] | None = None) -> Scenario:
+        """Load and validate a TOML scenario file (a relative ``base`` path starts at its folder; ``inputs``: see :meth:`from_dict`)."""
         path = Path(path)
         if not path.is_file():
             bundled = ", ".join(bundled_names())
             raise ConfigError("scenario", f"file {path} not found", f"check the path (bundled scenarios: {bundled})")
         data, source, origin = load_table(path)
-        return cls.from_dict(data, source=source, origin=origin)
+        return cls.from_dict(data, source=source, inputs=inputs, origin=origin)
 
     @classmethod
-    def bundled(cls, name: str = "default") -> Scenario:
-        """Load a scenario shipped with the package (``default``, ``bell2024-baseline``, ...)."""
+    def bundled(cls, name: str = "default", inputs: Mapping[str, Any] | None = None) -> Scenario:
+        """Load a scenario shipped with the package (``default``, ``bell2024-baseline``, ...).
+
+        ``inputs``: see :meth:`from_dict`.
+        """
         if name not in bundled_names():
             raise ConfigError("scenario", f"no bundled scenario {name!r}", f"use one of {', '.join(bundled_names())}")
-        return cls.from_dict(_parse_toml(bundled_text(name), f"{name}.toml"), source=f"{name}.toml")
+        return cls.from_dict(_parse_toml(bundled_text(name), f"{name}.toml"), source=f"{name}.toml", inputs=inputs)
 
     @property
     def name(self) -> str:
@@ -139,6 +155,20 @@ class Scenario:
         """``"cost"`` or ``"score_gain"``."""
         return self.spec.get("metrics", {}).get("effort", "cost")
 
+    def with_inputs(self, model: Any = None, data: Any = None) -> Scenario:
+        """Return this scenario run with your own fitted ``model`` and/or ``data``, validated.
+
+        ``model`` is any fitted binary classifier with ``predict_proba`` or ``decision_function``
+        (a ``Pipeline`` taking the data's DataFrame included); it becomes the decision model and is
+        checked against the data (classes, feature columns, output). ``data`` is a DataFrame that
+        replaces the rows of a dataset population. See :mod:`recoursesim.scenario.inputs`.
+
+        Raises:
+            ScenarioError: the model or the data does not fit the scenario (one line naming why).
+        """
+        inputs = {**self.inputs, **{k: v for k, v in (("model", model), ("data", data)) if v is not None}}
+        return Scenario.from_dict(self.spec, source=self.source, inputs=inputs)
+
     def with_overrides(self, overrides: Mapping[str, Any]) -> Scenario:
         """Return a new validated scenario with dotted keys replaced (``{"selection.k": 50}``)."""
         spec = copy.deepcopy(self.spec)
@@ -152,7 +182,7 @@ class Scenario:
                     )
                 table = table[part]
             table[parts[-1]] = value
-        return Scenario.from_dict(spec, source=self.source)
+        return Scenario.from_dict(spec, source=self.source, inputs=self.inputs)
 
     def to_toml(self) -> str:
         """The resolved configuration as TOML: a scenario file that runs as this scenario does."""
@@ -167,7 +197,7 @@ class Scenario:
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle with the plug-in classes the scenario names, registered again where it is unpickled."""
-        return (_unpickle_scenario, (self.spec, self.source, plugin_classes(self.spec)))
+        return (_unpickle_scenario, (self.spec, self.source, plugin_classes(self.spec), dict(self.inputs)))
 
     def build_model(self, seed: int | np.random.SeedSequence | None = None, *, dry_run: bool = False) -> Any:
         """Construct a fresh :class:`~recoursesim.model.RecourseModel` for ``seed``.
@@ -201,14 +231,16 @@ class Scenario:
         population_spec = dict(spec["population"])
         n_initial = check_int("population.initial", population_spec.pop("initial", None), minimum=1)
         entrants = population_spec.pop("entrants", 0)
-        population = build("population", population_spec)
+        population = build("population", population_spec, data=self.inputs.get("data"))
         feature_names = tuple(population.feature_names)
         # Mixed-type populations hand their schema and default action set to the parts that need them.
         mixed = {
             "schema": getattr(population, "schema", None),
             "action_defaults": getattr(population, "default_action_set", None),
         }
-        scorer = build("scorer", spec["scorer"], **mixed)
+        scorer = build(
+            "scorer", spec["scorer"], population=population, fitted_estimator=self.inputs.get("model"), **mixed
+        )
         n_features = getattr(scorer, "n_features_in_", len(feature_names))
         if n_features != len(feature_names):
             raise ConfigError(
@@ -259,9 +291,11 @@ class Scenario:
         )
 
 
-def _unpickle_scenario(spec: dict[str, Any], source: str, plugins: dict[str, dict[str, type]]) -> Scenario:
+def _unpickle_scenario(
+    spec: dict[str, Any], source: str, plugins: dict[str, dict[str, type]], inputs: dict[str, Any] | None = None
+) -> Scenario:
     install(plugins)
-    return Scenario(spec, source)
+    return Scenario(spec, source, inputs or {})
 
 
 def resolve_table(data: Mapping[str, Any], source: str = "<dict>", origin: str | Path | None = None) -> dict[str, Any]:
@@ -309,17 +343,38 @@ def _parse_toml(text: str, source: str) -> dict[str, Any]:
         raise ScenarioError(source, ConfigError("toml", str(error), "fix the TOML syntax")) from None
 
 
-def load_scenario(path_or_name: str | Path | None = None) -> Scenario:
-    """Load a scenario file, or a bundled scenario by name (default: ``default``)."""
+def load_scenario(
+    path_or_name: str | Path | Mapping[str, Any] | None = None, *, model: Any = None, data: Any = None
+) -> Scenario:
+    """Load a scenario file, a bundled scenario by name (default: ``default``) or a table.
+
+    Args:
+        path_or_name: A TOML file, a bundled name, a scenario table (a dict as parsed from TOML),
+            or ``None`` for ``default``.
+        model: Your own fitted classifier as the decision model (:meth:`Scenario.with_inputs`).
+        data: Your own DataFrame of applicants (:meth:`Scenario.with_inputs`).
+    """
+    inputs = {"model": model, "data": data}
+    if isinstance(path_or_name, Mapping):
+        return Scenario.from_dict(path_or_name, inputs=inputs)
     if path_or_name is None:
-        return Scenario.bundled("default")
+        return Scenario.bundled("default", inputs=inputs)
     text = str(path_or_name)
     if not text.endswith(".toml") and text in bundled_names() and not Path(text).exists():
-        return Scenario.bundled(text)
-    return Scenario.from_file(path_or_name)
+        return Scenario.bundled(text, inputs=inputs)
+    return Scenario.from_file(path_or_name, inputs=inputs)
+
+
+def _scorer_shorthand(data: dict[str, Any]) -> dict[str, Any]:
+    """``[scorer] model_file = "..."`` without a name means the ``fitted`` scorer (and replaces a base's scorer)."""
+    scorer = data.get("scorer")
+    if isinstance(scorer, dict) and "model_file" in scorer and "name" not in scorer:
+        data["scorer"] = {"name": "fitted", **scorer}
+    return data
 
 
 def _resolve(data: dict[str, Any]) -> dict[str, Any]:
+    data = _scorer_shorthand(data)
     unknown = [key for key in data if key not in SECTIONS]
     if unknown:
         raise ConfigError(unknown[0], "unknown top-level key", _key_fix(unknown[0], SECTIONS))

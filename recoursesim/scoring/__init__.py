@@ -2,6 +2,7 @@
 
 from recoursesim.scoring.base import AdditiveForm, LinearForm, Scorer, additive_form_of, linear_form_of, margin_of
 from recoursesim.scoring.classifier import ClassifierScorer
+from recoursesim.scoring.fitted import FittedModelScorer, check_fitted_model, load_model_file
 from recoursesim.scoring.linear import LinearScorer
 from recoursesim.scoring.tabular import (
     MODELS,
@@ -18,6 +19,7 @@ __all__ = [
     "AdditiveForm",
     "ClassifierScorer",
     "CodeEncoder",
+    "FittedModelScorer",
     "LinearForm",
     "LinearScorer",
     "ModelScorer",
@@ -25,7 +27,9 @@ __all__ = [
     "TabularModel",
     "additive_form_of",
     "builtin_pipeline",
+    "check_fitted_model",
     "linear_form_of",
+    "load_model_file",
     "margin_of",
     "scorer_from_estimator",
     "tabular_estimator",

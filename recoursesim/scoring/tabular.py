@@ -113,6 +113,8 @@ class TabularModel(ClassifierMixin, BaseEstimator):
         estimator: The classifier or pipeline (unfitted; see :meth:`prefitted` for a fitted one).
         input: ``"frame"`` or ``"codes"``.
         random_state: Passed to the wrapped classifier at fit, when it takes one.
+        columns: With ``input = "frame"``, the columns the estimator takes, in its order (default:
+            every feature of the schema, in schema order).
     """
 
     def __init__(
@@ -121,17 +123,21 @@ class TabularModel(ClassifierMixin, BaseEstimator):
         estimator: Any = None,
         input: str = "frame",
         random_state: int | None = None,
+        columns: tuple[str, ...] | None = None,
     ) -> None:
         self.schema = schema
         self.estimator = estimator
         self.input = input
         self.random_state = random_state
+        self.columns = columns
 
     @classmethod
-    def prefitted(cls, schema: FeatureSchema, estimator: Any, input: str = "frame") -> TabularModel:
+    def prefitted(
+        cls, schema: FeatureSchema, estimator: Any, input: str = "frame", columns: tuple[str, ...] | None = None
+    ) -> TabularModel:
         """Wrap an already fitted classifier or pipeline."""
         check_is_fitted(estimator)
-        model = cls(schema, estimator, input)
+        model = cls(schema, estimator, input, columns=columns)
         model.estimator_ = estimator
         model.classes_ = np.asarray(estimator.classes_)
         return model
@@ -162,7 +168,10 @@ class TabularModel(ClassifierMixin, BaseEstimator):
 
     def _input(self, X: np.ndarray) -> Any:
         assert self.schema is not None
-        return self.schema.decode(X) if self.input == "frame" else np.asarray(X, dtype=float)
+        if self.input != "frame":
+            return np.asarray(X, dtype=float)
+        frame = self.schema.decode(X)
+        return frame if self.columns is None else frame[list(self.columns)]
 
     def _call(self, method: str, X: np.ndarray) -> np.ndarray:
         from recoursesim.training.refit import _thread_controller

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -113,7 +115,7 @@ def test_nan_in_a_needed_feature_of_a_user_file(tmp_path) -> None:
     ("kwargs", "message"),
     [
         ({"dataset": "credit"}, r"^dataset: unknown data set 'credit'"),
-        ({"dataset": "german", "path": "x.csv"}, r"^dataset: give exactly one of dataset and path"),
+        ({"dataset": "german", "path": "x.csv"}, r"^dataset: give exactly one of dataset, path and a DataFrame"),
         ({"train_fraction": 1.0}, r"^train_fraction: must be between 0 and 1"),
         ({"shares": {"female": 0.2, "male": 0.2}}, r"^shares: sum to 0.4, not 1"),
         ({"shares": {"other": 1.0}}, r"^shares\.other: is not a group"),
@@ -129,11 +131,44 @@ def test_bad_parameters_name_the_field(kwargs: dict, message: str) -> None:
 
 def test_user_file_errors(tmp_path) -> None:
     path = _csv(tmp_path, _people())
-    with pytest.raises(ConfigError, match=r"^target: is required with path"):
+    with pytest.raises(ConfigError, match=r"^target: is required with user data"):
         DatasetPopulation("sex", path=path, feature_types=TYPES)
-    with pytest.raises(ConfigError, match=r"^feature_types: is required with path"):
-        DatasetPopulation("sex", path=path, target="ok")
     with pytest.raises(DataError, match=r"^path: file .* not found"):
         DatasetPopulation("sex", path=str(tmp_path / "none.csv"), target="ok", feature_types=TYPES)
     with pytest.raises(DataError, match=r"^path: people.txt is neither CSV nor Parquet"):
         DatasetPopulation("sex", path=str(tmp_path / "people.txt"), target="ok", feature_types=TYPES)
+
+
+def test_user_file_types_are_inferred_and_reported(tmp_path, caplog) -> None:
+    path = _csv(tmp_path, _people().assign(children=lambda f: np.arange(len(f)) % 3))
+    with caplog.at_level(logging.INFO, logger="recoursesim.data"):
+        population = DatasetPopulation("sex", path=path, target="ok")
+    assert population.inferred_types_ == {
+        "income": "numeric", "level": "categorical", "sex": "categorical", "children": "integer"
+    }  # fmt: skip
+    assert population.schema.kinds == ("numeric", "categorical", "categorical", "integer")
+    assert "inferred feature types: income numeric, level categorical, sex categorical, children integer" in caplog.text
+    # The group column, a feature, is immutable by default; declared types override inferred ones.
+    assert population.default_action_set == {"immutable": ["sex"]}
+    ordered = {"level": {"kind": "ordinal", "order": ["low", "mid", "high"]}}
+    population = DatasetPopulation("sex", path=path, target="ok", features=["income", "level"], feature_types=ordered)
+    assert population.schema.kinds == ("numeric", "ordinal")
+    assert population.inferred_types_ == {"income": "numeric"}
+    assert population.default_action_set == {}
+
+
+def test_inference_refuses_an_identifier_column(tmp_path) -> None:
+    path = _csv(tmp_path, _people(80).assign(name=[f"person {i}" for i in range(80)]))
+    with pytest.raises(ConfigError, match=r"^feature_types\.name: holds 80 distinct text values"):
+        DatasetPopulation("sex", path=path, target="ok")
+
+
+def test_a_dataframe_replaces_the_file_and_actions_add_to_the_defaults(tmp_path) -> None:
+    frame = _people()
+    population = DatasetPopulation("sex", data=frame, target="ok", actions={"immutable": ["level"]})
+    assert population.default_action_set == {"immutable": ["sex", "level"]}
+    assert population.codes.shape == (40, 3)
+    with pytest.raises(ConfigError, match=r"^data_fingerprint: the scenario names a DataFrame given from Python"):
+        DatasetPopulation("sex", data_fingerprint="abc", target="ok")
+    with pytest.raises(ConfigError, match=r"^actions\.immutable: unknown feature 'height'"):
+        DatasetPopulation("sex", data=frame, target="ok", actions={"immutable": ["height"]})

@@ -1,0 +1,267 @@
+"""The user's own fitted classifier as the decision model: given from Python, or saved with skops.
+
+From Python, ``Scenario.with_inputs(model=pipeline)`` (or ``simulate(..., model=pipeline)``)
+attaches the fitted object; from a scenario file, ``[scorer] name = "fitted"`` with
+``model_file = "model.skops"`` names a model saved with :func:`skops.io.dump`. Either way the
+model is checked against the population before anything runs (:func:`check_fitted_model`): two
+classes, the favourable outcome as the positive class, the feature columns it was fitted on, and
+one finite score per row on a few rows of the data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+
+from recoursesim.errors import ConfigError
+from recoursesim.features.schema import FeatureSchema
+from recoursesim.registry import register
+from recoursesim.scoring.classifier import ClassifierScorer
+from recoursesim.scoring.tabular import TabularModel
+
+#: Rows of the data a fitted model must score before a run starts.
+CHECK_ROWS = 16
+
+#: Types outside scikit-learn that a saved scikit-learn model holds and that are safe to load:
+#: they carry data (arrays, dtypes, random states), not behaviour.
+SAFE_TYPES: frozenset[str] = frozenset(
+    {
+        "builtins.slice",
+        "numpy.dtype",
+        "numpy.ndarray",
+        "numpy.float64",
+        "numpy.float32",
+        "numpy.int64",
+        "numpy.int32",
+        "numpy.bool_",
+        "numpy.random._mt19937.MT19937",
+        "numpy.random.mtrand.RandomState",
+        "numpy.random._pcg64.PCG64",
+        "numpy.random._generator.Generator",
+        "collections.OrderedDict",
+        "collections.defaultdict",
+    }
+)
+
+
+def is_safe_type(name: str) -> bool:
+    """Whether a type a skops file names is loaded without being listed in ``trusted``.
+
+    scikit-learn's own classes (module ``sklearn.…``) and :data:`SAFE_TYPES`; nothing else.
+    """
+    return name.startswith("sklearn.") or name in SAFE_TYPES
+
+
+def load_model_file(path: str | Path, trusted: Sequence[str] = (), field: str = "scorer.model_file") -> Any:
+    """Load a fitted model saved with ``skops.io.dump``, trusting only an explicit list of types.
+
+    skops reads the file without unpickling it and lists every type the file would instantiate.
+    scikit-learn's classes and the plain data types of :data:`SAFE_TYPES` are trusted; any other
+    type must be named in ``trusted`` (for example ``"xgboost.sklearn.XGBClassifier"``), otherwise
+    the file is refused. Pickle and joblib files are never loaded.
+
+    Args:
+        path: The ``.skops`` file.
+        trusted: Further type names the caller trusts.
+        field: The scenario field that named the file (for error messages).
+
+    Returns:
+        The loaded estimator.
+
+    Raises:
+        ConfigError: skops is not installed, the file is missing or not a skops file, or it holds
+            types nobody trusted.
+    """
+    path = Path(path)
+    if path.suffix.lower() in (".pkl", ".pickle", ".joblib"):
+        raise ConfigError(
+            field,
+            f"{path.name} is a pickle/joblib file, which runs code when loaded",
+            "save the model with skops.io.dump(model, 'model.skops') and name that file",
+        )
+    if not path.is_file():
+        raise ConfigError(
+            field, f"file {path} not found", "check the path (relative paths start at the working directory)"
+        )
+    try:
+        import skops.io as sio
+    except ImportError:
+        raise ConfigError(
+            field, "loading a model file needs the optional skops package", "pip install 'recoursesim[skops]'"
+        ) from None
+    if isinstance(trusted, str) or not isinstance(trusted, Sequence):
+        raise ConfigError("scorer.trusted", "must be a list of type names", 'write trusted = ["package.module.Class"]')
+    try:
+        found = sio.get_untrusted_types(file=path)
+    except Exception as error:  # not a zip file, a damaged schema: skops raises various errors
+        raise ConfigError(
+            field, f"{path.name} is not a readable skops file ({type(error).__name__})", "save it with skops.io.dump"
+        ) from None
+    refused = sorted(name for name in found if not is_safe_type(name) and name not in trusted)
+    if refused:
+        listed = ", ".join(refused)
+        raise ConfigError(
+            field,
+            f"{path.name} holds types that are not trusted: {listed}",
+            "load it only if you trust its author: add them to [scorer] trusted = [...], or in Python load it with "
+            "skops.io.load(path, trusted=[...]) and pass the model as model=",
+        )
+    try:
+        return sio.load(path, trusted=list(found))
+    except Exception as error:
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise ConfigError(
+            field, f"{path.name} could not be loaded ({first})", "save it again with skops.io.dump"
+        ) from None
+
+
+def check_fitted_model(
+    estimator: Any, schema: FeatureSchema, population: Any, output: str = "auto", field: str = "scorer"
+) -> ClassifierScorer:
+    """Check a user's fitted classifier against the population and return it as a scorer.
+
+    The model must be a fitted binary classifier with ``predict_proba`` or ``decision_function``
+    whose positive class (``classes_[1]``) is the favourable outcome: ``1`` (the labels of
+    ``population.training_data()``), ``True``, or the population's favourable target value. If it
+    was fitted on a DataFrame, it receives exactly its columns, in its order; they must all be
+    features of the population. It must return one finite score per row on a few rows of the data.
+
+    Raises:
+        ConfigError: naming what does not fit and how to fix it.
+    """
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    name = type(estimator).__name__
+    if not (hasattr(estimator, "predict_proba") or hasattr(estimator, "decision_function")):
+        raise ConfigError(field, f"{name} has neither predict_proba nor decision_function", "pass a fitted classifier")
+    try:
+        check_is_fitted(estimator)
+    except (NotFittedError, TypeError):
+        raise ConfigError(field, f"{name} is not fitted", "fit it on the data first (model.fit(frame, y))") from None
+    _check_classes(estimator, population, field)
+    columns = _model_columns(estimator, schema, field)
+    try:
+        scorer = ClassifierScorer(TabularModel.prefitted(schema, estimator, columns=columns), output=output)  # type: ignore[arg-type]
+    except ConfigError as error:
+        raise error.under(field) from None
+    rows = getattr(population, "codes", None)
+    if rows is not None and len(rows):
+        sample = np.asarray(rows[:CHECK_ROWS], dtype=float)
+        try:
+            scores = np.asarray(scorer.score(sample), dtype=float)
+        except Exception as error:  # the user's model failed on the data: say so in one line
+            first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+            raise ConfigError(
+                field,
+                f"{name} failed to score {len(sample)} rows of the data ({type(error).__name__}: {first})",
+                "fit the model on a DataFrame with the data's columns and types (categories as categories)",
+            ) from None
+        if scores.shape != (len(sample),) or not np.all(np.isfinite(scores)):
+            raise ConfigError(
+                field, f"{name} did not return one finite score per row (shape {scores.shape})", "check the model"
+            )
+    return scorer
+
+
+def _check_classes(estimator: Any, population: Any, field: str) -> None:
+    classes = list(np.asarray(getattr(estimator, "classes_", [0, 1])).tolist())
+    if len(classes) != 2:
+        raise ConfigError(field, f"the model has {len(classes)} classes {classes}", "fit a binary classifier")
+    favourable = getattr(population, "favourable_", None)
+    accepted = [1, True] if favourable is None else [1, True, favourable]
+    if classes[1] in accepted and classes[0] not in accepted:
+        return
+    target = getattr(population, "target_", None)
+    outcome = f"the favourable outcome {favourable!r} of {target!r}" if favourable is not None else "1 (favourable)"
+    raise ConfigError(
+        field,
+        f"the model's classes are {classes}, so its positive class {classes[1]!r} is not {outcome}",
+        "fit it on y = (target == favourable value), i.e. 1 for the favourable outcome and 0 otherwise",
+    )
+
+
+def _model_columns(estimator: Any, schema: FeatureSchema, field: str) -> tuple[str, ...] | None:
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is None:
+        n = getattr(estimator, "n_features_in_", None)
+        if n is None:
+            return None  # nothing recorded: the data's columns are given as they are
+        raise ConfigError(
+            field,
+            f"the model was fitted on an array of {n} columns without names",
+            f"fit it on a DataFrame with named columns ({', '.join(schema.names)})",
+        )
+    names = tuple(str(c) for c in names)
+    unknown = [c for c in names if c not in schema.names]
+    if unknown:
+        raise ConfigError(
+            field,
+            f"the model was fitted on columns that are not features of the population: {', '.join(unknown)}",
+            f"add them to population.features (or feature_types), or refit without them "
+            f"(features: {', '.join(schema.names)})",
+        )
+    return names
+
+
+@register("scorer", "fitted")
+class FittedModelScorer:
+    """A classifier the user fitted: the object given from Python, or a file saved with skops.
+
+    Args:
+        model_file: A ``.skops`` file (``skops.io.dump(model, path)``); relative paths start at
+            the working directory. Not needed when the model is given from Python.
+        trusted: Type names beyond scikit-learn's that the file may hold (see :func:`load_model_file`).
+        output: ``"auto"`` (probability when the model has one), ``"proba"`` or ``"decision"``.
+        fingerprint: Set by :meth:`~recoursesim.scenario.Scenario.with_inputs`: a digest of the
+            model given from Python, which makes a sweep's run identities depend on the model.
+        fitted_estimator: The model given from Python (supplied by the scenario, never a scenario key).
+        schema: Supplied by the scenario.
+        population: Supplied by the scenario (the model is checked on its rows).
+    """
+
+    registered_name: ClassVar[str]
+
+    def __init__(
+        self,
+        model_file: str | None = None,
+        trusted: Sequence[str] = (),
+        output: Literal["auto", "proba", "decision"] = "auto",
+        fingerprint: str | None = None,
+        fitted_estimator: Any = None,
+        schema: FeatureSchema | None = None,
+        population: Any = None,
+    ) -> None:
+        self.model_file = model_file
+        self.trusted = list(trusted)
+        self.output = output
+        self.fingerprint = fingerprint
+        if fitted_estimator is None and model_file is None:
+            if fingerprint is not None:
+                raise ConfigError(
+                    "model_file",
+                    f"the scenario names a model given from Python (fingerprint {fingerprint}), which is not here",
+                    "pass it again (model=...), or save it with skops.io.dump and set model_file",
+                )
+            raise ConfigError("model_file", "is missing", 'name the fitted model: model_file = "model.skops"')
+        estimator = fitted_estimator if fitted_estimator is not None else load_model_file(model_file or "", trusted)
+        if schema is None:
+            names = list(getattr(population, "feature_names", ()))
+            schema = FeatureSchema.numeric(names) if names else None
+        if schema is None:
+            raise ConfigError("name", "a fitted model needs the population's features", "use it with a population")
+        self.schema = schema
+        field = "model" if fitted_estimator is not None else "model_file"
+        self.scorer_ = check_fitted_model(estimator, schema, population, output, field=field)
+        self.estimator_ = estimator
+
+    def prepare(self, population: Any, rng: np.random.Generator) -> ClassifierScorer:
+        """The checked scorer (the model is already fitted; ``rng`` is not used)."""
+        return self.scorer_
+
+    def score(self, features: np.ndarray) -> np.ndarray:
+        """Scores of the model on code-space rows."""
+        return self.scorer_.score(features)

@@ -1,0 +1,47 @@
+"""Helpers of the bring-your-own-model tests: a user's pipeline, and classes defined outside scikit-learn."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.compose import make_column_transformer
+from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import OneHotEncoder
+
+
+class PassThrough(TransformerMixin, BaseEstimator):
+    """Return the input unchanged (tests only)."""
+
+    def fit(self, X: Any, y: Any = None) -> PassThrough:
+        return self
+
+    def transform(self, X: Any) -> Any:
+        return X
+
+
+class FailingClassifier(BaseEstimator):
+    """A fitted-looking binary classifier whose predictions fail (tests only)."""
+
+    def fit(self, X: Any, y: Any) -> FailingClassifier:
+        self.classes_ = [0, 1]
+        return self
+
+    def predict_proba(self, X: Any) -> Any:
+        raise ValueError("cannot handle these rows")
+
+
+#: The columns of the user's file: COMPAS features and the outcome.
+COLUMNS = ["sex", "age", "race", "juv_fel_count", "priors_count", "c_charge_degree", "no_recid"]
+
+
+def user_pipeline(frame: pd.DataFrame, target: str) -> Pipeline:
+    """A user's Pipeline(ColumnTransformer, HistGradientBoostingClassifier) fitted on the frame's own values."""
+    X = frame.drop(columns=target)
+    categorical = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
+    return make_pipeline(
+        make_column_transformer((OneHotEncoder(handle_unknown="ignore"), categorical), remainder="passthrough"),
+        HistGradientBoostingClassifier(max_iter=20, max_depth=3, random_state=0),
+    ).fit(X, frame[target])
