@@ -19,8 +19,8 @@ from recoursesim.errors import ConfigError
 def bind_to_population(component: Any, population: Any, field: str) -> Any:
     """Return ``component``, rebuilt with the population's ``schema`` and ``action_defaults`` if it lacks them.
 
-    Only a component whose constructor takes ``schema`` is concerned, and only when the population
-    has a schema. It is rebuilt (a new object with the same constructor parameters) when its
+    Only a component whose constructor takes ``schema`` and that keeps it as an attribute is
+    concerned, and only when the population has a schema. It is rebuilt (a new object with the same constructor parameters) when its
     schema is not the population's, or when it takes ``action_defaults``, has none and the
     population has some. Anything else is returned unchanged.
 
@@ -39,14 +39,14 @@ def bind_to_population(component: Any, population: Any, field: str) -> Any:
         parameters = inspect.signature(type(component)).parameters
     except (TypeError, ValueError):
         return component
-    if "schema" not in parameters:
-        return component
+    if "schema" not in parameters or not hasattr(component, "schema"):
+        return component  # a component that does not show its schema was built knowingly: leave it
     defaults = getattr(population, "default_action_set", None)
     wants_defaults = "action_defaults" in parameters and bool(defaults)
     same_schema = getattr(component, "schema", None) == schema
     if same_schema and not (wants_defaults and getattr(component, "action_defaults", None) is None):
         return component
-    params = _constructor_parameters(component, parameters, field)
+    params = _constructor_parameters(component, parameters, field, population)
     params["schema"] = schema
     if wants_defaults and params.get("action_defaults") is None:
         params["action_defaults"] = defaults
@@ -55,13 +55,14 @@ def bind_to_population(component: Any, population: Any, field: str) -> Any:
     return type(component)(**params)
 
 
-def _constructor_parameters(component: Any, parameters: Any, field: str) -> dict[str, Any]:
+def _constructor_parameters(component: Any, parameters: Any, field: str, population: Any) -> dict[str, Any]:
     get_params = getattr(component, "get_params", None)
+    supplied = {"population": population} if "population" in parameters else {}
     if callable(get_params):
-        return dict(get_params(deep=False))
-    params = {}
+        return {**dict(get_params(deep=False)), **supplied}
+    params = dict(supplied)
     for name, parameter in parameters.items():
-        if parameter.kind not in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY):
+        if parameter.kind not in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY) or name in params:
             continue
         if not hasattr(component, name):
             raise ConfigError(

@@ -36,6 +36,12 @@ def load_sweep_results(directory: str | Path, point: int | None = None) -> Resul
 
     directory = Path(directory)
     manifest = SweepStore(directory).read_manifest()
+    if not isinstance(manifest.get("points"), list) or not isinstance(manifest.get("runs"), list):
+        raise ConfigError(
+            "RESULTS",
+            f"{directory / 'manifest.json'} is not a sweep manifest this recoursesim can read",
+            "run the sweep again with this version (`recoursesim sweep ... --out DIR`)",
+        )
     points: list[dict[str, Any]] = manifest["points"]
     if point is None:
         if len(points) > 1:

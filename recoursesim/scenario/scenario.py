@@ -96,9 +96,12 @@ class Scenario:
         """
         from recoursesim.scenario.inputs import attach_inputs
 
+        given = {key: value for key, value in dict(inputs or {}).items() if value is not None}
+        table = _scorer_shorthand(dict(data))
+        if given.get("model") is not None and "scorer" not in table:
+            table["scorer"] = {"name": "fitted"}  # the model given is the scorer: the table needs none
         try:
-            spec = _resolve(resolve_table(_scorer_shorthand(dict(data)), source, origin))
-            given = {key: value for key, value in dict(inputs or {}).items() if value is not None}
+            spec = _resolve(resolve_table(table, source, origin))
             spec, attached = attach_inputs(spec, given.get("model"), given.get("data"))
             scenario = cls(spec, source, attached)
             scenario.build_model(seed=0, dry_run=True)
@@ -110,7 +113,10 @@ class Scenario:
 
     @classmethod
     def from_file(cls, path: str | Path, inputs: Mapping[str, Any] | None = None) -> Scenario:
-        """Load and validate a TOML scenario file (a relative ``base`` path starts at its folder; ``inputs``: see :meth:`from_dict`)."""
+        """Load and validate a TOML scenario file (a relative ``base`` path starts at its folder).
+
+        ``inputs``: see :meth:`from_dict`.
+        """
         path = Path(path)
         if not path.is_file():
             bundled = ", ".join(bundled_names())

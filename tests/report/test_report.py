@@ -196,7 +196,7 @@ def _tampered_ledger(root: Path) -> None:
         (_older_metrics, "older recoursesim (metrics.parquet lacks mean_selected_score)"),
         (_no_scenario_json, "older recoursesim (no scenario.json)"),
         (_other_scenario, "different scenario"),
-        (_sweep, "sweep directory"),
+        (_sweep, "is not a sweep manifest this recoursesim can read"),
         (_tampered_ledger, "does not match a rebuilt run"),
     ],
 )
