@@ -20,9 +20,9 @@ def bind_to_population(component: Any, population: Any, field: str) -> Any:
     """Return ``component``, rebuilt with the population's ``schema`` and ``action_defaults`` if it lacks them.
 
     Only a component whose constructor takes ``schema`` and that keeps it as an attribute is
-    concerned, and only when the population has a schema. It is rebuilt (a new object with the same constructor parameters) when its
-    schema is not the population's, or when it takes ``action_defaults``, has none and the
-    population has some. Anything else is returned unchanged.
+    concerned, and only when the population has a schema. It is rebuilt (a new object with the
+    same constructor parameters) when its schema is not the population's, or when it takes
+    ``action_defaults``, has none and the population has some. Anything else is returned unchanged.
 
     Args:
         component: A recourse generator, behaviour, trainer or observer (or ``None``).

@@ -76,6 +76,7 @@ def load_sweep_results(directory: str | Path, point: int | None = None) -> Resul
                 metrics=metrics,
                 summary=summary.reset_index().rename_axis(columns=None),
                 observations=pd.DataFrame(columns=_OBSERVATION_COLUMNS),
+                durability=pd.DataFrame(),
             )
         )
     spec = points[point]["scenario"]

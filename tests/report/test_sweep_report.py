@@ -10,7 +10,7 @@ from recoursesim.cli import main
 from recoursesim.report.aggregate import steps_over_seeds
 from recoursesim.report.results import load_results
 from recoursesim.scenario import Scenario
-from recoursesim.stats import bootstrap_bounds
+from recoursesim.stats import describe_groups
 from recoursesim.sweep import SweepPlan, run_sweep
 
 
@@ -52,11 +52,11 @@ def test_report_command_on_a_sweep(sweep_dir, tmp_path, capsys) -> None:
     assert (tmp_path / "r_figures" / "etr_ttr_over_time.png").is_file()
 
 
-def test_bootstrap_bounds_by_hand() -> None:
+def test_bounded_rates_get_bootstrap_bands_by_hand() -> None:
     frame = pd.DataFrame({"k": ["a"] * 4 + ["b"] * 3 + ["c"], "v": [0.0, 0.0, 1.0, 1.0, 0.5, 0.5, 0.5, 0.2]})
-    bounds = bootstrap_bounds(frame, ["k"], "v").set_index("k")
-    # a: resampled means of {0, 0, 1, 1} are multiples of 1/4 in [0, 1]; the 2.5% and 97.5% quantiles
-    # of that distribution are 0 and 1 (probability 1/16 each end > 2.5%) ... within one step of them.
-    assert 0.0 <= bounds.loc["a", "ci_low"] <= 0.25 and 0.75 <= bounds.loc["a", "ci_high"] <= 1.0
-    assert bounds.loc["b"].tolist() == [0.5, 0.5]  # identical values: a zero-width band
-    assert np.isnan(bounds.loc["c"]).all()  # one value: no interval
+    bounds = describe_groups(frame, ["k"], "v", method="bootstrap").set_index("k")
+    # a: each resampled mean of {0, 0, 1, 1} is a multiple of 1/4; P(mean = 0) = P(mean = 1) = 1/16 > 2.5%,
+    # so the percentile bounds are exactly 0 and 1 (a t-interval would be 0.5 -/+ 0.92, outside [0, 1]).
+    assert bounds.loc["a", ["ci_low", "ci_high"]].tolist() == [0.0, 1.0]
+    assert bounds.loc["b", ["ci_low", "ci_high"]].tolist() == [0.5, 0.5]  # identical values: zero width
+    assert np.isnan(bounds.loc["c", ["ci_low", "ci_high"]].to_numpy(dtype=float)).all()  # one value: none
