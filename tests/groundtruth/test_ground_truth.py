@@ -117,8 +117,18 @@ def test_all_causal_and_outcome_is_the_decision_model_means_no_gaming():
 
 
 def test_decision_outcome_defaults_to_the_step_zero_cut_off_and_flags_gaming_under_top_k():
-    observations = _observations(_default(), {"outcome": "decision", "weights": None, "cutoff": None, "causal": []})
+    table = {"outcome": "decision", "weights": None, "cutoff": None, "causal": []}
+    observations = _observations(_default(), table)
     assert _totals(observations)["n_success_gamed"] > 0
+    # the default cut-off is the step-0 cut-off: stating that value explicitly gives the same observations
+    spec = _default()
+    step_zero = simulate(Scenario.from_dict(spec), 4).model.ledger
+    cutoff = float(step_zero.loc[step_zero["step"] == 0, "threshold"].iloc[0])
+    explicit = _observations(spec, table | {"cutoff": cutoff})
+    pd.testing.assert_frame_equal(observations, explicit)
+    # and another cut-off gives other observations
+    other = _observations(spec, table | {"cutoff": cutoff + 0.05})
+    assert not observations["value"].equals(other["value"])
 
 
 def test_same_seed_same_rows():
