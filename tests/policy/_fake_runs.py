@@ -29,8 +29,13 @@ def known_runner(task: RunTask) -> RunOutcome:
 
 
 def bowl_value(params: dict) -> float:
-    """A bowl with its minimum at k = 120 (and entrants = 50)."""
-    return ((params["selection.k"] - 120) / 50) ** 2 + ((params["population.entrants"] - 50) / 50) ** 2
+    """A bowl with its minimum at k = 120, entrants = 50 and intercept = 0.1 (if the intercept is searched)."""
+    intercept = params.get("scorer.intercept", 0.1)
+    return (
+        ((params["selection.k"] - 120) / 50) ** 2
+        + ((params["population.entrants"] - 50) / 50) ** 2
+        + (intercept - 0.1) ** 2
+    )
 
 
 def bowl_runner(task: RunTask) -> RunOutcome:

@@ -15,8 +15,14 @@ from tests.policy._fake_runs import CrashingRunner, bowl_runner
 
 pytestmark = pytest.mark.policy
 
+# A continuous field too: its TPE draws depend on the sampler's random stream, so a sampler that is
+# not re-seeded the same way after a stop would ask different trials.
 SPACE = PolicySpace(
-    (ParamRange("selection.k", 20, 200, integer=True), ParamRange("population.entrants", 10, 100, True))
+    (
+        ParamRange("selection.k", 20, 200, integer=True),
+        ParamRange("population.entrants", 10, 100, True),
+        ParamRange("scorer.intercept", -0.5, 0.5),
+    )
 )
 
 
@@ -35,7 +41,8 @@ def _search(out, **kwargs):
 
 def _history(search):
     frame = search.trials_frame()
-    return frame[["selection.k", "population.entrants", "min dttr:a", "min dttr:a_se"]].reset_index(drop=True)
+    columns = ["selection.k", "population.entrants", "scorer.intercept", "min dttr:a", "min dttr:a_se"]
+    return frame[columns].reset_index(drop=True)
 
 
 def test_a_stopped_and_resumed_search_ends_like_an_uninterrupted_one(tmp_path):
