@@ -159,3 +159,20 @@ def test_pickle_files_and_a_missing_skops_are_refused(tmp_path, monkeypatch, use
     monkeypatch.setitem(sys.modules, "skops.io", None)
     with pytest.raises(ConfigError, match=r"needs the optional skops package; fix: pip install 'recoursesim\[skops\]'"):
         load_model_file(good)
+
+
+def test_a_bundled_base_with_a_model_file_runs_from_the_command_line(tmp_path, monkeypatch, capsys) -> None:
+    population = DatasetPopulation("sex", dataset="german").fit(np.random.default_rng(0))
+    codes, labels = population.training_data()
+    sio.dump(user_pipeline(population.schema.decode(codes).assign(ok=labels), "ok"), tmp_path / "model.skops")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.toml").write_text(
+        'base = "german-credit-lending"\n[population]\ninitial = 100\nentrants = 5\n'
+        '[selection]\nk = 10\n[scorer]\nmodel_file = "model.skops"\n'
+    )
+    from recoursesim.cli import main
+
+    assert main(["run", "s.toml", "--steps", "1", "--no-write"]) == 0
+    assert "scenario s · seed 0 · steps 0..1 · 105 agents" in capsys.readouterr().out
+    scenario = load_scenario(tmp_path / "s.toml")
+    assert scenario.spec["scorer"] == {"name": "fitted", "model_file": "model.skops"}  # replaces the base's model
