@@ -32,8 +32,17 @@ class ConfigError(RecourseSimError, ValueError):
         return (type(self), (self.field, self.problem, self.fix), self.__dict__)
 
     def under(self, prefix: str) -> ConfigError:
-        """Return the same error with ``prefix`` prepended to the field name."""
-        field = f"{prefix}.{self.field}" if self.field else prefix
+        """Return the same error with ``prefix`` prepended to the field name.
+
+        A field already under ``prefix`` (a component that names its own section, such as
+        ``recourse.name``) is kept as it is, so no field reads ``recourse.recourse.name``.
+        """
+        if not self.field:
+            field = prefix
+        elif self.field == prefix or self.field.startswith(f"{prefix}."):
+            field = self.field
+        else:
+            field = f"{prefix}.{self.field}"
         return ConfigError(field, self.problem, self.fix)
 
 

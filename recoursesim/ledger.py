@@ -248,5 +248,9 @@ def write_parquet(frame: pd.DataFrame, path: str | Path) -> None:
     path = Path(path)
     table = pa.Table.from_pandas(frame, preserve_index=False)
     tmp = path.with_name(f".{path.name}.tmp")
-    pq.write_table(table, tmp, compression="zstd", write_statistics=True)
-    tmp.replace(path)
+    try:
+        pq.write_table(table, tmp, compression="zstd", write_statistics=True)
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # a full disk leaves no half-written file behind
+        raise

@@ -21,7 +21,7 @@ from recoursesim.populations.binding import bind_to_population
 from recoursesim.recourse.base import RecourseGenerator
 from recoursesim.refit_order import RefitOrder, StepState, refit_order_of, rows_of
 from recoursesim.rng import run_streams
-from recoursesim.scoring.base import Scorer
+from recoursesim.scoring.base import Scorer, numeric_scores
 from recoursesim.selection.base import Selection, SelectionContext, Selector
 from recoursesim.training.base import Trainer, TrainingContext
 
@@ -167,9 +167,7 @@ class RecourseModel(mesa.Model):
         """Score every waiting agent; an agent's first score is its initial score."""
         t, rows = self.t, self._active
         features = self.table.features[rows]
-        scores = np.asarray(self.scorer.score(features), dtype=float)
-        if scores.shape != (rows.size,) or not np.all(np.isfinite(scores)):
-            raise DataError("scorer", "returned scores that are not one finite number per agent", "check the scorer")
+        scores = numeric_scores(self.scorer.score(features), rows.size)
         self.table.score[rows] = scores
         fresh = self.table.entry_step[rows] == t
         self.table.initial_score[rows[fresh]] = scores[fresh]
@@ -235,7 +233,11 @@ class RecourseModel(mesa.Model):
         spent = self.recourse.cost(new_features - before)
         found = getattr(self.recourse, "found_", None)  # generators that report it: a valid one was found
         if found is not None and np.shape(found) != (stay.size,):
-            raise ConfigError("recourse", "found_ must hold one boolean per recommendation", "fix the generator")
+            raise ConfigError(
+                "recourse",
+                f"found_ has shape {np.shape(found)} for {stay.size} recommendations",
+                "set found_ to a boolean array with one entry per row passed to recommend()",
+            )
         self.ledger_store.record_actions(waiting, recommendation, spent, found)
         self.table.features[stay] = new_features
         self.table.effort_spent[stay] += spent
@@ -289,7 +291,11 @@ class RecourseModel(mesa.Model):
         """Run the observers due this step on the waiting agents."""
         for observer in self.observers:
             if t % observer.every == 0:
-                self._observations.append(observation_rows(observer.name, t, observer.observe(self.snapshot())))
+                try:
+                    result = observer.observe(self.snapshot())
+                except ConfigError as error:
+                    raise error.under(f"observers[{self.observers.index(observer)}]") from None
+                self._observations.append(observation_rows(observer.name, t, result))
 
     def _admit_entrants(self, t: int, gone: np.ndarray) -> None:
         """Drop the views of agents that left; the step's entrants join (first scored at ``t + 1``)."""
@@ -309,10 +315,19 @@ class RecourseModel(mesa.Model):
     def _admit(self, cohort: Cohort, entry_step: int) -> np.ndarray:
         features = np.asarray(cohort.features, dtype=float)
         if features.ndim != 2 or features.shape[1] != len(self.feature_names):
-            raise DataError("population", f"produced features of shape {features.shape}", "check the generator")
+            d = len(self.feature_names)
+            raise DataError(
+                "population",
+                f"produced features of shape {features.shape}, not (n, {d})",
+                f"make the population's sample(n, rng) return an (n, {d}) array, one column per feature",
+            )
         if not np.all(np.isfinite(features)):
             bad = self.feature_names[int(np.flatnonzero(~np.isfinite(features).all(axis=0))[0])]
-            raise DataError(f"population.{bad}", "a generated feature is NaN or infinite", "check its parameters")
+            raise DataError(
+                f"population.{bad}",
+                "a generated feature is NaN or infinite",
+                "give the population finite means, sds and scales (and no inf or nan in its data)",
+            )
         ids = self.table.append(cohort, entry_step)
         if self._views is not None:
             for agent_id in ids:
@@ -409,8 +424,16 @@ class RecourseModel(mesa.Model):
 def _checked_mask(selection: Selection, n: int) -> np.ndarray:
     mask = np.asarray(selection.selected)
     if mask.dtype != bool or mask.shape != (n,):
-        raise ConfigError("selection", "the selector must return one boolean per agent", "fix the selector")
+        raise ConfigError(
+            "selection",
+            f"the selector returned {mask.dtype} of shape {mask.shape} for {n} agents",
+            f"make select() return Selection(selected=<bool array of length {n}>, threshold=...)",
+        )
     threshold = selection.threshold
     if not np.isscalar(threshold) and np.shape(threshold) != (n,):
-        raise ConfigError("selection", "the threshold must be a scalar or one value per agent", "fix the selector")
+        raise ConfigError(
+            "selection",
+            f"the selector's threshold has shape {np.shape(threshold)} for {n} agents",
+            f"make select() return a single number or {n} numbers as the threshold",
+        )
     return mask

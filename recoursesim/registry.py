@@ -157,7 +157,9 @@ def _import_class(kind: str, path: str, field: str) -> type:
         ) from None
     except Exception as error:  # the plug-in's own import failed
         raise ConfigError(
-            field, f"importing {module_name!r} failed ({type(error).__name__}: {error})", "fix the plug-in module"
+            field,
+            f"importing {module_name!r} failed ({type(error).__name__}: {error})",
+            f"correct the error in {module_name} (python -c 'import {module_name}' shows it with its traceback)",
         ) from None
     for part in attribute.split("."):
         target = getattr(target, part, None)
@@ -261,7 +263,8 @@ def build(kind: str, spec: Mapping[str, Any], *, section: str | None = None, **e
         raise ConfigError(
             section,
             f"{kind} {spec['name']!r} cannot use these parameters ({type(error).__name__}: {detail})",
-            "check each parameter's type and shape against the component's documentation",
+            f"give {section} parameters of the types {spec['name']!r} documents (see its docstring: "
+            f"help(recoursesim.registry.lookup({kind!r}, {spec['name']!r})))",
         ) from None
 
 

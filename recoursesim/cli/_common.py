@@ -7,10 +7,12 @@ import errno
 import os
 import re
 import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from recoursesim.errors import DataError
+from recoursesim.errors import ConfigError, DataError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -82,10 +84,12 @@ def os_cause(error: OSError) -> tuple[str, str]:
     """
     number = error.errno
     if number is None:
-        found = re.search(r"\[Errno (\d+)\]", str(error))
+        found = re.search(r"\[Errno (\d+)\]", str(error), re.IGNORECASE)
         number = int(found.group(1)) if found else None
     cause = error.strerror or (os.strerror(number) if number is not None else "") or _first_line(error)
-    return cause, _OS_FIXES.get(number if number is not None else -1, "check the path and try again")
+    return cause, _OS_FIXES.get(
+        number if number is not None else -1, "check that the path exists and is readable or writable"
+    )
 
 
 def quote_path(path: object) -> str:
@@ -110,20 +114,41 @@ def _first_line(error: BaseException) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-def read_csv_table(path: Path, field: str = "--csv") -> pd.DataFrame:
-    """Read a user's CSV file; an unreadable, empty or malformed file raises :class:`DataError` naming ``field``."""
-    import pandas as pd
+@contextmanager
+def writing(path: Path, option: str, what: str) -> Iterator[None]:
+    """Report an operating-system error while writing ``path`` as one line naming ``option`` and ``path``.
 
-    if not path.is_file():
-        raise DataError(field, f"{path} is not a file", "give the path of a CSV file")
+    Libraries write through temporary files next to ``path`` (``.report_figures.tmp-…``); an
+    error there is the user's ``option``, not the temporary name. An error about a file elsewhere
+    (an input) is passed on unchanged.
+
+    Raises:
+        ConfigError: ``option: path: writing <what> failed (cause); fix: ...``.
+    """
     try:
-        frame = pd.read_csv(path)
-    except pd.errors.EmptyDataError:
-        raise DataError(field, f"{path} is empty", "give a CSV file with a header row and data rows") from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as error:
-        detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        problem = f"{path} is not a readable CSV file ({detail})"
-        raise DataError(field, problem, "give a comma-separated UTF-8 file") from None
-    if frame.empty:
-        raise DataError(field, f"{path} has a header but no data rows", "give a CSV file with data rows")
-    return frame
+        yield
+    except OSError as error:
+        where = error.filename if error.filename is not None else error.filename2
+        folder = str(path.resolve().parent)
+        if where is not None and not str(Path(str(where)).resolve()).startswith(folder):
+            raise
+        cause, fix = os_cause(error)
+        raise ConfigError(option, f"{quote_path(path)}: writing {what} failed ({cause})", fix) from None
+
+
+def require_columns(frame: pd.DataFrame, option: str, names: Sequence[str | None] | None) -> None:
+    """Raise :class:`DataError` naming ``option`` unless every name it gave is a column of ``frame``."""
+    for name in names or ():
+        if name is not None and name not in frame.columns:
+            listed = ", ".join(map(str, frame.columns))
+            raise DataError(option, f"{name!r} is not a column of the CSV file", f"use one of {listed}")
+
+
+def read_csv_table(path: Path, field: str = "--csv") -> pd.DataFrame:
+    """Read a user's table (CSV, compressed CSV or Parquet) named by an option.
+
+    See :func:`~recoursesim.datasets.user.read_table`.
+    """
+    from recoursesim.datasets.user import read_table  # pandas is imported only by commands that read data
+
+    return read_table(path, field)

@@ -14,7 +14,7 @@ from recoursesim.auditors.ccm.matrix import ECCM_CELLS
 from recoursesim.auditors.ccm.metrics import CCM_METRICS, ECCM_METRICS
 from recoursesim.auditors.ccm.report import ccm_parity
 from recoursesim.auditors.ccm.tabular import KNOWN_TYPES, EncodedTable, encode_table
-from recoursesim.cli._common import non_negative_int, positive_int, read_csv_table
+from recoursesim.cli._common import non_negative_int, positive_int, read_csv_table, require_columns
 from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out
 from recoursesim.errors import ConfigError
 from recoursesim.resources import check_memory
@@ -128,6 +128,9 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, str, dict[str, str], 
     if not args.target:
         raise ConfigError("--target", "is required with --csv", "name the 0/1 target column")
     frame = read_csv_table(args.csv)
+    for option in ("target", "sensitive", "features"):
+        value = getattr(args, option)
+        require_columns(frame, f"--{option}", value if isinstance(value, list) else [value])
     types = infer_types(frame.drop(columns=[c for c in (args.target,) if c in frame.columns]))
     for item in args.types:
         column, sep, kind = item.partition("=")

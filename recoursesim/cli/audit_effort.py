@@ -12,7 +12,7 @@ from recoursesim.auditors.effort.audit import CENTRE_GROUPS, DEFAULT_QS, Equalit
 from recoursesim.auditors.effort.german import GERMAN_DAG, GERMAN_VARIABLES
 from recoursesim.auditors.effort.ratio import effort_decision
 from recoursesim.auditors.effort.setup import fit_logistic_audit
-from recoursesim.cli._common import read_csv_table
+from recoursesim.cli._common import read_csv_table, require_columns
 from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out
 from recoursesim.cli.audit_ccm import write_table
 from recoursesim.errors import ConfigError, DataError
@@ -117,8 +117,15 @@ def _fit(args: argparse.Namespace) -> tuple[EqualityOfEffortAuditor, Pipeline]:
         if not getattr(args, option):
             raise ConfigError(f"--{option}", "is required with --csv", f"pass --{option}")
     if not args.variables or not args.actionable:
-        raise ConfigError("--variables", "--variables and --actionable are required with --csv", "list them")
+        raise ConfigError(
+            "--variables",
+            "--variables and --actionable are required with --csv",
+            "add --variables COL ... (numeric SCM variables) and --actionable COL ... (those a person can change)",
+        )
     frame = read_csv_table(args.csv)
+    for option in ("target", "sensitive", "variables", "actionable", "increase", "decrease"):
+        value = getattr(args, option)
+        require_columns(frame, f"--{option}", value if isinstance(value, list) else [value])
     if args.sensitive in frame.columns:
         column = frame[args.sensitive]
         protected = type(column.iloc[0])(args.protected) if pd.api.types.is_numeric_dtype(column) else args.protected

@@ -39,7 +39,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--dataset", default=None, help="bundled data set: adult, compas or german (default adult)")
     source.add_argument("--csv", type=Path, default=None, help="audit your own CSV file instead (needs --target)")
-    parser.add_argument("--target", default=None, help="binary target column of --csv (larger value = favourable)")
+    parser.add_argument(
+        "--target", default=None, help="binary target column of --csv (0/1 or false/true: 1 = favourable)"
+    )
+    parser.add_argument(
+        "--favourable", default=None, metavar="VALUE", help="the favourable --target value (needed unless it is 0/1)"
+    )
     parser.add_argument("--protected", required=True, help="protected attribute column, e.g. sex or race")
     parser.add_argument(
         "--support",
@@ -97,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     if args.csv is not None:
         if args.target is None:
             raise ConfigError("--target", "is required with --csv", "name the binary target column")
-        data = presets.from_frame(read_csv_table(args.csv), args.target)
+        data = presets.from_frame(read_csv_table(args.csv), args.target, favourable=args.favourable)
     else:
         data = presets.preset(args.dataset or "adult")
     if args.protected not in data.features:

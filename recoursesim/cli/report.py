@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from recoursesim.cli._common import non_negative_int
+from recoursesim.cli._common import non_negative_int, writing
 from recoursesim.cli._output import check_out_file
 from recoursesim.report import write_report
 
@@ -40,7 +40,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Execute ``recoursesim report``."""
     check_out_file(args.html, "--html")
-    output, figures_dir, report = write_report(args.results, args.html, args.format, args.point)
+    with writing(args.html, "--html", "the report"):
+        output, figures_dir, report = write_report(args.results, args.html, args.format, args.point)
     n_figures = len(report.figures)
     print(f"wrote {output} ({len(report.sections)} sections, {n_figures} figures; PNG and SVG in {figures_dir})")
     for paragraph in report.sections[0].paragraphs:

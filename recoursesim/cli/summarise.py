@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from recoursesim.cli._common import writing
 from recoursesim.cli._output import check_out_file
 from recoursesim.errors import ConfigError
 from recoursesim.stats import NO_INTERVAL
@@ -39,7 +40,9 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("DIR", f"{args.directory} is not a directory", "give a sweep's --out directory")
     store = SweepStore(args.directory)
     manifest = store.read_manifest()
-    table = summarise(args.directory, confidence=args.confidence, out=args.out)
+    target = args.out if args.out is not None else args.directory / "summary.parquet"
+    with writing(target, "--out" if args.out is not None else "DIR", "the summary"):
+        table = summarise(args.directory, confidence=args.confidence, out=args.out)
     if not args.quiet:
         n_runs = len(manifest["runs"])
         finished = len(store.finished() & {r[0] for r in manifest["runs"]})

@@ -27,7 +27,8 @@ class CostModel:
 
     Args:
         schema: The feature schema.
-        weights: Feature -> non-negative multiplier (default 1 for every feature).
+        weights: Feature -> positive multiplier (default 1 for every feature). A weight of 0 is
+            refused: free moves give efforts of 0 and an undefined (NaN) rETR.
     """
 
     def __init__(self, schema: FeatureSchema, weights: Mapping[str, float] | None = None) -> None:
@@ -37,7 +38,14 @@ class CostModel:
             raise ConfigError("weights", "must be a table of feature = weight", "write weights = { age = 2.0 }")
         for name, value in dict(weights or {}).items():
             field = f"weights.{name}"
-            self.weights[schema.index(name, field)] = check_float(field, value, minimum=0.0)
+            weight = check_float(field, value, minimum=0.0)
+            if weight == 0.0:
+                raise ConfigError(
+                    field,
+                    "is 0: moves of that feature would cost nothing, efforts of 0 would make rETR undefined (NaN)",
+                    f"give a weight > 0, or list {name!r} in action_set.immutable to forbid changing it",
+                )
+            self.weights[schema.index(name, field)] = weight
         unit = np.ones(len(schema), dtype=float)
         numeric = schema.is_numeric | schema.is_integer
         unit[numeric] = 1.0 / schema.span[numeric]

@@ -54,7 +54,7 @@ class Feature:
             if len(set(self.categories)) != len(self.categories):
                 raise ConfigError(self.name, "lists a category twice", "list each category once")
         if not self.lower <= self.upper:
-            raise ConfigError(self.name, f"has lower {self.lower} above upper {self.upper}", "check its range")
+            raise ConfigError(self.name, f"has lower {self.lower} above upper {self.upper}", "give lower <= upper")
 
     @property
     def span(self) -> float:
@@ -194,7 +194,7 @@ class FeatureSchema:
         for name in names:
             if name not in dataset.feature_types:
                 raise ConfigError(
-                    "population.features",
+                    "features",
                     f"{name!r} is not a feature of {dataset.name}",
                     f"use some of {', '.join(dataset.features)}",
                 )
@@ -285,7 +285,11 @@ class FeatureSchema:
         codes = np.asarray(codes, dtype=float)
         if codes.ndim != 2 or codes.shape[1] != len(self.features):
             expected = f"(n, {len(self.features)})"
-            raise DataError("features", f"has shape {codes.shape}, expected {expected}", "check the caller")
+            raise DataError(
+                "features",
+                f"has shape {codes.shape}, expected {expected}",
+                f"pass one row of {len(self.features)} code-space values per agent",
+            )  # fmt: skip
         columns: dict[str, Any] = {}
         for j, feature in enumerate(self.features):
             values = codes[:, j]

@@ -11,7 +11,7 @@ import pandas as pd
 
 from recoursesim._validate import check_float
 from recoursesim.datasets import LOADERS, Dataset
-from recoursesim.datasets.user import read_table
+from recoursesim.datasets.user import favourable_labels, first_bad_cell, read_table
 from recoursesim.errors import ConfigError, DataError
 from recoursesim.features.actions import MixedActionSet, merge_action_specs
 from recoursesim.features.defaults import DEFAULT_ACTIONS, DEFAULT_COLUMNS
@@ -50,7 +50,8 @@ class DatasetPopulation:
         path: A user CSV or Parquet file (needs ``target``).
         group: The protected column whose values are the groups (at most 10 distinct values).
         target: The binary outcome column of a user file (bundled: from the metadata).
-        favourable: The target value that counts as favourable (default: 1, or the larger of two values).
+        favourable: The target value that counts as favourable; needed unless the labels are 0/1 or
+            ``false``/``true``.
         features: Feature columns (bundled default: see ``docs/real-data.md``; user data: the
             columns of ``feature_types`` if given, else every column but the target).
         feature_types: For user data, ``column = "kind"`` or ``{kind = "ordinal", order = [...]}``
@@ -97,6 +98,8 @@ class DatasetPopulation:
         self.target = target
         self.favourable = favourable
         self.features = None if features is None else list(features)
+        if self.features is not None and not self.features:
+            raise ConfigError("features", "is empty", "list at least one feature column, or remove features")
         self.feature_types = feature_types
         self.train_fraction = check_float("train_fraction", train_fraction, minimum=0.0, maximum=1.0)
         if not 0.0 < self.train_fraction < 1.0:
@@ -199,13 +202,13 @@ class DatasetPopulation:
         inferred = infer_feature_types(frame, [name for name in names if name not in table])
         report_inferred(source, inferred)
         self.inferred_types_ = inferred
-        missing = {name: int(frame[name].isna().sum()) for name in names if name in frame.columns}
-        bad = [name for name, count in missing.items() if count]
-        if bad:
+        bad = first_bad_cell(frame, [name for name in names if name in frame.columns])
+        if bad is not None:
+            column, what, count, row = bad
             raise DataError(
-                f"feature_types.{bad[0]}",
-                f"column has {missing[bad[0]]} missing values in {source}",
-                "fill or drop those rows",
+                f"feature_types.{column}",
+                f"column has {count} {what} value(s) in {source}, first in data row {row}",
+                "replace them with finite values or drop those rows",
             )
         return FeatureSchema.from_table(frame, {name: table.get(name, inferred.get(name)) for name in names})
 
@@ -230,17 +233,9 @@ class DatasetPopulation:
         return frame.loc[~missing].reset_index(drop=True)
 
     def _labels(self, column: pd.Series, name: str) -> np.ndarray:
-        values = sorted(column.unique().tolist(), key=str)
-        if len(values) != 2:
-            raise DataError("target", f"{name!r} has {len(values)} distinct values", "give a two-valued outcome column")
-        if self.favourable is None:
-            favourable = 1 if 1 in values else values[-1]
-        elif self.favourable in values:
-            favourable = self.favourable
-        else:
-            raise ConfigError("favourable", f"{self.favourable!r} is not a value of {name!r}", f"use one of {values}")
-        self.target_, self.favourable_ = name, favourable
-        return (column.to_numpy() == favourable).astype(np.int64)
+        labels = favourable_labels(column, self.favourable, field="target", favourable_field="favourable")
+        self.target_, self.favourable_ = name, column[labels == 1].iloc[0] if labels.any() else self.favourable
+        return labels
 
     def _parse_shares(self, shares: Mapping[str, float] | None) -> np.ndarray:
         counts = np.bincount(self.group_codes, minlength=len(self.group_names)).astype(float)
@@ -294,7 +289,9 @@ class DatasetPopulation:
         for g, rows in enumerate(self._by_group):
             if self.stratify and rows.size == 0 and self._shares[g] > 0:
                 raise DataError(
-                    "group", f"group {self.group_names[g]!r} has no rows in the applicant pool", "use more data"
+                    "group",
+                    f"group {self.group_names[g]!r} has no rows in the applicant pool",
+                    "give that group more rows in the data, or lower train_fraction",
                 )
         return self
 

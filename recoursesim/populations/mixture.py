@@ -96,8 +96,12 @@ class MixturePopulation:
         n_features = len(self._groups[0].qualification)
         names = list(features) if features is not None else [f"x{j}" for j in range(n_features)]
         if len(names) != n_features or len(set(names)) != len(names):
+            example = ", ".join(f'"{name}"' for name in [f"x{j}" for j in range(n_features)])
+            got = f"got {len(names)}" + (" with a repeated name" if len(set(names)) != len(names) else "")
             raise ConfigError(
-                "features", f"must be {n_features} distinct names (one per qualification entry)", "fix the list"
+                "features",
+                f"must be {n_features} distinct names, one per qualification entry ({got})",
+                f"write features = [{example}] with your own names, or remove features",
             )
         self.feature_names = tuple(str(name) for name in names)
         self.group_names = tuple(group.name for group in self._groups)

@@ -27,8 +27,10 @@ class AutoRecourse(MixedRecourse):
     form is read from its coefficients or, failing that, probed and checked (see
     :func:`~recoursesim.recourse.exact_linear.additive_form`). A built-in ``logistic`` model, a
     linear scorer or a pipeline ending in a logistic regression gets the exact optimum; a
-    gradient-boosted model, a forest or a neural network gets ``search``. ``chosen_`` names the
-    generator used for the latest model.
+    gradient-boosted model, a forest or a neural network gets ``search``. A step whose exact
+    solution would not fit in memory (a feature with thousands of categories, see
+    :meth:`~recoursesim.recourse.exact_linear.ExactLinearRecourse.memory_needed`) also gets
+    ``search``. ``chosen_`` names the generator used for the latest step.
 
     Args:
         action_set: Constraints (see :class:`~recoursesim.recourse.mixed.MixedRecourse`).
@@ -71,6 +73,9 @@ class AutoRecourse(MixedRecourse):
         if scorer is not self._model:  # a new model (the first, or a refit): decide again
             self._model, self._form = scorer, self.exact_.form_of(scorer, features)
             self.chosen_ = "exact_linear" if self._form is not None else "search"
-        if self._form is not None:
+        exact = self._form is not None and self.exact_.fits_in_memory(features.shape[0])
+        self.chosen_ = "exact_linear" if exact else "search"
+        if exact:
+            assert self._form is not None
             return self.exact_.solve(features, threshold, scorer, self._form)
         return self.search_._search(features, threshold, scorer)

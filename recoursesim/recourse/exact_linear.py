@@ -12,6 +12,7 @@ from recoursesim.errors import ConfigError
 from recoursesim.recourse.mixed import MixedRecourse, margin_of_rows, to_margin
 from recoursesim.recourse.separable import solve_separable
 from recoursesim.registry import register
+from recoursesim.resources import available_memory, format_bytes
 from recoursesim.scoring.base import AdditiveForm, Scorer, additive_form_of, margin_of, model_name
 
 if TYPE_CHECKING:
@@ -20,6 +21,10 @@ if TYPE_CHECKING:
 
 #: Probabilities closer to 0 or 1 than this say too little about the margin to be checked.
 _SATURATED = 1e-9
+
+#: Peak bytes per agent and discrete option while solving: about twelve ``(agents, options)``
+#: arrays of 8 bytes (margin tables, prices, legal moves, the Pareto filter's sort) exist at once.
+BYTES_PER_OPTION = 12 * 8
 
 
 def additive_form(
@@ -178,7 +183,37 @@ class ExactLinearRecourse(MixedRecourse):
         self.form_cache_ = (scorer, form)
         return form
 
+    def memory_needed(self, n_agents: int) -> int:
+        """Estimated peak bytes of :meth:`solve` for ``n_agents``: every agent gets every category as an option."""
+        discrete = self.mutable_columns()[1]
+        return int(n_agents) * int(self.schema.n_categories[discrete].sum()) * BYTES_PER_OPTION
+
+    def fits_in_memory(self, n_agents: int) -> bool:
+        """Whether :meth:`solve` for ``n_agents`` needs at most half the memory still available."""
+        available = available_memory()
+        return available is None or self.memory_needed(n_agents) <= available // 2
+
+    def check_memory(self, n_agents: int) -> None:
+        """Refuse, before allocating, a step whose options would not fit in memory.
+
+        Raises:
+            ConfigError: naming the widest discrete feature, the estimate and the generator to use instead.
+        """
+        if self.fits_in_memory(n_agents):
+            return
+        discrete = self.mutable_columns()[1]
+        widest = int(discrete[np.argmax(self.schema.n_categories[discrete])])
+        name, levels = self.schema.names[widest], int(self.schema.n_categories[widest])
+        raise ConfigError(
+            "recourse.name",
+            f"'exact_linear' would need about {format_bytes(self.memory_needed(n_agents))} for {n_agents} agents "
+            f"({name!r} has {levels} categories, each an option for every agent), more than half the "
+            f"{format_bytes(available_memory() or 0)} available",
+            'use recourse = { name = "search" } (or "auto", which then searches), or merge rare categories',
+        )
+
     def _search(self, features: np.ndarray, threshold: np.ndarray, scorer: Scorer) -> tuple[np.ndarray, np.ndarray]:
+        self.check_memory(features.shape[0])
         form = self.form_of(scorer, features)
         if form is None:
             raise ConfigError(

@@ -100,17 +100,18 @@ def pareto_options(value: np.ndarray, gain: np.ndarray, cost: np.ndarray, usable
     usable = usable & (gain > 0) & np.isfinite(cost)
     g = np.where(usable, gain, -np.inf)
     c = np.where(usable, cost, np.inf)
-    # option a is dominated by b if b costs no more and gains at least as much, strictly better in one
-    dominated = (
-        (c[:, None, :] <= c[:, :, None])
-        & (g[:, None, :] >= g[:, :, None])
-        & ((c[:, None, :] < c[:, :, None]) | (g[:, None, :] > g[:, :, None]))
-    ).any(axis=2)
-    # among exact duplicates keep the first
-    same = (c[:, None, :] == c[:, :, None]) & (g[:, None, :] == g[:, :, None])
-    earlier = np.tril(np.ones((g.shape[1], g.shape[1]), dtype=bool), k=-1)
-    duplicate = (same & earlier[None]).any(axis=2)
-    keep = usable & ~dominated & ~duplicate
+    # Option a is dominated by b if b costs no more and gains at least as much, strictly better in
+    # one; among exact duplicates the first is kept. In the order cheapest first, then largest gain,
+    # then position, an option survives exactly when it gains more than every option before it:
+    # O(m log m) per agent, where comparing every pair would need an (n, m, m) array.
+    order = np.lexsort((np.broadcast_to(np.arange(g.shape[1]), g.shape), -g, c), axis=1)
+    sorted_gain = np.take_along_axis(g, order, axis=1)
+    before = np.maximum.accumulate(
+        np.concatenate([np.full((g.shape[0], 1), -np.inf), sorted_gain[:, :-1]], axis=1), axis=1
+    )
+    keep = np.zeros_like(usable)
+    np.put_along_axis(keep, order, sorted_gain > before, axis=1)
+    keep &= usable
     width = max(int(keep.sum(axis=1).max(initial=0)), 0)
     order = np.argsort(~keep, axis=1, kind="stable")[:, :width]
     kept = np.take_along_axis(keep, order, axis=1)

@@ -86,6 +86,10 @@ def write_report(
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     partial = output.with_name(f".{output.name}.tmp")
-    partial.write_text(text, encoding="utf-8")
-    os.replace(partial, output)
+    try:
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, output)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
     return output, figures_dir, report

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from recoursesim.datasets.user import read_parquet_file
 from recoursesim.errors import ConfigError
 from recoursesim.scenario import Scenario
 
@@ -181,6 +182,10 @@ def _seed_order(directory: Path) -> tuple[int, str]:
     return (int(digits) if digits else -1, directory.name)
 
 
+#: What to do about a results file that cannot be read (truncated, overwritten, not Parquet).
+_REWRITE = "re-run the scenario into a new directory (`recoursesim run SCENARIO --seed N --out DIR`)"
+
+
 def _older(run_dir: Path, what: str) -> ConfigError:
     return ConfigError(
         "RESULTS",
@@ -208,15 +213,15 @@ def _read_run(run_dir: Path, meta: dict[str, Any]) -> SeedRun:
         path = run_dir / name
         if not path.is_file():
             raise _older(run_dir, f"no {name}")
-        frame = pd.read_parquet(path)
+        frame = read_parquet_file(path, "RESULTS", _REWRITE)
         missing = [c for c in columns if c not in frame.columns]
         if missing:
             raise _older(run_dir, f"{name} lacks {', '.join(missing)}")
         frames[name] = frame
     observations_path = run_dir / OBSERVATIONS_FILE
     observations = (
-        pd.read_parquet(observations_path)
-        if observations_path.is_file()
+        read_parquet_file(observations_path, "RESULTS", _REWRITE)
+        if observations_path.exists()
         else pd.DataFrame(columns=["step", "observer", "group", "metric", "value"])
     )
     durability_path = run_dir / DURABILITY_FILE

@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from recoursesim._validate import check_choice, check_int
+from recoursesim._files import check_input_file
 from recoursesim.errors import ConfigError
 from recoursesim.registry import build, install, names, plugin_classes
-from recoursesim.scenario.tables import bundled_names, bundled_text, dump_toml, resolve_bases
+from recoursesim.scenario.tables import bundled_names, bundled_text, dump_toml, read_toml, resolve_bases
 
 if TYPE_CHECKING:
     from recoursesim.metrics.outcomes import EffortMeasure
@@ -118,7 +119,7 @@ class Scenario:
         ``inputs``: see :meth:`from_dict`.
         """
         path = Path(path)
-        if not path.is_file():
+        if not path.exists():
             bundled = ", ".join(bundled_names())
             raise ConfigError("scenario", f"file {path} not found", f"check the path (bundled scenarios: {bundled})")
         data, source, origin = load_table(path)
@@ -132,7 +133,7 @@ class Scenario:
         """
         if name not in bundled_names():
             raise ConfigError("scenario", f"no bundled scenario {name!r}", f"use one of {', '.join(bundled_names())}")
-        return cls.from_dict(_parse_toml(bundled_text(name), f"{name}.toml"), source=f"{name}.toml", inputs=inputs)
+        return cls.from_dict(parse_toml(bundled_text(name), f"{name}.toml"), source=f"{name}.toml", inputs=inputs)
 
     @property
     def name(self) -> str:
@@ -258,10 +259,7 @@ class Scenario:
         behaviour = build("behaviour", spec["behaviour"], **mixed)
         trainer = build("trainer", spec["training"], **mixed) if "training" in spec else None
         refit_order_of(trainer)
-        observers = [
-            build("observer", table, section=f"observers[{i}]", population=population, **mixed)
-            for i, table in enumerate(spec.get("observers", []))
-        ]
+        observers = _build_observers(spec.get("observers", []), population, mixed)
         reference = self.reference_group
         if reference is not None and reference not in population.group_names:
             raise ConfigError(
@@ -295,6 +293,33 @@ class Scenario:
             patience=patience,
             record_recommendations=model_spec.get("record_recommendations", True),
         )
+
+
+def _build_observers(tables: list[dict[str, Any]], population: Any, mixed: dict[str, Any]) -> list[Any]:
+    """Build the ``[[observers]]``; each writes its rows under its ``label`` (default: its name), unique."""
+    observers: list[Any] = []
+    seen: dict[str, int] = {}
+    for i, table in enumerate(tables):
+        section = f"observers[{i}]"
+        params = {key: value for key, value in table.items() if key != "label"}
+        observer = build("observer", params, section=section, population=population, **mixed)
+        if "label" in table:
+            label = table["label"]
+            if not isinstance(label, str) or not label.strip():
+                raise ConfigError(
+                    f"{section}.label", f"must be a non-empty string, got {label!r}", 'write label = "..."'
+                )
+            observer.name = label
+        name = str(observer.name)
+        if name in seen:
+            raise ConfigError(
+                f"{section}.label",
+                f"observers[{seen[name]}] and observers[{i}] would both write their rows as {name!r}",
+                f'give one of them its own label, e.g. label = "{name}-{i}"',
+            )
+        seen[name] = i
+        observers.append(observer)
+    return observers
 
 
 def _unpickle_scenario(
@@ -331,22 +356,24 @@ def load_table(path_or_name: str | Path) -> tuple[dict[str, Any], str, Path | No
     """Read a scenario file or bundled name without validating it: ``(table, source, origin)``."""
     text = str(path_or_name)
     if not text.endswith(".toml") and text in bundled_names() and not Path(text).exists():
-        return _parse_toml(bundled_text(text), f"{text}.toml"), f"{text}.toml", None
+        return parse_toml(bundled_text(text), f"{text}.toml"), f"{text}.toml", None
     path = Path(path_or_name)
-    if not path.is_file():
+    if not path.exists():
         bundled = ", ".join(bundled_names())
         raise ConfigError("scenario", f"file {path} not found", f"check the path (bundled scenarios: {bundled})")
-    try:
-        return _parse_toml(path.read_text(encoding="utf-8"), str(path)), str(path), path.parent
+    check_input_file(path, "scenario", "TOML scenario file")
+    try:  # a byte-order mark some editors write is skipped
+        return parse_toml(path.read_text(encoding="utf-8-sig"), str(path)), str(path), path.parent
     except UnicodeDecodeError:
         raise ConfigError("scenario", f"{path} is not a UTF-8 text file", "give a TOML scenario file") from None
 
 
-def _parse_toml(text: str, source: str) -> dict[str, Any]:
+def parse_toml(text: str, source: str) -> dict[str, Any]:
+    """Parse a scenario's TOML text (see :func:`~recoursesim.scenario.tables.read_toml`), naming ``source``."""
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise ScenarioError(source, ConfigError("toml", str(error), "fix the TOML syntax")) from None
+        return read_toml(text)
+    except ConfigError as error:
+        raise ScenarioError(source, error) from None
 
 
 def load_scenario(

@@ -23,6 +23,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from recoursesim._files import check_input_file
 from recoursesim.errors import ConfigError
 from recoursesim.registry import KINDS
 
@@ -152,10 +153,11 @@ def _load_base(field: str, reference: str, origin: Path | None) -> tuple[str, st
     path = Path(reference).expanduser()
     if not path.is_absolute():
         path = (origin or Path.cwd()) / path
-    if not path.is_file():
+    if not path.exists():
         raise ConfigError(field, f"base file {path} not found", "check the path (relative paths start at this file)")
+    check_input_file(path, field, "TOML scenario file")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise ConfigError(field, f"{path} is not a UTF-8 text file", "name a TOML scenario file") from None
     return f"file:{path.resolve()}", str(reference), _parse(field, str(path), text), path.resolve().parent
@@ -163,9 +165,57 @@ def _load_base(field: str, reference: str, origin: Path | None) -> tuple[str, st
 
 def _parse(field: str, where: str, text: str) -> dict[str, Any]:
     try:
+        return read_toml(text)
+    except ConfigError as error:
+        raise ConfigError(field, f"{where}: {error.problem}", f"in the base file, {error.fix}") from None
+
+
+#: Deepest nesting of arrays and inline tables a scenario may use (the bundled ones use at most 4).
+MAX_NESTING = 32
+
+
+def read_toml(text: str) -> dict[str, Any]:
+    """Parse scenario TOML; a syntax error or absurd nesting raises :class:`ConfigError` (field ``toml``).
+
+    Nesting deeper than :data:`MAX_NESTING` is refused before parsing: the standard parser
+    recurses once per level and a few thousand brackets end in a ``RecursionError``.
+    """
+    depth = _nesting(text)
+    if depth > MAX_NESTING:
+        problem = f"nests arrays or inline tables {depth} levels deep (at most {MAX_NESTING} are allowed)"
+        raise ConfigError("toml", problem, "write the scenario with flat tables and lists")
+    try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError(field, f"{where} is not valid TOML ({error})", "fix the base file's TOML syntax") from None
+        fix = "correct the TOML at that line and column (strings in double quotes, one key = value per line)"
+        raise ConfigError("toml", str(error), fix) from None
+
+
+def _nesting(text: str) -> int:
+    """An upper bound on the nesting depth of brackets and braces outside strings and comments."""
+    depth = deepest = 0
+    quote = ""
+    comment = escaped = False
+    for char in text:
+        if comment:
+            comment = char != "\n"
+        elif quote:
+            if escaped:
+                escaped = False
+            elif char == "\\" and quote == '"':
+                escaped = True
+            elif char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char == "#":
+            comment = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth = max(depth - 1, 0)
+    return deepest
 
 
 def _names_fix() -> str:

@@ -144,3 +144,29 @@ def model_name(scorer: Scorer) -> str:
     from recoursesim.scoring.classifier import final_estimator  # classifier imports this module
 
     return type(final_estimator(getattr(scorer, "estimator", scorer))).__name__
+
+
+def numeric_scores(values: object, n: int) -> np.ndarray:
+    """Return a scorer's output as ``(n,)`` finite float64 scores, or raise naming what it returned.
+
+    Args:
+        values: What ``scorer.score`` returned for ``n`` rows.
+        n: The number of rows scored.
+
+    Raises:
+        DataError: the scores are not numbers (strings, objects), not one per row, or not finite.
+    """
+    from recoursesim.errors import DataError
+
+    fix = f"make the scorer's score(X) return {n} finite floats, one per row of X (higher is better)"
+    array = np.asarray(values)
+    if array.dtype.kind not in "biuf":
+        example = repr(array.flat[0]) if array.size else "nothing"
+        raise DataError("scorer", f"returned {array.dtype} values such as {example}, not numbers", fix)
+    if array.shape != (n,):
+        raise DataError("scorer", f"returned an array of shape {array.shape} for {n} rows", fix)
+    scores = array.astype(np.float64)
+    if not np.all(np.isfinite(scores)):
+        first = int(np.flatnonzero(~np.isfinite(scores))[0])
+        raise DataError("scorer", f"returned {scores[first]} for row {first}", fix)
+    return scores

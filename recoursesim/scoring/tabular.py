@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Self
 
@@ -43,11 +44,48 @@ def make_model(name: str, params: Mapping[str, Any] | None = None, field: str = 
     """
     if name not in MODELS:
         raise ConfigError(field, f"unknown model {name!r}", f"use one of {', '.join(MODELS)}")
+    return construct_estimator(MODELS[name], params, "params", name)
+
+
+def construct_estimator(factory: Callable[..., Any], params: Mapping[str, Any] | None, field: str, name: str) -> Any:
+    """Build a scikit-learn estimator and check its parameters now, not when it is first fitted.
+
+    Scikit-learn checks most parameter values (``C = -1``, ``max_depth = "deep"``) only in ``fit``,
+    which a run reaches after loading the data; checking them here lets a scenario fail at load.
+
+    Args:
+        factory: The estimator class (or a function returning an estimator).
+        params: Its constructor parameters.
+        field: The scenario table holding the parameters (``"params"``, ``"estimator_params"``).
+        name: The estimator's name in the scenario, for the fix.
+
+    Raises:
+        ConfigError: a parameter the estimator does not take, or a value it refuses; the field
+            names the parameter when scikit-learn says which one it is.
+    """
+    params = dict(params or {})
     try:
-        return MODELS[name](**dict(params or {}))
-    except TypeError as error:
-        problem = str(error).splitlines()[0]
-        raise ConfigError(f"{field}_params", problem, f"use parameters of the {name} model") from None
+        estimator = factory(**params)
+        validate = getattr(estimator, "_validate_params", None)  # scikit-learn >= 1.2
+        if callable(validate):
+            validate()
+    except (TypeError, ValueError) as error:
+        text = str(error).strip().splitlines()[0].rstrip(".") if str(error).strip() else type(error).__name__
+        unknown = re.search(r"keyword argument '(\w+)'", text)
+        named = re.search(r"The '(\w+)' parameter", text) or unknown
+        where = f"{field}.{named.group(1)}" if named else field
+        listed = ", ".join(sorted(estimator_parameters(factory)))
+        fix = f"use one of its parameters: {listed}" if unknown else f"give a value the {name} model accepts"
+        raise ConfigError(where, text, fix) from None
+    return estimator
+
+
+def estimator_parameters(factory: Callable[..., Any]) -> list[str]:
+    """The constructor parameters of the estimator ``factory`` builds (with its defaults)."""
+    try:
+        return list(factory().get_params(deep=False))
+    except Exception:  # a factory needing arguments: no list to offer
+        return []
 
 
 class CodeEncoder(TransformerMixin, BaseEstimator):
@@ -145,7 +183,9 @@ class TabularModel(ClassifierMixin, BaseEstimator):
     def fit(self, X: np.ndarray, y: np.ndarray) -> Self:
         """Fit a clone of ``estimator`` on the (decoded) rows."""
         if self.schema is None or self.estimator is None:
-            raise ConfigError("estimator", "TabularModel needs a schema and an estimator", "pass both")
+            raise ConfigError(
+                "estimator", "TabularModel needs a schema and an estimator", "pass schema= and estimator="
+            )
         estimator = clone(self.estimator)
         if self.random_state is not None:
             keys = [key for key in estimator.get_params() if key == "random_state" or key.endswith("__random_state")]
@@ -243,7 +283,15 @@ class ModelScorer:
         estimator = tabular_estimator(schema, clone(self._prototype))
         if "random_state" in self._prototype.get_params() and "random_state" not in self.params:
             estimator.set_params(random_state=integer_seed(rng))
-        fit_single_threaded(estimator, features, labels)
+        try:
+            fit_single_threaded(estimator, features, labels)
+        except ValueError as error:  # a parameter value scikit-learn checks only when fitting
+            text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            raise ConfigError(
+                "scorer.params",
+                f"the {self.model} model could not be fitted ({text})",
+                f"change that value in [scorer] params (see {type(self._prototype).__name__} in scikit-learn)",
+            ) from None
         return ClassifierScorer(estimator, output=self.output)  # type: ignore[arg-type]
 
     def score(self, features: np.ndarray) -> np.ndarray:

@@ -97,7 +97,11 @@ def check_scores(scores: np.ndarray, context: SelectionContext) -> np.ndarray:
     if scores.ndim != 1 or scores.shape[0] != context.agent_id.shape[0]:
         raise DataError("scores", f"expected one score per agent ({context.agent_id.shape[0]})", "pass a 1-D array")
     if not np.all(np.isfinite(scores)):
-        raise DataError("scores", "contain NaN or infinite values", "check the scorer and the features")
+        raise DataError(
+            "scores",
+            "contain NaN or infinite values",
+            "make the scorer return finite scores (a NaN or inf feature gives NaN scores)",
+        )
     return scores
 
 

@@ -108,7 +108,11 @@ def labelled_test_split(population: Any) -> tuple[np.ndarray, np.ndarray] | None
     features = np.asarray(features, dtype=float)
     labels = np.asarray(labels).astype(int)
     if features.ndim != 2 or labels.shape != (features.shape[0],) or np.unique(labels).size < 2:
-        raise ConfigError("population", "has a test split that is not (features, two-class labels)", "fix test_split")
+        raise ConfigError(
+            "population",
+            "has a test split that is not (features, two-class labels)",
+            "make test_split() return (an (n, d) feature array, n labels with both classes)",
+        )
     return features, labels
 
 

@@ -135,7 +135,11 @@ class DaskExecutor(_Closing):
         in_flight: int | None = None,
     ) -> None:
         if (address is None) == (local_workers is None):
-            raise ConfigError("--scheduler", "give either a scheduler address or --dask-local W", "choose one")
+            raise ConfigError(
+                "--scheduler",
+                "give either a scheduler address or --dask-local W",
+                "pass --scheduler HOST:PORT for a running cluster, or --dask-local W for W local workers, not both",
+            )
         try:
             from distributed import Client, LocalCluster
         except ImportError:

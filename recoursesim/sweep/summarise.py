@@ -10,6 +10,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from recoursesim.errors import DataError
 from recoursesim.ledger import write_parquet
 from recoursesim.stats import check_confidence, describe_groups
 from recoursesim.sweep.identity import canonical_json
@@ -42,7 +43,7 @@ def iter_point_results(directory: str | Path) -> Iterator[tuple[int, dict[str, A
         by_point.setdefault(point, []).append((seed_index, run_id))
     for index, point in enumerate(manifest["points"]):
         paths = [store.shard_path(run_id) for _, run_id in sorted(by_point.get(index, []))]
-        tables = [pq.read_table(path) for path in paths if path.exists()]
+        tables = [_read_shard(path) for path in paths if path.exists()]
         if tables:
             rows = pa.concat_tables(tables).to_pandas()
         else:
@@ -52,6 +53,20 @@ def iter_point_results(directory: str | Path) -> Iterator[tuple[int, dict[str, A
         rows["step"] = rows["step"].astype("Int32")
         rows = rows.sort_values(["seed_index", "step", "group", "metric"], kind="stable", na_position="last")
         yield index, point["params"], rows.reset_index(drop=True)
+
+
+def _read_shard(path: Path) -> pa.Table:
+    """One run's shard; a truncated or corrupt file raises :class:`DataError` naming it."""
+    try:
+        return pq.read_table(path)
+    except (OSError, ValueError) as error:  # pyarrow's ArrowInvalid is a ValueError
+        detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise DataError(
+            "DIR",
+            f"the shard {path} cannot be read as Parquet ({detail})",
+            "delete that file and continue the sweep with `recoursesim sweep SCENARIO --out DIR --resume` "
+            "(it reruns the missing run)",
+        ) from None
 
 
 def summarise(

@@ -10,7 +10,7 @@ from sklearn.linear_model import LogisticRegression, RidgeClassifier
 from sklearn.svm import LinearSVC
 
 from recoursesim.errors import ConfigError
-from recoursesim.scoring.tabular import MODELS
+from recoursesim.scoring.tabular import MODELS, construct_estimator
 
 #: Name -> factory taking keyword parameters: the linear models (exact linear recourse applies to
 #: them) and the built-in models of mixed-type populations (``logistic``, ``random_forest``,
@@ -41,10 +41,7 @@ def make_estimator(name: str, params: Mapping[str, Any] | None = None, random_st
         raise ConfigError("estimator", f"unknown estimator {name!r}", f"use one of {', '.join(ESTIMATORS)}")
     params = dict(params or {})
     factory = ESTIMATORS[name]
-    try:
-        estimator = factory(**params)
-    except TypeError as error:
-        raise ConfigError("estimator_params", str(error), f"use parameters of {factory.__name__}") from None
+    estimator = construct_estimator(factory, params, "estimator_params", name)
     if random_state is not None and "random_state" in estimator.get_params() and "random_state" not in params:
         estimator.set_params(random_state=random_state)
     return estimator

@@ -61,9 +61,11 @@ class _IterativeGroupRecourse(BaseEstimator, ClassifierMixin):
         y = np.asarray(y)
         groups = np.asarray(groups)
         if X.ndim != 2 or X.shape[0] != y.shape[0] or groups.shape[0] != y.shape[0]:
-            raise DataError("X", "X, y and groups must have the same number of rows", "align the inputs")
+            raise DataError(
+                "X", "X, y and groups must have the same number of rows", "pass one label and one group per row of X"
+            )
         if not np.all(np.isfinite(X)):
-            raise DataError("X", "contains NaN or infinite values", "clean the features")
+            raise DataError("X", "contains NaN or infinite values", "drop or impute those rows of X first")
         self.classes_ = np.unique(y)
         if self.classes_.size != 2:
             raise DataError("y", f"needs two classes, got {self.classes_.size}", "fit on data with both labels")

@@ -107,7 +107,9 @@ def test_protected_column_not_in_the_data() -> None:
 def test_nan_in_a_needed_feature_of_a_user_file(tmp_path) -> None:
     frame = _people()
     frame.loc[3, "income"] = np.nan
-    with pytest.raises(DataError, match=r"^feature_types\.income: column has 1 missing values"):
+    with pytest.raises(
+        DataError, match=r"^feature_types\.income: column has 1 missing \(NaN\) value\(s\) in .*, first in data row 4"
+    ):
         DatasetPopulation("sex", path=_csv(tmp_path, frame), target="ok", feature_types=TYPES)
 
 
@@ -120,7 +122,7 @@ def test_nan_in_a_needed_feature_of_a_user_file(tmp_path) -> None:
         ({"shares": {"female": 0.2, "male": 0.2}}, r"^shares: sum to 0.4, not 1"),
         ({"shares": {"other": 1.0}}, r"^shares\.other: is not a group"),
         ({"effort": {"female": {"mean": 1.0}}}, r"^effort\.male: is missing"),
-        ({"features": ["duration", "height"]}, r"^population\.features: 'height' is not a feature of german"),
+        ({"features": ["duration", "height"]}, r"^features: 'height' is not a feature of german"),
         ({"group": "age"}, r"^group: 'age' has 53 distinct values"),
     ],
 )

@@ -115,7 +115,8 @@ BAD = {
     ),
     "CSV with NaN in a needed feature": (
         lambda tmp: USER.format(path=_people_csv(tmp, nan=True)),
-        r"population\.feature_types\.income: column has 1 missing values in .*people\.csv; fix: fill or drop",
+        r"population\.feature_types\.income: column has 1 missing \(NaN\) value\(s\) in .*people\.csv, first in data "
+        r"row 6; fix: replace them",
     ),
     "action set naming an unknown feature": (
         lambda tmp: _german_with('name = "auto"', 'name = "auto"\naction_set = { immutable = ["height"] }'),

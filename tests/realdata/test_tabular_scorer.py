@@ -74,7 +74,7 @@ def test_unknown_model_names_the_field() -> None:
 
 
 def test_bad_model_parameter_names_the_field() -> None:
-    with pytest.raises(ConfigError, match=r"^scorer\.model_params: "):
+    with pytest.raises(ConfigError, match=r"^scorer\.params\.depth: .*; fix: use one of its parameters: C, "):
         build("scorer", {"name": "model", "model": "logistic", "params": {"depth": 3}})
 
 

@@ -187,7 +187,11 @@ def _check_columns(
             raise DataError(name, f"has no column(s) {missing}", "pass a frame with every listed column")
         clash = [c for c in META_COLUMNS if c in frame.columns and c != label]
         if clash:
-            raise DataError(name, f"has column(s) {clash} reserved for bookkeeping", "rename them")
+            raise DataError(
+                name,
+                f"has column(s) {clash} reserved for bookkeeping",
+                "rename those columns (the audit adds columns of these names)",
+            )
     duplicated = {c for c in features if features.count(c) > 1}
     if duplicated:
         raise ConfigError("features", f"columns listed twice: {sorted(duplicated)}", "list each column once")
@@ -227,7 +231,9 @@ def _encode_units(frame: pd.DataFrame, units: list[list[str]], name: str) -> np.
         else:
             if not np.all(values.sum(axis=1) == 1):
                 raise DataError(
-                    f"{name}[{cols}]", "a one-hot block must have exactly one 1 per row", "fix the encoding"
+                    f"{name}[{cols}]",
+                    "a one-hot block must have exactly one 1 per row",
+                    "give each row a 1 in exactly one column of the block",
                 )
             codes[:, u] = values.argmax(axis=1)
     return codes

@@ -22,7 +22,9 @@ def _counts(counts: Mapping[str, int], cells: tuple[str, ...]) -> dict[str, floa
         raise DataError("counts", f"missing cell(s) {missing}", "pass the output of ccm() or eccm()")
     values = {c: float(counts[c]) for c in cells}
     if any(v < 0 or not math.isfinite(v) for v in values.values()):
-        raise DataError("counts", "cells must be finite non-negative counts", "pass counts")
+        raise DataError(
+            "counts", "cells must be finite non-negative counts", "pass the counts ccm() or eccm() returned"
+        )
     return values
 
 

@@ -100,9 +100,9 @@ def encode_table(
         DataError: Missing columns, a non-binary label, or values outside an ordinal order.
     """
     orders = dict(ordinal_orders or {})
-    for column in (sensitive, label):
+    for option, column in (("sensitive", sensitive), ("label", label)):
         if column not in frame.columns:
-            raise DataError("frame", f"has no column {column!r}", "check the column names")
+            raise DataError(option, f"{column!r} is not a column of the data", f"use one of {list(frame.columns)}")
     chosen = [c for c in feature_types if c not in (sensitive, label)] if features is None else list(features)
     y = frame[label]
     if y.isna().any() or not y.isin([0, 1]).all():
@@ -115,7 +115,7 @@ def encode_table(
     enc = EncodedTable(pd.DataFrame(), sensitive, label)
     for column in chosen:
         if column not in frame.columns:
-            raise DataError("frame", f"has no column {column!r}", "check the feature names")
+            raise DataError("features", f"{column!r} is not a column of the data", f"use some of {list(frame.columns)}")
         kind = feature_types.get(column)
         if kind not in KNOWN_TYPES:
             raise ConfigError(
@@ -131,7 +131,11 @@ def encode_table(
         elif kind == "binary":
             distinct = sorted(values.dropna().unique().tolist(), key=str)
             if values.isna().any() or len(distinct) > 2:
-                raise DataError(column, "a binary feature must have at most two values and no NaN", "recode it")
+                raise DataError(
+                    column,
+                    "a binary feature must have at most two values and no NaN",
+                    "declare it categorical (--types COL=categorical), or drop the rows with other values",
+                )
             if len(distinct) < 2:
                 continue
             out[column] = (values == distinct[1]).to_numpy(dtype=np.int64)

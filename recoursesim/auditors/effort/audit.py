@@ -75,13 +75,16 @@ class EqualityOfEffortAuditor:
         variables = list(self.recourse.scm.variables)
         if self.sensitive in self.recourse.actionable:
             raise ConfigError("actionable", "includes the sensitive attribute", "make it immutable")
-        missing = [c for c in [*variables, self.sensitive] if c not in frame.columns]
-        if missing:
-            raise DataError(
-                "frame", f"has no column(s) {missing}", "pass every SCM variable and the sensitive attribute"
-            )
+        for field, names in (("sensitive", [self.sensitive]), ("variables", variables)):
+            missing = [c for c in names if c not in frame.columns]
+            if missing:
+                raise DataError(
+                    field, f"names {missing[0]!r}, not a column of the data", f"use one of {list(frame.columns)}"
+                )
         if len(frame) < 2:
-            raise DataError("frame", "needs at least two rows", "audit a larger data set")
+            raise DataError(
+                "data", f"has {len(frame)} row(s); the audit compares at least two", "audit a larger data set"
+            )
         self.group_ = frame[self.sensitive].to_numpy()
         if pd.isna(self.group_).any():
             raise DataError(self.sensitive, "has missing values", "drop or impute them")

@@ -8,6 +8,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from recoursesim._validate import check_choice
 from recoursesim.auditors.effort.audit import EqualityOfEffortAuditor
 from recoursesim.auditors.effort.mixed import linear_view
 from recoursesim.auditors.effort.recourse import MinimalInterventionRecourse
@@ -77,6 +78,8 @@ class EqualityOfEffortObserver:
         self.actionable = None if actionable is None else tuple(actionable)
         self.dag = dict(dag or {})
         self.direction = dict(direction or {})
+        for feature, value in self.direction.items():
+            check_choice(f"direction.{feature}", value, ["increase", "decrease", "both"])
         self.q = float(q)
         self.intervention = intervention
         self.name = name
@@ -108,9 +111,9 @@ class EqualityOfEffortObserver:
         form = linear_form_of(snapshot.scorer)
         if form is None:
             raise ConfigError(
-                "observers.effort",
-                f"needs a linear scorer, got {type(snapshot.scorer).__name__}",
-                "use a linear ranker or a linear scikit-learn model",
+                "name",
+                f"equality_of_effort needs a linear scorer, got {type(snapshot.scorer).__name__}",
+                'use a linear ranker or [scorer] model = "logistic", or drop this observer',
             )
         names = list(snapshot.feature_names)
         features = np.asarray(snapshot.features, dtype=float)
@@ -155,8 +158,8 @@ class EqualityOfEffortObserver:
             view = linear_view(
                 snapshot, self.actionable, self.direction, self.dag, self.action_defaults, self.group_column
             )
-        except ConfigError as error:
-            raise error.under("observers.equality_of_effort") from None
+        except ConfigError as error:  # the model puts the observer's place (observers[i]) in front
+            raise (error if error.field else ConfigError("name", error.problem, error.fix)) from None
         if not view.actionable:
             return pd.DataFrame([], columns=["group", "metric", "value"])
         frame = view.frame

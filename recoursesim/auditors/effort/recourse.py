@@ -18,6 +18,7 @@ from typing import Literal
 import numpy as np
 from scipy.optimize import linprog
 
+from recoursesim._validate import check_choice
 from recoursesim.auditors.effort.scm import LinearAdditiveSCM
 from recoursesim.errors import ConfigError, DataError
 
@@ -121,11 +122,14 @@ class MinimalInterventionRecourse:
             warnings.warn(f"actionable variable(s) {zero} have range 0 and are excluded", UserWarning, stacklevel=3)
         self.actionable_index_ = [j for j in idx if ranges[j] > 0]
         if not self.actionable_index_:
-            raise DataError("ranges", "every actionable variable has range 0", "check the data")
+            raise DataError(
+                "ranges",
+                "every actionable variable has range 0 (the same value in every row)",
+                "make a variable that varies in the data actionable",
+            )
         self.ranges_ = ranges
         for name, value in self.direction.items():
-            if value not in ("increase", "decrease", "both"):
-                raise ConfigError(f"direction.{name}", f"must be increase/decrease/both, got {value!r}", "fix it")
+            check_choice(f"direction.{name}", value, ["increase", "decrease", "both"])
         self.scm.index(self.direction)
         self.lower_ = np.full(d, -np.inf)
         self.upper_ = np.full(d, np.inf)
@@ -154,7 +158,9 @@ class MinimalInterventionRecourse:
         outside[self.actionable_index_] = False
         self.needs_lp_ = bool(outside.any()) or (self.intervention == "subsets" and bool(bounded.any()))
         if self.method == "closed_form" and self.needs_lp_:
-            raise ConfigError("method", "closed_form cannot honour bounds on non-actionable variables", "use lp")
+            raise ConfigError(
+                "method", "closed_form cannot honour bounds on non-actionable variables", 'use method = "lp"'
+            )
 
     def margin(self, features: np.ndarray) -> np.ndarray:
         """Return ``w·x + b`` for each row (rows over ``scm.variables``)."""

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 from sklearn.linear_model import LinearRegression
 
+from recoursesim.datasets.user import first_bad_cell
 from recoursesim.errors import ConfigError, DataError
 
 
@@ -72,13 +73,22 @@ class LinearAdditiveSCM:
         _topological_order({c: list(ps) for c, ps in dag.items()})
         missing = [v for v in names if v not in frame.columns]
         if missing:
-            raise DataError("frame", f"has no column(s) {missing}", "pass data with every SCM variable")
+            raise DataError(
+                "variables", f"names {missing[0]!r}, not a column of the data", f"use some of {list(frame.columns)}"
+            )
         try:
             data = frame[names].to_numpy(dtype=float)
         except (TypeError, ValueError):
-            raise DataError("frame", "SCM variables must be numeric", "encode them as numbers") from None
+            raise DataError(
+                "variables",
+                "must all be numeric columns",
+                "encode them as numbers, or leave text columns out of variables",
+            ) from None
         if not np.isfinite(data).all():
-            raise DataError("frame", "SCM variables contain NaN or infinite values", "drop or impute them")
+            column, what, _, row = first_bad_cell(frame, names) or (names[0], "NaN or infinite", 0, 0)
+            raise DataError(
+                f"variables.{column}", f"has {what} values, first in data row {row}", "drop or impute those rows first"
+            )
         d = len(names)
         a = np.zeros((d, d))
         c = np.zeros(d)

@@ -53,10 +53,12 @@ def fit_logistic_audit(
     Returns:
         ``(auditor, model)``: the fitted auditor and the classifier.
     """
-    needed = [sensitive, target, *variables]
-    missing = [c for c in needed if c not in frame.columns]
-    if missing:
-        raise DataError("frame", f"has no column(s) {missing}", "check the column names")
+    for field, names in (("sensitive", [sensitive]), ("target", [target]), ("variables", list(variables))):
+        missing = [c for c in names if c not in frame.columns]
+        if missing:
+            raise DataError(
+                field, f"names {missing[0]!r}, not a column of the data", f"use one of {list(frame.columns)}"
+            )
     if not 0 < threshold < 1:
         raise ConfigError("threshold", f"must lie in (0, 1), got {threshold}", "use e.g. 0.5")
     groups = frame[sensitive]
@@ -65,7 +67,11 @@ def fit_logistic_audit(
     if groups.nunique() < 2:
         raise DataError(sensitive, "has a single value", "audit an attribute with two groups")
     if not (groups == protected_value).any():
-        raise DataError("protected", f"{protected_value!r} does not occur in {sensitive}", "pick an existing value")
+        raise DataError(
+            "protected",
+            f"{protected_value!r} does not occur in {sensitive}",
+            f"use one of {sorted(map(str, groups.unique()))}",
+        )
     y = frame[target]
     if y.isna().any() or not y.isin([0, 1]).all() or y.nunique() < 2:
         raise DataError(target, "must be a 0/1 label with both classes", "binarise it (1 = favourable)")

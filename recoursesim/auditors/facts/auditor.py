@@ -170,7 +170,11 @@ class FactsAuditor:
             )
         reference = values.index[0] if reference_value is None else reference_value
         if reference not in values.index:
-            raise DataError("reference_value", f"{reference!r} does not occur in {protected!r}", "use a value present")
+            raise DataError(
+                "reference_value",
+                f"{reference!r} does not occur in {protected!r}",
+                f"use one of {', '.join(map(str, values.index))}",
+            )
         others = [v for v in values.index if v != reference]
         group_names = (str(others[0]) if len(others) == 1 else f"non-{reference}", str(reference))
         group = (X[protected] == reference).to_numpy().astype(np.int8)

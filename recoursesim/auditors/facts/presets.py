@@ -11,6 +11,7 @@ import pandas as pd
 from recoursesim.auditors.facts.binning import discretise
 from recoursesim.auditors.facts.config import FactsConfig
 from recoursesim.datasets import Dataset, load_adult, load_compas, load_german
+from recoursesim.datasets.user import favourable_labels, first_bad_cell
 from recoursesim.errors import ConfigError, DataError
 
 
@@ -168,7 +169,9 @@ def german(data: Dataset | None = None) -> FactsData:
     return FactsData("german", frame, data.target, config, ("sex", "age"))
 
 
-def from_frame(frame: pd.DataFrame, target: str, n_bins: int = 5, max_levels: int = 10) -> FactsData:
+def from_frame(
+    frame: pd.DataFrame, target: str, n_bins: int = 5, max_levels: int = 10, favourable: object = None
+) -> FactsData:
     """Prepare a user's table: numeric columns with more than ``max_levels`` values are binned.
 
     Binned columns become ordinal; numeric columns with few values stay ordinal on their values;
@@ -177,10 +180,11 @@ def from_frame(frame: pd.DataFrame, target: str, n_bins: int = 5, max_levels: in
 
     Args:
         frame: Features and a binary target column.
-        target: The target column; its values must be 0/1 (1 = favourable) or two distinct values
-            (the larger is taken as favourable).
+        target: The target column: two distinct values, 0/1 or false/true (1 and true are
+            favourable) or any two values with ``favourable`` naming the favourable one.
         n_bins: Quantile bins per continuous column.
         max_levels: Numeric columns with at most this many distinct values are not binned.
+        favourable: The favourable target value (needed unless the target is 0/1 or boolean).
 
     Raises:
         DataError: If the target is missing or not binary, or a column has a missing (NaN) or
@@ -190,13 +194,9 @@ def from_frame(frame: pd.DataFrame, target: str, n_bins: int = 5, max_levels: in
         raise DataError("--target", f"column {target!r} is not in the data", f"use one of {list(frame.columns)}")
     _check_complete(frame)
     frame = frame.reset_index(drop=True)
-    values = sorted(frame[target].unique().tolist())
-    if len(values) != 2:
-        raise DataError(
-            "--target", f"column {target!r} has {len(values)} distinct values", "give a binary (two-valued) target"
-        )
+    labels = favourable_labels(frame[target], favourable, field="--target", favourable_field="--favourable")
     frame = frame.copy()
-    frame[target] = (frame[target] == values[1]).astype(np.int64)
+    frame[target] = labels
     numeric = [
         column
         for column in frame.columns
@@ -215,22 +215,16 @@ def from_frame(frame: pd.DataFrame, target: str, n_bins: int = 5, max_levels: in
 
 def _check_complete(frame: pd.DataFrame) -> None:
     """Raise a one-line :class:`DataError` for the first column with a NaN or an infinite value."""
-    for column in frame.columns:
-        series = frame[column]
-        bad = series.isna().to_numpy()
-        what = "missing (NaN)"
-        if not bad.any() and pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
-            bad = np.isinf(series.to_numpy(dtype=float))
-            what = "infinite"
-        if bad.any():
-            raise DataError(
-                f"column {column!r}",
-                f"has {int(bad.sum())} {what} value(s), first in data row {int(np.argmax(bad)) + 1}",
-                "fill, replace or drop them before auditing (FACTS needs a value in every cell)",
-            )
+    bad = first_bad_cell(frame)
+    if bad is not None:
+        column, what, count, row = bad
+        raise DataError(
+            f"column {column!r}",
+            f"has {count} {what} value(s), first in data row {row}",
+            "fill, replace or drop them before auditing (FACTS needs a value in every cell)",
+        )
 
 
-#: FACTS presets by data set name.
 PRESETS: dict[str, Callable[[], FactsData]] = {"adult": adult, "compas": compas, "german": german}
 
 

@@ -114,7 +114,7 @@ def test_actionable_categorical_and_non_additive_models_are_refused():
     with pytest.raises(ConfigError) as caught:
         EqualityOfEffortObserver().observe(_snapshot(AGENTS, GROUPS, Interaction()))
     message = str(caught.value)
-    assert message.startswith("observers.equality_of_effort: needs a linear model") and "\n" not in message
+    assert message.startswith("name: needs a linear model") and "\n" not in message
     assert 'model = "logistic"' in message
 
 
