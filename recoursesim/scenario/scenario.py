@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import difflib
 import json
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from recoursesim._validate import check_choice, check_int
 from recoursesim._files import check_input_file
+from recoursesim._validate import check_choice, check_int
 from recoursesim.errors import ConfigError
 from recoursesim.registry import build, install, names, plugin_classes
 from recoursesim.scenario.tables import bundled_names, bundled_text, dump_toml, read_toml, resolve_bases

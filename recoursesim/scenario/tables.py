@@ -167,7 +167,9 @@ def _parse(field: str, where: str, text: str) -> dict[str, Any]:
     try:
         return read_toml(text)
     except ConfigError as error:
-        raise ConfigError(field, f"{where}: {error.problem}", f"in the base file, {error.fix}") from None
+        raise ConfigError(
+            field, f"{where} is not valid TOML ({error.problem})", f"in the base file, {error.fix}"
+        ) from None
 
 
 #: Deepest nesting of arrays and inline tables a scenario may use (the bundled ones use at most 4).
