@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -335,6 +336,11 @@ def test_write_errors_name_the_option_not_a_temporary_path(cli, scenario_file, m
 
     if command == "report":
         _run_dir(cli, scenario_file)
+        figure = SimpleNamespace(name="f", png=lambda: b"png", svg=lambda: b"svg")
+        report = SimpleNamespace(figures=[figure], sections=[SimpleNamespace(paragraphs=[])])
+        monkeypatch.setattr(build, "load_results", lambda directory: None)  # only the writing is under test
+        monkeypatch.setattr(build, "build_report", lambda data: report)
+        monkeypatch.setattr(build, "to_html", lambda built: "<html></html>")
 
         def full(self, data):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self))
