@@ -80,4 +80,4 @@ def load_sweep_results(directory: str | Path, point: int | None = None) -> Resul
             )
         )
     spec = points[point]["scenario"]
-    return Results(directory, recorded_scenario(spec, str(directory / "manifest.json")), tuple(runs))
+    return Results(directory, recorded_scenario(spec, str(directory)), tuple(runs))

@@ -175,4 +175,5 @@ def test_a_bundled_base_with_a_model_file_runs_from_the_command_line(tmp_path, m
     assert main(["run", "s.toml", "--steps", "1", "--no-write"]) == 0
     assert "scenario s · seed 0 · steps 0..1 · 105 agents" in capsys.readouterr().out
     scenario = load_scenario(tmp_path / "s.toml")
-    assert scenario.spec["scorer"] == {"name": "fitted", "model_file": "model.skops"}  # replaces the base's model
+    # The shorthand replaces the base's model; the path is made absolute for worker processes.
+    assert scenario.spec["scorer"] == {"name": "fitted", "model_file": str(tmp_path.resolve() / "model.skops")}
