@@ -6,12 +6,13 @@ import numpy as np
 
 from recoursesim._validate import check_choice
 from recoursesim.behaviour.base import ActionContext
+from recoursesim.component import Component
 from recoursesim.features.schema import FeatureSchema
 from recoursesim.registry import register
 
 
 @register("behaviour", "bounded_effort")
-class BoundedEffortBehaviour:
+class BoundedEffortBehaviour(Component):
     """Move from ``x`` toward ``x'`` by the effort the agent can give this step, never past ``x'``.
 
     Each step agent ``i`` has an effort budget ``b_i`` in the recourse generator's cost units
@@ -39,8 +40,10 @@ class BoundedEffortBehaviour:
     def __init__(
         self, budget: str = "flexible", adaptation: str = "continuous", schema: FeatureSchema | None = None
     ) -> None:
-        self.budget = check_choice("budget", budget, ["flexible", "constant"])
-        self.adaptation = check_choice("adaptation", adaptation, ["continuous", "binary"])
+        self.budget = budget
+        check_choice("budget", budget, ["flexible", "constant"])
+        self.adaptation = adaptation
+        check_choice("adaptation", adaptation, ["continuous", "binary"])
         self.schema = schema
 
     def act(self, context: ActionContext) -> np.ndarray:

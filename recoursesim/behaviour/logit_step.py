@@ -7,12 +7,13 @@ from scipy.special import logit
 
 from recoursesim._validate import check_float
 from recoursesim.behaviour.base import ActionContext
+from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.registry import register
 
 
 @register("behaviour", "logit_step", "bell2024")
-class LogitStepBehaviour:
+class LogitStepBehaviour(Component):
     """Step along the line to ``x'`` by a distance set by an effort draw in logit-score space.
 
     Exactly what Bell et al. (2024)'s reference code does. With ``c = a + b·f(x)``,
@@ -44,21 +45,26 @@ class LogitStepBehaviour:
         lower: float = -0.1,
         upper: float = 1.1,
     ) -> None:
-        self.score_offset = check_float("score_offset", score_offset)
-        self.score_scale = check_float("score_scale", score_scale)
-        self.tau_max = check_float("tau_max", tau_max, minimum=0.0, maximum=1.0)
-        self.lower = check_float("lower", lower)
-        self.upper = check_float("upper", upper)
-        if self.upper < self.lower:
+        self.score_offset = score_offset
+        self._score_offset = check_float("score_offset", score_offset)
+        self.score_scale = score_scale
+        self._score_scale = check_float("score_scale", score_scale)
+        self.tau_max = tau_max
+        self._tau_max = check_float("tau_max", tau_max, minimum=0.0, maximum=1.0)
+        self.lower = lower
+        self._lower = check_float("lower", lower)
+        self.upper = upper
+        self._upper = check_float("upper", upper)
+        if self._upper < self._lower:
             raise ConfigError("upper", "is below lower", "make upper >= lower")
 
     def act(self, context: ActionContext) -> np.ndarray:
         """Return the new features after one reference step."""
         x, target = context.features, context.recommendation
         delta = np.abs(context.rng.normal(0.0, 1.0, size=x.shape[0])) * context.effort
-        c = self.score_offset + self.score_scale * context.scores
-        r = self.score_offset + self.score_scale * context.scorer.score(target)
-        tau = np.clip(c + delta, 0.0, self.tau_max)
+        c = self._score_offset + self._score_scale * context.scores
+        r = self._score_offset + self._score_scale * context.scorer.score(target)
+        tau = np.clip(c + delta, 0.0, self._tau_max)
         direction = target - x
         length = np.sqrt((direction * direction).sum(axis=1))
         defined = (c > 0) & (c < 1) & (r > 0) & (r < 1) & (tau > 0)
@@ -69,4 +75,4 @@ class LogitStepBehaviour:
             unit = direction / length[:, None]
         moving &= np.isfinite(d)
         step = np.where(moving[:, None], d[:, None] * unit, 0.0)
-        return np.where(moving[:, None], np.clip(x + step, self.lower, self.upper), x)
+        return np.where(moving[:, None], np.clip(x + step, self._lower, self._upper), x)

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from recoursesim._validate import check_choice, check_float
+from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.groundtruth.outcome import (
     OUTCOMES,
@@ -37,7 +38,7 @@ COUNTS: tuple[str, ...] = (
 )
 
 
-class GroundTruthObserver:
+class GroundTruthObserver(Component):
     """Tracks each agent's true features and true qualification next to the decision model's verdict.
 
     Every agent enters with true features equal to its features. When it moves, only the moves of
@@ -89,20 +90,26 @@ class GroundTruthObserver:
         name: str = "ground_truth",
         population: Any = None,
     ) -> None:
-        self.outcome = check_choice("outcome", outcome, OUTCOMES)
+        self.outcome = outcome
+        check_choice("outcome", outcome, OUTCOMES)
         self.weights = weights
-        self.cutoff = None if cutoff is None else check_float("cutoff", cutoff)
+        self.cutoff = cutoff
+        self._cutoff = None if cutoff is None else check_float("cutoff", cutoff)
         if causal is not None and (isinstance(causal, str) or not isinstance(causal, Sequence)):
             raise ConfigError("causal", f"must be a list of feature names, got {causal!r}", 'write causal = ["x0"]')
-        self.causal = None if causal is None else tuple(causal)
-        self.every = check_every(every)
-        self.name = check_name(name)
-        if self.outcome == "linear" and (weights is None or self.cutoff is None):
+        self.causal = causal
+        self._causal = None if causal is None else tuple(causal)
+        self.every = every
+        check_every(every)
+        self.name = name
+        check_name(name)
+        if self.outcome == "linear" and (weights is None or self._cutoff is None):
             raise ConfigError(
                 "weights", "the linear outcome needs weights and a cutoff", "add weights = {...} and cutoff = ..."
             )
         if self.outcome != "linear" and weights is not None:
             raise ConfigError("weights", f"only the linear outcome takes weights, not {outcome!r}", "remove weights")
+        self.population = population
         self._labelled = None
         self._schema = getattr(population, "schema", None)
         if self.outcome == "fitted":
@@ -118,8 +125,8 @@ class GroundTruthObserver:
         self._state: _Tracker | None = None
 
     def _bind(self, feature_names: tuple[str, ...]) -> None:
-        if self.causal is not None:
-            check_feature_names("causal", self.causal, feature_names)
+        if self._causal is not None:
+            check_feature_names("causal", self._causal, feature_names)
         if self.weights is not None:
             weight_vector(self.weights, feature_names)
         self._features = feature_names
@@ -158,22 +165,22 @@ class GroundTruthObserver:
     def _outcome_model(self, snapshot: PopulationSnapshot) -> OutcomeModel:
         names = tuple(snapshot.feature_names)
         if self.outcome == "linear":
-            return LinearOutcome(weight_vector(self.weights, names), float(self.cutoff))  # type: ignore[arg-type]
+            return LinearOutcome(weight_vector(self.weights, names), float(self._cutoff))  # type: ignore[arg-type]
         if self.outcome == "fitted":
             features, labels = self._labelled  # type: ignore[misc]
             kinds = getattr(self._schema, "kinds", ())
             categorical = [j for j, kind in enumerate(kinds) if kind == "categorical"]
-            return FittedOutcome(features, labels, 0.5 if self.cutoff is None else self.cutoff, categorical)
+            return FittedOutcome(features, labels, 0.5 if self._cutoff is None else self._cutoff, categorical)
         if snapshot.initial_scorer is None:
             raise ConfigError("outcome", '"decision" needs the step-0 decision model', "run inside a RecourseModel")
-        cutoff = self.cutoff if self.cutoff is not None else cut_off(run_ledger(snapshot).step_record(0).threshold)
+        cutoff = self._cutoff if self._cutoff is not None else cut_off(run_ledger(snapshot).step_record(0).threshold)
         return DecisionOutcome(snapshot.initial_scorer, cutoff)
 
     def _causal_mask(self) -> np.ndarray:
         names = self._features or ()
-        if self.causal is None:
+        if self._causal is None:
             return np.ones(len(names))
-        return np.array([name in self.causal for name in names], dtype=float)
+        return np.array([name in self._causal for name in names], dtype=float)
 
 
 class _Tracker:

@@ -8,6 +8,7 @@ from typing import Self
 import numpy as np
 
 from recoursesim._validate import check_choice, check_float, check_int, check_vector
+from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.populations.base import Cohort, FoldedNormal
 from recoursesim.registry import register
@@ -21,7 +22,7 @@ EFFORT_CONDITIONS: dict[str, tuple[float, float]] = {
 
 
 @register("population", "bell2024")
-class Bell2024Population:
+class Bell2024Population(Component):
     """Two equal groups with bimodal, min-max-scaled features, as the paper's reference code draws them.
 
     For a cohort of ``n`` agents, each group gets ``n/2`` agents, of whom
@@ -59,20 +60,28 @@ class Bell2024Population:
         effort_divisor: float = 20.0,
         scaler_sample: int = 10_000,
     ) -> None:
-        self.q = check_float("q", q)
+        self.q = q
+        self._q = check_float("q", q)
         self.effort = effort
-        self.high_fraction = check_float("high_fraction", high_fraction, minimum=0.0, maximum=0.5)
-        self.high_mean = check_float("high_mean", high_mean)
-        self.low_mean = check_float("low_mean", low_mean)
-        self.sd = check_float("sd", sd, minimum=0.0)
-        self.adaptation = check_float("adaptation", adaptation, minimum=0.0)
-        self.effort_divisor = check_float("effort_divisor", effort_divisor, minimum=0.0, strict_minimum=True)
-        self.scaler_sample = check_int("scaler_sample", scaler_sample, minimum=2)
+        self.high_fraction = high_fraction
+        self._high_fraction = check_float("high_fraction", high_fraction, minimum=0.0, maximum=0.5)
+        self.high_mean = high_mean
+        self._high_mean = check_float("high_mean", high_mean)
+        self.low_mean = low_mean
+        self._low_mean = check_float("low_mean", low_mean)
+        self.sd = sd
+        self._sd = check_float("sd", sd, minimum=0.0)
+        self.adaptation = adaptation
+        self._adaptation = check_float("adaptation", adaptation, minimum=0.0)
+        self.effort_divisor = effort_divisor
+        self._effort_divisor = check_float("effort_divisor", effort_divisor, minimum=0.0, strict_minimum=True)
+        self.scaler_sample = scaler_sample
+        check_int("scaler_sample", scaler_sample, minimum=2)
         if isinstance(effort, str):
             means = EFFORT_CONDITIONS[check_choice("effort", effort, list(EFFORT_CONDITIONS))]
         else:
             means = tuple(check_vector("effort", effort, length=2))
-        scale = self.adaptation / self.effort_divisor
+        scale = self._adaptation / self._effort_divisor
         self._effort = tuple(FoldedNormal(mean=float(m), sd=1.0, scale=scale) for m in means)
 
     def fit(self, rng: np.random.Generator) -> Self:
@@ -99,15 +108,15 @@ class Bell2024Population:
     def _raw_features(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         half = n // 2
         sizes = (n - half, half) if n % 2 else (half, half)
-        n_high = int(self.high_fraction * n)
-        low_means = (self.low_mean, self.low_mean - self.q * self.sd)
+        n_high = int(self._high_fraction * n)
+        low_means = (self._low_mean, self._low_mean - self._q * self._sd)
         blocks, groups = [], []
         for code, (size, low_mean) in enumerate(zip(sizes, low_means, strict=True)):
             high = min(n_high, size)
             x0 = np.concatenate(
-                [rng.normal(self.high_mean, self.sd, size=high), rng.normal(low_mean, self.sd, size=size - high)]
+                [rng.normal(self._high_mean, self._sd, size=high), rng.normal(low_mean, self._sd, size=size - high)]
             )
-            x1 = rng.normal(0.0, self.sd, size=size)
+            x1 = rng.normal(0.0, self._sd, size=size)
             blocks.append(np.column_stack([x0, x1]))
             groups.append(np.full(size, code, dtype=np.int16))
         return np.concatenate(blocks), np.concatenate(groups)

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from recoursesim._validate import check_float
+from recoursesim.component import Component
 from recoursesim.datasets import LOADERS, Dataset
 from recoursesim.datasets.user import favourable_labels, first_bad_cell, read_table
 from recoursesim.errors import ConfigError, DataError
@@ -31,7 +32,7 @@ def _bundled(name: str) -> Dataset:
 
 
 @register("population", "dataset")
-class DatasetPopulation:
+class DatasetPopulation(Component):
     """Agents bootstrapped from the rows of a real data set, with the group from a protected column.
 
     At ``fit`` the usable rows (no missing value in a needed column) are split at random into a
@@ -97,12 +98,14 @@ class DatasetPopulation:
         self.path = path
         self.target = target
         self.favourable = favourable
-        self.features = None if features is None else list(features)
-        if self.features is not None and not self.features:
+        self.features = features
+        self._features = None if features is None else list(features)
+        if self._features is not None and not self._features:
             raise ConfigError("features", "is empty", "list at least one feature column, or remove features")
         self.feature_types = feature_types
-        self.train_fraction = check_float("train_fraction", train_fraction, minimum=0.0, maximum=1.0)
-        if not 0.0 < self.train_fraction < 1.0:
+        self.train_fraction = train_fraction
+        self._train_fraction = check_float("train_fraction", train_fraction, minimum=0.0, maximum=1.0)
+        if not 0.0 < self._train_fraction < 1.0:
             raise ConfigError("train_fraction", f"must be between 0 and 1, got {train_fraction}", "use e.g. 0.5")
         if not isinstance(stratify, bool):
             raise ConfigError("stratify", "must be true or false", "write stratify = true")
@@ -149,7 +152,7 @@ class DatasetPopulation:
                 if value is not None:
                     raise ConfigError(key, f"is only for user data, not {self.dataset!r}", f"remove {key}")
             data = _bundled(self.dataset)
-            columns = self.features if self.features is not None else DEFAULT_COLUMNS[self.dataset]
+            columns = self._features if self._features is not None else DEFAULT_COLUMNS[self.dataset]
             schema = FeatureSchema.from_dataset(data, columns)
             used = set(schema.names)
             defaults = {
@@ -281,7 +284,7 @@ class DatasetPopulation:
         """Split the rows into a training part and a disjoint applicant pool; return ``self``."""
         n = len(self.labels)
         order = rng.permutation(n)
-        n_train = min(max(round(self.train_fraction * n), 2), n - 2)
+        n_train = min(max(round(self._train_fraction * n), 2), n - 2)
         self.train_rows_ = np.sort(order[:n_train])
         self.pool_rows_ = np.sort(order[n_train:])
         pool_groups = self.group_codes[self.pool_rows_]

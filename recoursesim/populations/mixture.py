@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Self
 import numpy as np
 
 from recoursesim._validate import check_float, check_vector
+from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.populations.base import Cohort, FoldedNormal, allocate
 from recoursesim.registry import register
@@ -67,7 +68,7 @@ class GroupSpec:
 
 
 @register("population", "mixture")
-class MixturePopulation:
+class MixturePopulation(Component):
     """Groups with a share, mixture-of-normals features, and a folded-normal effort capacity.
 
     Each group's agents draw every feature independently from that group's mixture of normals

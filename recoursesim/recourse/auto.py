@@ -55,11 +55,11 @@ class AutoRecourse(MixedRecourse):
     ) -> None:
         super().__init__(action_set, cost_weights, schema, action_defaults, feature_names)
         self.tolerance = tolerance
-        self.search = dict(search or {})
-        shared: dict[str, Any] = {"action_set": self.actions_, "cost_weights": cost_weights, "schema": self.schema}
+        self.search = search
+        shared: dict[str, Any] = {"action_set": self.actions_, "cost_weights": cost_weights, "schema": self.schema_}
         self.exact_ = ExactLinearRecourse(tolerance=tolerance, **shared)
         try:
-            self.search_ = SearchRecourse(**self.search, **shared)
+            self.search_ = SearchRecourse(**dict(search or {}), **shared)
         except TypeError as error:  # a key search does not take
             problem = str(error).splitlines()[0]
             raise ConfigError("search", problem, "use parameters of the 'search' generator") from None

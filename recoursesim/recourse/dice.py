@@ -113,15 +113,18 @@ class DiceRecourse(MixedRecourse):
                 "recourse.name", "'dice' needs the optional package dice-ml", "pip install 'recoursesim[dice]'"
             )
         super().__init__(action_set, cost_weights, schema, action_defaults, feature_names)
-        self.method = check_choice("method", method, ["random", "genetic", "kdtree"])
-        self.counterfactuals = check_int("counterfactuals", counterfactuals, minimum=1)
-        self.seed = check_int("seed", seed, minimum=0)
+        self.method = method
+        check_choice("method", method, ["random", "genetic", "kdtree"])
+        self.counterfactuals = counterfactuals
+        check_int("counterfactuals", counterfactuals, minimum=1)
+        self.seed = seed
+        check_int("seed", seed, minimum=0)
         self.reference = reference
         self.population = population
 
     def _reference_frame(self) -> pd.DataFrame:
         rows = observed_rows(self.reference, self.population, "dice", "learn ranges from")
-        frame = to_dice(self.schema, np.asarray(rows, dtype=float))
+        frame = to_dice(self.schema_, np.asarray(rows, dtype=float))
         frame[_OUTCOME] = np.arange(len(frame)) % 2  # DiCE needs a two-class outcome column; unused
         return frame
 
@@ -130,19 +133,19 @@ class DiceRecourse(MixedRecourse):
 
         reference = self._reference_frame()
         continuous = [
-            n for n, k in zip(self.schema.names, self.schema.kinds, strict=True) if k in ("numeric", "integer")
+            n for n, k in zip(self.schema_.names, self.schema_.kinds, strict=True) if k in ("numeric", "integer")
         ]
         data = dice_ml.Data(dataframe=reference, continuous_features=continuous, outcome_name=_OUTCOME)
-        vary = [name for name, free in zip(self.schema.names, self.mutable, strict=True) if free]
+        vary = [name for name, free in zip(self.schema_.names, self.mutable, strict=True) if free]
         base = np.asarray(scorer.score(features), dtype=float)
         link = link_of(base, threshold)
         best = features.copy()
         found = np.zeros(features.shape[0], dtype=bool)
         if not vary:
             return best, found
-        query = to_dice(self.schema, features)
+        query = to_dice(self.schema_, features)
         for i in range(features.shape[0]):  # DiCE explains one query at a time
-            model = dice_ml.Model(model=_CutOffModel(self.schema, scorer, link, threshold[i]), backend="sklearn")
+            model = dice_ml.Model(model=_CutOffModel(self.schema_, scorer, link, threshold[i]), backend="sklearn")
             explainer = dice_ml.Dice(data, model, method=self.method)
             candidates = self._counterfactuals(explainer, query.iloc[[i]], vary)
             if candidates is None:
@@ -172,4 +175,4 @@ class DiceRecourse(MixedRecourse):
         frame = result.cf_examples_list[0].final_cfs_df
         if frame is None or len(frame) == 0:
             return None
-        return self.schema.encode(from_dice(self.schema, frame).dropna())
+        return self.schema_.encode(from_dice(self.schema_, frame).dropna())

@@ -167,7 +167,8 @@ class ExactLinearRecourse(MixedRecourse):
         feature_names: Sequence[str] = ("x0", "x1"),
     ) -> None:
         super().__init__(action_set, cost_weights, schema, action_defaults, feature_names)
-        self.tolerance = check_float("tolerance", tolerance, minimum=0.0)
+        self.tolerance = tolerance
+        self._tolerance = check_float("tolerance", tolerance, minimum=0.0)
 
     def form_of(self, scorer: Scorer, features: np.ndarray) -> AdditiveForm | None:
         """The scorer's additive form (see :func:`additive_form`), or ``None`` if it has none.
@@ -179,14 +180,14 @@ class ExactLinearRecourse(MixedRecourse):
         cached = getattr(self, "form_cache_", None)
         if cached is not None and cached[0] is scorer:
             return cached[1]
-        form = additive_form(scorer, features, self.schema, self.mutable, self.tolerance)
+        form = additive_form(scorer, features, self.schema_, self.mutable, self._tolerance)
         self.form_cache_ = (scorer, form)
         return form
 
     def memory_needed(self, n_agents: int) -> int:
         """Estimated peak bytes of :meth:`solve` for ``n_agents``: every agent gets every category as an option."""
         discrete = self.mutable_columns()[1]
-        return int(n_agents) * int(self.schema.n_categories[discrete].sum()) * BYTES_PER_OPTION
+        return int(n_agents) * int(self.schema_.n_categories[discrete].sum()) * BYTES_PER_OPTION
 
     def fits_in_memory(self, n_agents: int) -> bool:
         """Whether :meth:`solve` for ``n_agents`` needs at most half the memory still available."""
@@ -202,8 +203,8 @@ class ExactLinearRecourse(MixedRecourse):
         if self.fits_in_memory(n_agents):
             return
         discrete = self.mutable_columns()[1]
-        widest = int(discrete[np.argmax(self.schema.n_categories[discrete])])
-        name, levels = self.schema.names[widest], int(self.schema.n_categories[widest])
+        widest = int(discrete[np.argmax(self.schema_.n_categories[discrete])])
+        name, levels = self.schema_.names[widest], int(self.schema_.n_categories[widest])
         raise ConfigError(
             "recourse.name",
             f"'exact_linear' would need about {format_bytes(self.memory_needed(n_agents))} for {n_agents} agents "

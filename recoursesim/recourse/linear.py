@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from recoursesim._validate import check_choice, check_vector
+from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.recourse.action_set import ActionSet
 from recoursesim.recourse.base import require_linear_form
@@ -17,7 +18,7 @@ from recoursesim.scoring.base import Scorer
 
 
 @register("recourse", "linear", "projection")
-class LinearRecourse:
+class LinearRecourse(Component):
     """Cheapest point reaching the threshold: ``x' = argmin c(x, x') s.t. f(x') >= s_t`` (paper eq. 1).
 
     For a linear score and the L2 cost this is the projection
@@ -45,13 +46,15 @@ class LinearRecourse:
         cost_weights: Sequence[float] | None = None,
         feature_names: Sequence[str] = ("x0", "x1"),
     ) -> None:
-        self.norm = check_choice("norm", norm, ["l2", "l1"])
+        self.norm = norm
+        check_choice("norm", norm, ["l2", "l1"])
         self.action_set = action_set
         self.cost_weights = cost_weights
-        self.feature_names = tuple(feature_names)
-        d = len(self.feature_names)
+        self.feature_names = feature_names
+        self._feature_names = tuple(feature_names)
+        d = len(self._feature_names)
         try:
-            self.actions_ = ActionSet.from_spec(self.feature_names, action_set)
+            self.actions_ = ActionSet.from_spec(self._feature_names, action_set)
         except ConfigError as error:
             raise error.under("action_set") from None
         self.weights_ = np.ones(d) if cost_weights is None else check_vector("cost_weights", cost_weights, length=d)

@@ -60,16 +60,19 @@ class NearestAcceptedRecourse(MixedRecourse):
         feature_names: Sequence[str] = ("x0", "x1"),
     ) -> None:
         super().__init__(action_set, cost_weights, schema, action_defaults, feature_names)
-        self.max_reference = check_int("max_reference", max_reference, minimum=1)
+        self.max_reference = max_reference
+        check_int("max_reference", max_reference, minimum=1)
         self.reference = reference
         self.population = population
 
     def _reference(self) -> np.ndarray:
         rows = observed_rows(self.reference, self.population, "manifold", "recommend from")
         rows = np.unique(np.asarray(rows, dtype=float), axis=0)
-        if rows.ndim != 2 or rows.shape[1] != len(self.schema) or not np.all(np.isfinite(rows)):
+        if rows.ndim != 2 or rows.shape[1] != len(self.schema_) or not np.all(np.isfinite(rows)):
             raise ConfigError(
-                "recourse.reference", f"must be a finite (m, {len(self.schema)}) array", "pass observed code-space rows"
+                "recourse.reference",
+                f"must be a finite (m, {len(self.schema_)}) array",
+                "pass observed code-space rows",
             )
         if rows.shape[0] > self.max_reference:
             keep = np.random.default_rng(0).choice(rows.shape[0], self.max_reference, replace=False)
@@ -86,7 +89,7 @@ class NearestAcceptedRecourse(MixedRecourse):
         found = np.zeros(n, dtype=bool)
         if candidates.shape[0] == 0:
             return best, found
-        schema = self.schema
+        schema = self.schema_
         unit = self.costs_.unit_cost
         lo, hi = self.actions_.box(features)
         switch = schema.is_categorical

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy.special import logit
 
+from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.recourse.separable import SeparableProblem, SeparableSolution, pareto_options
 from recoursesim.scoring.base import Scorer, margin_of
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from recoursesim.features import FeatureSchema, MixedActionSet
 
 
-class MixedRecourse(ABC):
+class MixedRecourse(Component, ABC):
     """Base class of the recourse generators for mixed-type features (see the module docstring).
 
     Args:
@@ -64,18 +65,19 @@ class MixedRecourse(ABC):
         self.action_set = action_set
         self.action_defaults = action_defaults
         self.cost_weights = cost_weights
-        self.schema = schema if schema is not None else FeatureSchema.numeric(list(feature_names))
-        self.feature_names = self.schema.names
+        self.schema = schema
+        self.feature_names = feature_names
+        self.schema_ = schema if schema is not None else FeatureSchema.numeric(list(feature_names))
         if isinstance(action_set, MixedActionSet):
             self.actions_ = action_set
         else:
             try:
                 spec = merge_action_specs(action_defaults, action_set)
-                self.actions_ = MixedActionSet.from_spec(self.schema, spec)
+                self.actions_ = MixedActionSet.from_spec(self.schema_, spec)
             except ConfigError as error:
                 raise error.under("action_set") from None
         try:
-            self.costs_ = CostModel(self.schema, cost_weights)
+            self.costs_ = CostModel(self.schema_, cost_weights)
         except ConfigError as error:  # the cost model names its argument "weights"
             field = error.field.removeprefix("weights").lstrip(".")
             raise ConfigError(f"cost_weights.{field}" if field else "cost_weights", error.problem, error.fix) from None
@@ -121,7 +123,7 @@ class MixedRecourse(ABC):
     @property
     def mutable(self) -> np.ndarray:
         """Features an agent may change at all (not immutable, with more than one value)."""
-        schema = self.schema
+        schema = self.schema_
         fixed = self.actions_.immutable | (self.actions_.lower >= self.actions_.upper)
         for j in np.flatnonzero(schema.is_categorical):
             fixed[j] |= not self.actions_.allowed[j].any()
@@ -129,14 +131,14 @@ class MixedRecourse(ABC):
 
     def mutable_columns(self) -> tuple[np.ndarray, np.ndarray]:
         """``(continuous, discrete)``: the :attr:`mutable` numeric/integer and ordinal/categorical columns."""
-        schema, mutable = self.schema, self.mutable
+        schema, mutable = self.schema_, self.mutable
         continuous = np.flatnonzero((schema.is_numeric | schema.is_integer) & mutable)
         discrete = np.flatnonzero((schema.is_ordinal | schema.is_categorical) & mutable)
         return continuous, discrete
 
     def legal_codes(self, features: np.ndarray, j: int) -> np.ndarray:
         """``(n, m_j)``: which codes of discrete feature ``j`` each agent may move to (not staying)."""
-        m = int(self.schema.n_categories[j])
+        m = int(self.schema_.n_categories[j])
         codes = np.arange(m, dtype=float)
         lo, hi = self.actions_.box(features)
         inside = (codes[None, :] >= lo[:, j, None] - 1e-9) & (codes[None, :] <= hi[:, j, None] + 1e-9)
@@ -148,7 +150,7 @@ class MixedRecourse(ABC):
         lo, hi = self.actions_.box(features)
         up = np.maximum(hi - features, 0.0)
         down = np.maximum(features - lo, 0.0)
-        whole = self.schema.is_integer
+        whole = self.schema_.is_integer
         up[:, whole] = np.floor(up[:, whole] + 1e-9)
         down[:, whole] = np.floor(down[:, whole] + 1e-9)
         return up, down
@@ -169,7 +171,7 @@ class MixedRecourse(ABC):
             The problem, the direction (+1/-1) of each continuous feature, their columns and the
             discrete columns.
         """
-        schema = self.schema
+        schema = self.schema_
         cont, discrete = self.mutable_columns()
         disc = [int(j) for j in discrete]
         up, down = self.continuous_room(features)

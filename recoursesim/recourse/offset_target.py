@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from recoursesim._validate import check_float, check_int
+from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.recourse.base import require_linear_form
 from recoursesim.registry import register
@@ -14,7 +15,7 @@ from recoursesim.scoring.base import Scorer
 
 
 @register("recourse", "offset_target", "bell2024_ranker")
-class OffsetTargetRecourse:
+class OffsetTargetRecourse(Component):
     """Point on the score-gradient line whose score is ``threshold - offset``, pinned to a box.
 
     This is what Bell et al. (2024)'s reference code recommends in its ranker experiments. The
@@ -43,13 +44,17 @@ class OffsetTargetRecourse:
         max_passes: int = 2,
         feature_names: Sequence[str] = ("x0", "x1"),
     ) -> None:
-        self.offset = check_float("offset", offset)
-        self.lower = check_float("lower", lower)
-        self.upper = check_float("upper", upper)
-        if self.upper < self.lower:
+        self.offset = offset
+        self._offset = check_float("offset", offset)
+        self.lower = lower
+        self._lower = check_float("lower", lower)
+        self.upper = upper
+        self._upper = check_float("upper", upper)
+        if self._upper < self._lower:
             raise ConfigError("upper", "is below lower", "make upper >= lower")
-        self.max_passes = check_int("max_passes", max_passes, minimum=1)
-        self.feature_names = tuple(feature_names)
+        self.max_passes = max_passes
+        check_int("max_passes", max_passes, minimum=1)
+        self.feature_names = feature_names
 
     def recommend(
         self, features: np.ndarray, scores: np.ndarray, threshold: float | np.ndarray, scorer: Scorer
@@ -63,7 +68,7 @@ class OffsetTargetRecourse:
         x = features[below]
         # The target is on the margin scale: for a ranker that is the score itself; for a logistic
         # model the reference code subtracts the probability threshold from the log-odds (class docstring).
-        target = np.broadcast_to(np.asarray(threshold, dtype=float) - self.offset, scores.shape)[below]
+        target = np.broadcast_to(np.asarray(threshold, dtype=float) - self._offset, scores.shape)[below]
         w = form.coef
         point = x.copy()
         free = np.ones_like(x, dtype=bool)
@@ -74,13 +79,13 @@ class OffsetTargetRecourse:
             with np.errstate(divide="ignore", invalid="ignore"):
                 step = np.where(norm2 > 0, gap / norm2, 0.0)
             point = point + step[:, None] * w_free
-            low, high = point < self.lower, point > self.upper
+            low, high = point < self._lower, point > self._upper
             out = low | high
             if not out.any():
                 break
-            point = np.where(low, self.lower, np.where(high, self.upper, point))
+            point = np.where(low, self._lower, np.where(high, self._upper, point))
             free &= ~out
-        recommendation[below] = np.clip(point, self.lower, self.upper)
+        recommendation[below] = np.clip(point, self._lower, self._upper)
         return recommendation
 
     def cost(self, moves: np.ndarray) -> np.ndarray:

@@ -88,16 +88,24 @@ class SearchRecourse(MixedRecourse):
         feature_names: Sequence[str] = ("x0", "x1"),
     ) -> None:
         super().__init__(action_set, cost_weights, schema, action_defaults, feature_names)
-        self.rounds = check_int("rounds", rounds, minimum=0)
-        self.samples = check_int("samples", samples, minimum=1)
-        self.radius = check_float("radius", radius, minimum=0.0)
-        if self.radius == 0:
-            self.radius = 0.05
-        self.shells = check_int("shells", shells, minimum=1)
-        self.bisection_steps = check_int("bisection_steps", bisection_steps, minimum=0)
-        self.integer_steps = check_int("integer_steps", integer_steps, minimum=0)
-        self.probe_codes = check_int("probe_codes", probe_codes, minimum=1)
-        self.seed = check_int("seed", seed, minimum=0)
+        self.rounds = rounds
+        check_int("rounds", rounds, minimum=0)
+        self.samples = samples
+        check_int("samples", samples, minimum=1)
+        self.radius = radius
+        self._radius = check_float("radius", radius, minimum=0.0)
+        if self._radius == 0:
+            self._radius = 0.05
+        self.shells = shells
+        check_int("shells", shells, minimum=1)
+        self.bisection_steps = bisection_steps
+        check_int("bisection_steps", bisection_steps, minimum=0)
+        self.integer_steps = integer_steps
+        check_int("integer_steps", integer_steps, minimum=0)
+        self.probe_codes = probe_codes
+        check_int("probe_codes", probe_codes, minimum=1)
+        self.seed = seed
+        check_int("seed", seed, minimum=0)
         self._cont, self._disc = self.mutable_columns()
         self.probe_cache_ = ProbeCache()
 
@@ -186,7 +194,7 @@ class SearchRecourse(MixedRecourse):
         random search: those the probed model says can reach the cut-off.
         """
         n, d = features.shape
-        schema = self.schema
+        schema = self.schema_
         cont, disc = self._cont, self._disc
         up, down = self.continuous_room(features)
         margin0 = to_margin(base, link)
@@ -261,8 +269,8 @@ class SearchRecourse(MixedRecourse):
         every code. Wider categorical features: the ``probe_codes + 1`` allowed codes that raise
         the score most on average over a sample of at most 64 agents (one is each agent's own).
         """
-        m = int(self.schema.n_categories[j])
-        if self.schema.is_ordinal[j] or m <= self.probe_codes + 1:
+        m = int(self.schema_.n_categories[j])
+        if self.schema_.is_ordinal[j] or m <= self.probe_codes + 1:
             return np.arange(m)
         allowed = np.flatnonzero(self.actions_.allowed[j][:m])
         sample = np.linspace(0, features.shape[0] - 1, min(64, features.shape[0])).astype(int)
@@ -284,7 +292,7 @@ class SearchRecourse(MixedRecourse):
         Undoing an agent's only change gives back the agent, whose score ``base`` is known.
         """
         n = features.shape[0]
-        linear = self.schema.is_numeric | self.schema.is_integer
+        linear = self.schema_.is_numeric | self.schema_.is_integer
         delta = np.where(linear, moved - features, 0.0)
         accepted = np.ones(n)
         some = np.flatnonzero((delta != 0).any(axis=1))
@@ -330,7 +338,7 @@ class SearchRecourse(MixedRecourse):
     def _at(self, features: np.ndarray, moved: np.ndarray, delta: np.ndarray, fraction: np.ndarray) -> np.ndarray:
         """``moved`` with its numeric/integer changes scaled by ``fraction`` (integers rounded away from the agent)."""
         point = np.where(delta != 0, features + fraction[:, None] * delta, moved)
-        whole = self.schema.is_integer
+        whole = self.schema_.is_integer
         step = point[:, whole] - features[:, whole]
         point[:, whole] = features[:, whole] + np.sign(step) * np.ceil(np.abs(step) - 1e-9)
         return point

@@ -34,7 +34,7 @@ def growing_spheres(
         ``(points, found)``.
     """
     n, d = features.shape
-    schema = generator.schema
+    schema = generator.schema_
     unit = generator.costs_.unit_cost
     mutable = np.flatnonzero(generator.mutable & (unit > 0))
     best = features.copy()

@@ -7,13 +7,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from recoursesim._validate import check_float, check_vector
+from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.registry import register
 from recoursesim.scoring.base import LinearForm
 
 
 @register("scorer", "linear")
-class LinearScorer:
+class LinearScorer(Component):
     """Fixed linear ranker ``f(x) = weights · x + intercept``, blind to the group.
 
     Args:

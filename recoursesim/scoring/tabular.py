@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Literal, Self
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, clone
@@ -15,6 +15,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from recoursesim._validate import check_choice
+from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.features.schema import FeatureSchema
 from recoursesim.registry import register
@@ -231,7 +232,7 @@ def tabular_estimator(schema: FeatureSchema, classifier: Any) -> TabularModel:
 
 
 @register("scorer", "model", "sklearn")
-class ModelScorer:
+class ModelScorer(Component):
     """A built-in scikit-learn model, fitted when the run starts on the population's training split.
 
     The model sits in :func:`builtin_pipeline` (one-hot categorical codes, standardised numbers
@@ -258,10 +259,12 @@ class ModelScorer:
         schema: FeatureSchema | None = None,
     ) -> None:
         self.model = model
-        self.params = dict(params or {})
-        self.output = check_choice("output", output, ["proba", "decision"])
+        self.params = params
+        self._params = dict(params or {})
+        self.output = output
+        self._output: Literal["proba", "decision"] = check_choice("output", output, ["proba", "decision"])
         self.schema = schema
-        self._prototype = make_model(model, self.params)
+        self._prototype = make_model(model, self._params)
         if output == "decision" and not hasattr(self._prototype, "decision_function"):
             raise ConfigError("output", f"the {model} model has no decision function", 'use output = "proba"')
 
@@ -281,7 +284,7 @@ class ModelScorer:
         if np.unique(labels).size < 2:
             raise ConfigError("population", "the training rows have a single outcome", "use more rows or another split")
         estimator = tabular_estimator(schema, clone(self._prototype))
-        if "random_state" in self._prototype.get_params() and "random_state" not in self.params:
+        if "random_state" in self._prototype.get_params() and "random_state" not in self._params:
             estimator.set_params(random_state=integer_seed(rng))
         try:
             fit_single_threaded(estimator, features, labels)
@@ -292,7 +295,7 @@ class ModelScorer:
                 f"the {self.model} model could not be fitted ({text})",
                 f"change that value in [scorer] params (see {type(self._prototype).__name__} in scikit-learn)",
             ) from None
-        return ClassifierScorer(estimator, output=self.output)  # type: ignore[arg-type]
+        return ClassifierScorer(estimator, output=self._output)
 
     def score(self, features: np.ndarray) -> np.ndarray:
         """Not fitted yet: the model is fitted by :meth:`prepare` when a run starts."""

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from recoursesim._validate import check_choice
+from recoursesim.component import Component
 from recoursesim.registry import register
 from recoursesim.selection.base import (
     Selection,
@@ -58,7 +59,7 @@ def group_quotas(k: int, sizes: np.ndarray, best: np.ndarray, *, equal: bool = F
 
 
 @register("selector", "cns", "circumstance_normalised")
-class CircumstanceNormalisedSelector:
+class CircumstanceNormalisedSelector(Component):
     """Circumstance-normalised selection (CNS): the ``k`` places are split across groups, top scores win within each.
 
     Agents compete only within their group (the paper's circumstance "type"), so differences in
@@ -81,14 +82,17 @@ class CircumstanceNormalisedSelector:
     """
 
     def __init__(self, k: int | Sequence[int], quota: str = "proportional", threshold: str = "group") -> None:
-        self.k = check_places("k", k)
-        self.quota = check_choice("quota", quota, ["proportional", "equal"])
-        self.threshold = check_choice("threshold", threshold, ["group", "max"])
+        self.k = k
+        self._k = check_places("k", k)
+        self.quota = quota
+        check_choice("quota", quota, ["proportional", "equal"])
+        self.threshold = threshold
+        check_choice("threshold", threshold, ["group", "max"])
 
     def select(self, scores: np.ndarray, context: SelectionContext) -> Selection:
         """Select the top of each group by its quota."""
         scores = check_scores(scores, context)
-        k = places_at(self.k, context.step)
+        k = places_at(self._k, context.step)
         n_groups = max(int(context.n_groups), int(context.group.max()) + 1 if context.group.size else 0)
         sizes = np.bincount(context.group, minlength=n_groups)
         best = np.full(n_groups, -np.inf)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from recoursesim._validate import check_choice, check_float, check_int
+from recoursesim.component import Component
 from recoursesim.registry import register
 from recoursesim.selection.base import Selection, SelectionContext, check_scores, top_k_mask
 
 
 @register("selector", "effort_rewarding", "improvement")
-class EffortRewardingSelector:
+class EffortRewardingSelector(Component):
     """Reserve part of the ``k`` places for returning applicants, ranked by how much they improved.
 
     Bell et al. (2024, §4) propose, as a system-level intervention, that "returning applicants
@@ -41,10 +42,14 @@ class EffortRewardingSelector:
     def __init__(
         self, k: int, returning_share: float = 0.5, measure: str = "score_gain", min_improvement: float = 0.0
     ) -> None:
-        self.k = check_int("k", k, minimum=1)
-        self.returning_share = check_float("returning_share", returning_share, minimum=0.0, maximum=1.0)
-        self.measure = check_choice("measure", measure, ["score_gain", "effort"])
-        self.min_improvement = check_float("min_improvement", min_improvement)
+        self.k = k
+        check_int("k", k, minimum=1)
+        self.returning_share = returning_share
+        self._returning_share = check_float("returning_share", returning_share, minimum=0.0, maximum=1.0)
+        self.measure = measure
+        check_choice("measure", measure, ["score_gain", "effort"])
+        self.min_improvement = min_improvement
+        self._min_improvement = check_float("min_improvement", min_improvement)
 
     def select(self, scores: np.ndarray, context: SelectionContext) -> Selection:
         """Fill the reserved places by improvement, then the open places by score."""
@@ -55,8 +60,8 @@ class EffortRewardingSelector:
             improvement = np.where(returning, scores - context.initial_score, -np.inf)
         else:
             improvement = np.where(returning, context.effort_spent, -np.inf)
-        eligible = np.flatnonzero(returning & (improvement >= self.min_improvement))
-        reserved = min(round(self.returning_share * self.k), eligible.size, n)
+        eligible = np.flatnonzero(returning & (improvement >= self._min_improvement))
+        reserved = min(round(self._returning_share * self.k), eligible.size, n)
         selected = np.zeros(n, dtype=bool)
         improvement_cutoff = np.inf
         if reserved > 0:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from recoursesim._validate import check_float
+from recoursesim.component import Component
 from recoursesim.registry import register
 from recoursesim.selection.base import Selection, SelectionContext, check_scores
 
 
 @register("selector", "threshold")
-class ThresholdSelector:
+class ThresholdSelector(Component):
     """Select every agent whose score is at least ``threshold`` (no cap on the number of winners).
 
     Args:
@@ -18,8 +19,9 @@ class ThresholdSelector:
     """
 
     def __init__(self, threshold: float) -> None:
-        self.threshold = check_float("threshold", threshold)
+        self.threshold = threshold
+        self._threshold = check_float("threshold", threshold)
 
     def select(self, scores: np.ndarray, context: SelectionContext) -> Selection:
         """Select scores ``>= threshold``."""
-        return Selection(check_scores(scores, context) >= self.threshold, self.threshold)
+        return Selection(check_scores(scores, context) >= self._threshold, self._threshold)

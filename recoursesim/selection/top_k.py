@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from recoursesim.component import Component
 from recoursesim.registry import register
 from recoursesim.selection.base import (
     Selection,
@@ -18,7 +19,7 @@ from recoursesim.selection.base import (
 
 
 @register("selector", "top_k", "topk")
-class TopKSelector:
+class TopKSelector(Component):
     """Top-k selection: exactly the ``k`` highest scores get the positive outcome.
 
     Ties at the cut-off go to the longest-waiting agents, then the lowest agent id (the paper
@@ -32,9 +33,10 @@ class TopKSelector:
     """
 
     def __init__(self, k: int | Sequence[int]) -> None:
-        self.k = check_places("k", k)
+        self.k = k
+        self._k = check_places("k", k)
 
     def select(self, scores: np.ndarray, context: SelectionContext) -> Selection:
         """Select the top ``k`` scores (this step's ``k`` under a schedule)."""
-        mask, cutoff = top_k_mask(check_scores(scores, context), places_at(self.k, context.step), context)
+        mask, cutoff = top_k_mask(check_scores(scores, context), places_at(self._k, context.step), context)
         return Selection(mask, cutoff)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from recoursesim.component import Component
 from recoursesim.observers import PopulationSnapshot
 from recoursesim.shift._common import check_every, check_name, cut_off, rows, run_ledger
 
 
-class SelectionBoundaryObserver:
+class SelectionBoundaryObserver(Component):
     """The cut-off ``s_t`` of the step just run, its change since the last observation and since step 0.
 
     With one threshold for everybody (top-k, threshold selection) ``s_t`` is that number; with
@@ -26,8 +27,10 @@ class SelectionBoundaryObserver:
     """
 
     def __init__(self, every: int = 1, name: str = "selection_boundary") -> None:
-        self.every = check_every(every)
-        self.name = check_name(name)
+        self.every = every
+        check_every(every)
+        self.name = name
+        check_name(name)
         self._first: dict[object, float] = {}
         self._last: dict[object, float] = {}
 

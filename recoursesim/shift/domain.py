@@ -6,13 +6,14 @@ import numpy as np
 import pandas as pd
 
 from recoursesim._validate import check_int
+from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.observers import PopulationSnapshot
 from recoursesim.shift._common import check_every, check_name, rows, step_zero
 from recoursesim.shift.mmd import check_bandwidth, median_bandwidth, mmd_test
 
 
-class DomainShiftObserver:
+class DomainShiftObserver(Component):
     """MMD between the step-0 population and the current waiting population, overall and per group.
 
     The reference is the population scored at step 0, before anyone acted (from the ledger). Both
@@ -44,14 +45,19 @@ class DomainShiftObserver:
         by_group: bool = True,
         name: str = "domain_shift",
     ) -> None:
-        self.every = check_every(every)
-        self.bandwidth = check_bandwidth(bandwidth)
-        self.permutations = check_int("permutations", permutations, minimum=0)
-        self.max_samples = check_int("max_samples", max_samples, minimum=2)
+        self.every = every
+        check_every(every)
+        self.bandwidth = bandwidth
+        self._bandwidth = check_bandwidth(bandwidth)
+        self.permutations = permutations
+        check_int("permutations", permutations, minimum=0)
+        self.max_samples = max_samples
+        check_int("max_samples", max_samples, minimum=2)
         if not isinstance(by_group, bool):
             raise ConfigError("by_group", f"must be true or false, got {by_group!r}", "write by_group = true")
         self.by_group = by_group
-        self.name = check_name(name)
+        self.name = name
+        check_name(name)
         self._reference: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float] | None = None
 
     def observe(self, snapshot: PopulationSnapshot) -> pd.DataFrame:
@@ -91,10 +97,10 @@ class DomainShiftObserver:
             sd = features.std(axis=0)
             sd = np.where(sd > 0, sd, 1.0)
             standard = (features - mean) / sd
-            if self.bandwidth == "median":
+            if self._bandwidth == "median":
                 h = median_bandwidth(self._subsample(standard, snapshot.rng))
             else:
-                h = float(self.bandwidth)
+                h = float(self._bandwidth)
             self._reference = (standard, groups, mean, sd, h)
         return self._reference
 

@@ -8,13 +8,14 @@ import numpy as np
 import pandas as pd
 
 from recoursesim._validate import check_int
+from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.observers import PopulationSnapshot
 from recoursesim.scoring.base import Scorer, linear_form_of
 from recoursesim.shift._common import check_every, check_name, cut_off, rows, step_zero
 
 
-class ModelShiftObserver:
+class ModelShiftObserver(Component):
     """Disagreement, decisiveness, parameter drift and test performance of the current decision model.
 
     The reference sample is drawn once per run: at most ``reference_size`` agents of the step-0
@@ -45,9 +46,12 @@ class ModelShiftObserver:
     def __init__(
         self, every: int = 1, reference_size: int = 1000, name: str = "model_shift", population: Any = None
     ) -> None:
-        self.every = check_every(every)
-        self.reference_size = check_int("reference_size", reference_size, minimum=1)
-        self.name = check_name(name)
+        self.every = every
+        check_every(every)
+        self.reference_size = reference_size
+        check_int("reference_size", reference_size, minimum=1)
+        self.name = name
+        check_name(name)
         self.population = population
         self._test: tuple[np.ndarray, np.ndarray] | None = None
         self._state: tuple[np.ndarray, np.ndarray, float, np.ndarray | None] | None = None

@@ -66,21 +66,26 @@ class GroupRecourseTrainer(RefitTrainer):
         retrain_every: int = 1,
         order: str = "spec",
     ) -> None:
-        self.model = check_choice("model", model, ["logistic", "svm"])
-        self.lam = check_float("lam", lam, minimum=0.0)
-        self.upsilon = check_float("upsilon", upsilon, minimum=0.0, strict_minimum=True)
-        self.alpha = check_float("alpha", alpha, minimum=0.0)
-        self.standardize = bool(standardize)
+        self.model = model
+        check_choice("model", model, ["logistic", "svm"])
+        self.lam = lam
+        self._lam = check_float("lam", lam, minimum=0.0)
+        self.upsilon = upsilon
+        self._upsilon = check_float("upsilon", upsilon, minimum=0.0, strict_minimum=True)
+        self.alpha = alpha
+        self._alpha = check_float("alpha", alpha, minimum=0.0)
+        self.standardize = standardize
+        self._standardize = bool(standardize)
         self._configure(initial_threshold, retrain_every, "proba" if model == "logistic" else "decision", order)
 
     def _fit(
         self, features: np.ndarray, labels: np.ndarray, groups: np.ndarray, rng: np.random.Generator
     ) -> ClassifierScorer:
         if self.model == "svm":
-            estimator = GroupRecourseSVM(lam=self.lam, upsilon=self.upsilon, standardize=self.standardize)
+            estimator = GroupRecourseSVM(lam=self._lam, upsilon=self._upsilon, standardize=self._standardize)
         else:
             estimator = GroupRecourseLogisticRegression(
-                lam=self.lam, alpha=self.alpha, n_positive=int(labels.sum()), standardize=self.standardize
+                lam=self._lam, alpha=self._alpha, n_positive=int(labels.sum()), standardize=self._standardize
             )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PenaltyOffWarning)  # recorded in history_ instead
@@ -91,4 +96,4 @@ class GroupRecourseTrainer(RefitTrainer):
             self.history_[-1].update(
                 {"recourse_difference": estimator.recourse_difference_, "n_iter": estimator.n_iter_}
             )
-        return ClassifierScorer(estimator, output=self.output)
+        return ClassifierScorer(estimator, output=self._output)

@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from recoursesim._validate import check_choice, check_float, check_int
 from recoursesim.errors import DataError
@@ -33,6 +34,8 @@ class PenaltyOffWarning(RuntimeWarning):
 
 def _group_sign(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     values = np.unique(groups)
+    if values.size == 1:  # one group: nothing to compare, the penalty's weights are all zero
+        return np.zeros(groups.shape[0]), values
     if values.size != 2:
         raise DataError(
             "groups", f"group recourse regularisation needs exactly 2 groups, got {values.size}", "pass a binary group"
@@ -40,16 +43,23 @@ def _group_sign(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.where(groups == values[0], 1.0, -1.0), values
 
 
-class _IterativeGroupRecourse(BaseEstimator, ClassifierMixin):
+class _IterativeGroupRecourse(ClassifierMixin, BaseEstimator):
     """The outer iteration shared by the SVM and logistic variants (docs/mitigations.md, "The iterative scheme")."""
 
-    def fit(self, X: np.ndarray, y: np.ndarray, groups: np.ndarray) -> _IterativeGroupRecourse:
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False  # the recourse penalty is defined for a binary decision
+        return tags
+
+    def fit(self, X: np.ndarray, y: np.ndarray, groups: np.ndarray | None = None) -> _IterativeGroupRecourse:
         """Fit with the iterative scheme; labels and groups may be any two values each.
 
         Args:
             X: ``(n, d)`` features.
             y: Binary labels (the larger value is the positive class).
-            groups: Group of each row (exactly two distinct values).
+            groups: Group of each row (exactly two distinct values). ``None`` puts every row in
+                one group: there is then no difference between groups to penalise, and the fit
+                is the unpenalised model (``recourse_difference_`` is 0).
 
         Returns:
             ``self``, with ``coef_`` (``(1, d)``), ``intercept_`` (``(1,)``), ``classes_``,
@@ -57,28 +67,31 @@ class _IterativeGroupRecourse(BaseEstimator, ClassifierMixin):
             and ``n_penalty_off_`` (iterations whose penalty was switched off because a group
             had no predicted negatives; each also raises a :class:`PenaltyOffWarning`).
         """
-        X = np.asarray(X, dtype=float)
-        y = np.asarray(y)
-        groups = np.asarray(groups)
-        if X.ndim != 2 or X.shape[0] != y.shape[0] or groups.shape[0] != y.shape[0]:
-            raise DataError(
-                "X", "X, y and groups must have the same number of rows", "pass one label and one group per row of X"
-            )
+        self._check_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=False)
         if not np.all(np.isfinite(X)):
             raise DataError("X", "contains NaN or infinite values", "drop or impute those rows of X first")
+        groups = np.zeros(y.shape[0]) if groups is None else np.asarray(groups)
+        if groups.shape[0] != y.shape[0]:
+            raise DataError("groups", "must have one entry per row of X", "pass one label and one group per row of X")
+        check_classification_targets(y)
         self.classes_ = np.unique(y)
+        if self.classes_.size > 2:
+            raise DataError(
+                "y", f"has {self.classes_.size} classes. Only binary classification is supported.", "use two labels"
+            )
         if self.classes_.size != 2:
-            raise DataError("y", f"needs two classes, got {self.classes_.size}", "fit on data with both labels")
+            raise DataError("y", "has 1 class, needs two", "fit on data with both labels")
         signed_y = np.where(y == self.classes_[1], 1.0, -1.0)
         sign, self.groups_ = _group_sign(groups)
-        self._check_params()
+        single = self.groups_.size == 1
         Z, mean, scale = self._standardise(X)
         theta = self._solve(Z, signed_y, np.zeros(Z.shape[0]), 0.0, None)
         previous = self._decisions(Z, theta)
         self.history_: list[dict[str, Any]] = []
         self.n_penalty_off_ = 0
         for iteration in range(1, self.max_iter + 1):
-            lam = 0.0 if iteration <= self.warmup else self.lam
+            lam = 0.0 if iteration <= self.warmup or single else self.lam
             s, both = self._negatives_weights(Z, theta, sign)
             if lam > 0 and not both:
                 warnings.warn(
@@ -108,7 +121,7 @@ class _IterativeGroupRecourse(BaseEstimator, ClassifierMixin):
         coef, intercept = self._unstandardise(theta, mean, scale)
         self.coef_ = coef[None, :]
         self.intercept_ = np.array([intercept])
-        self.recourse_difference_ = recourse_difference(coef, intercept, X, sign)
+        self.recourse_difference_ = 0.0 if single else recourse_difference(coef, intercept, X, sign)
         return self
 
     def _standardise(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -133,7 +146,8 @@ class _IterativeGroupRecourse(BaseEstimator, ClassifierMixin):
     def decision_function(self, X: np.ndarray) -> np.ndarray:
         """Signed margin ``w·x + b`` (positive class when ``>= 0``)."""
         check_is_fitted(self)
-        return np.asarray(X, dtype=float) @ self.coef_[0] + self.intercept_[0]
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return X @ self.coef_[0] + self.intercept_[0]
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         """Predicted labels."""

@@ -13,6 +13,7 @@ from sklearn.base import clone
 from threadpoolctl import ThreadpoolController
 
 from recoursesim._validate import check_choice, check_float, check_int
+from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.features.schema import FeatureSchema
 from recoursesim.refit_order import REFIT_ORDERS
@@ -22,7 +23,7 @@ from recoursesim.scoring.base import Scorer
 from recoursesim.scoring.classifier import ClassifierScorer
 from recoursesim.scoring.tabular import tabular_estimator
 from recoursesim.training.base import TrainingContext
-from recoursesim.training.estimators import make_estimator
+from recoursesim.training.estimators import ESTIMATORS, make_estimator
 
 log = logging.getLogger("recoursesim.training")
 
@@ -50,7 +51,7 @@ def fit_single_threaded(estimator: Any, *args: Any) -> Any:
 
 
 @register("trainer", "refit", "retrain")
-class RefitTrainer:
+class RefitTrainer(Component):
     """Refit the decision model from scratch each step on the current population and its outcomes.
 
     The training data at step ``t`` is ``X_t`` (every agent scored at ``t``) with labels ``y_t``,
@@ -64,8 +65,10 @@ class RefitTrainer:
     ``1[f(x) > 0.5]``).
 
     Args:
-        estimator: Name from :data:`~recoursesim.training.estimators.ESTIMATORS`.
-        estimator_params: Its constructor parameters.
+        estimator: Name from :data:`~recoursesim.training.estimators.ESTIMATORS`, or a scikit-learn
+            classifier (``LogisticRegression(C=0.1)``, a ``Pipeline``); every refit fits a
+            :func:`~sklearn.base.clone` of it, so the object given is never fitted itself.
+        estimator_params: Parameters of the named estimator (or set on the clone of the object).
         initial_threshold: Label threshold for the first fit (``None``: use the scenario's scorer as is).
         retrain_every: Refit every this many steps.
         output: Score with ``"proba"`` (positive-class probability) or ``"decision"``.
@@ -83,7 +86,7 @@ class RefitTrainer:
 
     def __init__(
         self,
-        estimator: str = "logistic_regression",
+        estimator: str | Any = "logistic_regression",
         estimator_params: Mapping[str, Any] | None = None,
         initial_threshold: float | None = None,
         retrain_every: int = 1,
@@ -92,28 +95,32 @@ class RefitTrainer:
         schema: FeatureSchema | None = None,
     ) -> None:
         self.estimator = estimator
-        self.estimator_params = dict(estimator_params or {})
+        self.estimator_params = estimator_params
+        self.output = output
         self.schema = schema
-        self._prototype = make_estimator(estimator, self.estimator_params)
+        self._prototype = _prototype_of(estimator, estimator_params)
         if schema is not None:
             self._prototype = tabular_estimator(schema, self._prototype)
         self._configure(initial_threshold, retrain_every, output, order)
 
     def _configure(self, initial_threshold: float | None, retrain_every: int, output: str, order: str) -> None:
         """Check and set what every refitting trainer shares (subclasses with their own model call it)."""
-        self.initial_threshold = (
+        self.initial_threshold = initial_threshold
+        self._initial_threshold = (
             None if initial_threshold is None else check_float("initial_threshold", initial_threshold)
         )
-        self.retrain_every = check_int("retrain_every", retrain_every, minimum=1)
-        self.output: Literal["proba", "decision"] = check_choice("output", output, ["proba", "decision"])
-        self.order = check_choice("order", order, list(REFIT_ORDERS))
+        self.retrain_every = retrain_every
+        check_int("retrain_every", retrain_every, minimum=1)
+        self._output: Literal["proba", "decision"] = check_choice("output", output, ["proba", "decision"])
+        self.order = order
+        check_choice("order", order, list(REFIT_ORDERS))
         self.history_: list[dict[str, Any]] = []
 
     def start(self, features: np.ndarray, group: np.ndarray, scorer: Scorer, rng: np.random.Generator) -> Scorer:
         """Fit the first model on the initial population (if ``initial_threshold`` is set)."""
-        if self.initial_threshold is None:
+        if self._initial_threshold is None:
             return scorer
-        labels = (np.asarray(scorer.score(features)) > self.initial_threshold).astype(int)
+        labels = (np.asarray(scorer.score(features)) > self._initial_threshold).astype(int)
         if labels.min() == labels.max():
             raise ConfigError(
                 "training.initial_threshold",
@@ -153,10 +160,10 @@ class RefitTrainer:
     ) -> ClassifierScorer:
         """Fit a fresh copy of the estimator (``groups`` is unused here; group-aware trainers use it)."""
         estimator = clone(self._prototype)
-        if "random_state" in estimator.get_params() and "random_state" not in self.estimator_params:
+        if estimator.get_params().get("random_state", 0) is None:  # not fixed by the user: the run's stream
             estimator.set_params(random_state=integer_seed(rng))
         fit_single_threaded(estimator, features, labels)
-        output = self.output if self.output == "decision" or hasattr(estimator, "predict_proba") else "decision"
+        output = self._output if self._output == "decision" or hasattr(estimator, "predict_proba") else "decision"
         return ClassifierScorer(estimator, output=output)
 
 
@@ -175,8 +182,9 @@ class CounterfactualAugmentationTrainer(RefitTrainer):
     ``drop_short=False`` they are kept, as the reference code does.
 
     Args:
-        estimator: Name from :data:`~recoursesim.training.estimators.ESTIMATORS`.
-        estimator_params: Its constructor parameters.
+        estimator: Name from :data:`~recoursesim.training.estimators.ESTIMATORS`, or a scikit-learn
+            classifier (refitted as a clone; see :class:`RefitTrainer`).
+        estimator_params: Parameters of the named estimator (or set on the clone of the object).
         imbalance_ratio: ``ir = (n_pos + n_cf) / n_neg``; 1 balances the classes.
         drop_short: Drop counterfactuals that do not reach the cut-off.
         initial_threshold: Label threshold for the first fit (see :class:`RefitTrainer`).
@@ -188,7 +196,7 @@ class CounterfactualAugmentationTrainer(RefitTrainer):
 
     def __init__(
         self,
-        estimator: str = "logistic_regression",
+        estimator: str | Any = "logistic_regression",
         estimator_params: Mapping[str, Any] | None = None,
         imbalance_ratio: float = 1.0,
         drop_short: bool = True,
@@ -199,8 +207,9 @@ class CounterfactualAugmentationTrainer(RefitTrainer):
         schema: FeatureSchema | None = None,
     ) -> None:
         super().__init__(estimator, estimator_params, initial_threshold, retrain_every, output, order, schema)
-        self.imbalance_ratio = check_float("imbalance_ratio", imbalance_ratio, minimum=0.0)
-        self.drop_short = bool(drop_short)
+        self.imbalance_ratio = imbalance_ratio
+        self._imbalance_ratio = check_float("imbalance_ratio", imbalance_ratio, minimum=0.0)
+        self.drop_short = drop_short
 
     def training_data(self, context: TrainingContext) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
         """The scored population plus sampled favourable counterfactuals of its negatives."""
@@ -218,7 +227,7 @@ class CounterfactualAugmentationTrainer(RefitTrainer):
             dropped = 0
         counterfactuals = counterfactuals[usable]
         n_pos, n_neg = int(labels.sum()), int(negative.sum())
-        wanted = int(self.imbalance_ratio * n_neg - n_pos)
+        wanted = int(self._imbalance_ratio * n_neg - n_pos)
         if wanted <= 0 or counterfactuals.shape[0] == 0:
             chosen = counterfactuals[:0]
         elif wanted >= counterfactuals.shape[0]:
@@ -233,3 +242,26 @@ class CounterfactualAugmentationTrainer(RefitTrainer):
             np.concatenate([labels, np.ones(chosen.shape[0], dtype=int)]),
             info,
         )
+
+
+def _prototype_of(estimator: Any, params: Mapping[str, Any] | None) -> Any:
+    """The unfitted classifier a trainer refits: built from a name, or a clone of the object given."""
+    if isinstance(estimator, str):
+        return make_estimator(estimator, params)
+    if not (hasattr(estimator, "fit") and hasattr(estimator, "get_params")) or isinstance(estimator, type):
+        raise ConfigError(
+            "estimator",
+            f"must be an estimator name or a scikit-learn classifier, got {estimator!r}",
+            f"use one of {', '.join(ESTIMATORS)}, or pass an unfitted classifier such as LogisticRegression()",
+        )
+    if not (hasattr(estimator, "predict_proba") or hasattr(estimator, "decision_function")):
+        raise ConfigError(
+            "estimator",
+            f"{type(estimator).__name__} has neither predict_proba nor decision_function",
+            "use a classifier",
+        )
+    prototype = clone(estimator)
+    try:
+        return prototype.set_params(**dict(params or {}))
+    except ValueError as error:  # scikit-learn's message for a parameter the estimator lacks
+        raise ConfigError("estimator_params", str(error).splitlines()[0], "use parameters of the estimator") from None

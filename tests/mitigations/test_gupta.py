@@ -5,6 +5,7 @@ import pytest
 from scipy.optimize import OptimizeResult
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from recoursesim.checks import check_trainer
 from recoursesim.errors import DataError
@@ -130,3 +131,28 @@ def test_solver_failure_warns_but_a_precision_limited_stop_does_not():
         np.testing.assert_array_equal(solution(stopped, "the test solve"), x)
     with pytest.warns(ConvergenceWarning):
         solution(OptimizeResult(x=np.array([np.nan]), success=True, message="ok"), "the test solve")
+
+
+@parametrize_with_checks(
+    [GroupRecourseLogisticRegression(), GroupRecourseSVM(solver="smoothed")],
+    expected_failed_checks=lambda estimator: {},
+)
+def test_gupta_estimators_pass_scikit_learn_estimator_checks(estimator, check):
+    """Every check of ``check_estimator`` (fit without groups: one group, the unpenalised model)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PenaltyOffWarning)
+        check(estimator)
+
+
+def test_fit_without_groups_is_the_unpenalised_fit_and_two_groups_are_penalised():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2))
+    groups = (rng.random(200) < 0.5).astype(int)
+    X[groups == 1, 0] -= 1.0  # group 1 starts further from the boundary
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    one = GroupRecourseLogisticRegression(lam=1.0).fit(X, y)
+    plain = GroupRecourseLogisticRegression(lam=0.0).fit(X, y, groups)
+    assert one.recourse_difference_ == 0.0
+    np.testing.assert_allclose(one.coef_, plain.coef_, rtol=1e-6, atol=1e-8)
+    penalised = GroupRecourseLogisticRegression(lam=1.0).fit(X, y, groups)
+    assert not np.allclose(penalised.coef_, plain.coef_)

@@ -11,11 +11,12 @@ from recoursesim.auditors.ccm.mapping import ordinal_map, quantile_map
 from recoursesim.auditors.ccm.matrix import ccm
 from recoursesim.auditors.ccm.metrics import ccm_metrics
 from recoursesim.auditors.too_few import too_few_rows
+from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.observers import PopulationSnapshot
 
 
-class CounterfactualSwitchObserver:
+class CounterfactualSwitchObserver(Component):
     """Counterfactual Confusion Matrix observer (CCM switch rates per group and step).
 
     Each waiting agent of group A gets, for every other group B present, a counterfactual whose
@@ -38,8 +39,9 @@ class CounterfactualSwitchObserver:
     def __init__(self, every: int = 1, ordinal: Sequence[str] = (), name: str = "ccm") -> None:
         if isinstance(every, bool) or not isinstance(every, int | np.integer) or every < 1:
             raise ConfigError("every", f"must be a positive integer, got {every!r}", "use 1 to observe every step")
-        self.every = int(every)
-        self.ordinal = tuple(ordinal)
+        self.every = every
+        self.ordinal = ordinal
+        self._ordinal = tuple(ordinal)
         self.name = name
 
     def observe(self, snapshot: PopulationSnapshot) -> pd.DataFrame:
@@ -49,10 +51,10 @@ class CounterfactualSwitchObserver:
         """
         features = np.asarray(snapshot.features, dtype=float)
         codes = np.asarray(snapshot.group).astype(np.int64)
-        unknown = set(self.ordinal) - set(snapshot.feature_names)
+        unknown = set(self._ordinal) - set(snapshot.feature_names)
         if unknown:
             raise ConfigError("ordinal", f"unknown feature(s) {sorted(unknown)}", "name features of the population")
-        is_ordinal = np.array([f in self.ordinal for f in snapshot.feature_names], dtype=bool)
+        is_ordinal = np.array([f in self._ordinal for f in snapshot.feature_names], dtype=bool)
         categorical = np.zeros(features.shape[1], dtype=bool)
         if snapshot.schema is not None:  # whole-number features map by nearest CDF; categories see below
             is_ordinal |= snapshot.schema.is_integer | snapshot.schema.is_ordinal

@@ -14,6 +14,7 @@ from recoursesim.auditors.effort.mixed import linear_view
 from recoursesim.auditors.effort.recourse import MinimalInterventionRecourse
 from recoursesim.auditors.effort.scm import LinearAdditiveSCM
 from recoursesim.auditors.too_few import too_few_rows
+from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.features import FeatureSchema
 from recoursesim.observers import PopulationSnapshot
@@ -23,7 +24,7 @@ from recoursesim.scoring.base import linear_form_of
 _GROUP = "__group__"
 
 
-class EqualityOfEffortObserver:
+class EqualityOfEffortObserver(Component):
     """Equality of effort (ACR, RD) of the current decision model over the waiting population.
 
     Every step, the scorer's linear form and threshold define the decision (with one threshold
@@ -74,21 +75,27 @@ class EqualityOfEffortObserver:
             raise ConfigError("every", f"must be a positive integer, got {every!r}", "use 1 to observe every step")
         if not 0 < float(q) <= 1:
             raise ConfigError("q", f"must lie in (0, 1], got {q}", "use 1 for the system level")
-        self.every = int(every)
-        self.actionable = None if actionable is None else tuple(actionable)
-        self.dag = dict(dag or {})
-        self.direction = dict(direction or {})
-        for feature, value in self.direction.items():
+        self.every = every
+        self.actionable = actionable
+        self._actionable = None if actionable is None else tuple(actionable)
+        self.dag = dag
+        self._dag = dict(dag or {})
+        self.direction = direction
+        self._direction = dict(direction or {})
+        for feature, value in self._direction.items():
             check_choice(f"direction.{feature}", value, ["increase", "decrease", "both"])
-        self.q = float(q)
+        self.q = q
+        self._q = float(q)
         self.intervention = intervention
         self.name = name
+        self.population = population
+        self.schema = schema
         group = getattr(population, "group", None)
         self.group_column = group if isinstance(group, str) else None
         self.action_defaults = action_defaults
         if schema is not None:
-            named = [("actionable", n) for n in self.actionable or ()]
-            named += [("dag", n) for child, parents in self.dag.items() for n in (child, *parents)]
+            named = [("actionable", n) for n in self._actionable or ()]
+            named += [("dag", n) for child, parents in self._dag.items() for n in (child, *parents)]
             for field, feature in named:
                 if feature not in schema.names:
                     raise ConfigError(field, f"unknown feature {feature!r}", f"use some of {', '.join(schema.names)}")
@@ -126,13 +133,13 @@ class EqualityOfEffortObserver:
         frame = pd.DataFrame(features, columns=names)
         frame[_GROUP] = codes
         scm = (
-            LinearAdditiveSCM.fit(frame, self.dag, variables=names)
-            if self.dag
+            LinearAdditiveSCM.fit(frame, self._dag, variables=names)
+            if self._dag
             else LinearAdditiveSCM(names, np.zeros((len(names), len(names))))
         )
         ranges = features.max(axis=0) - features.min(axis=0)
         actionable = [
-            n for k, n in enumerate(names) if ranges[k] > 0 and (self.actionable is None or n in self.actionable)
+            n for k, n in enumerate(names) if ranges[k] > 0 and (self._actionable is None or n in self._actionable)
         ]
         if not actionable:
             return pd.DataFrame(rows, columns=["group", "metric", "value"])
@@ -143,7 +150,7 @@ class EqualityOfEffortObserver:
             threshold=margin_threshold,
             actionable=actionable,
             ranges=ranges,
-            direction=self.direction,
+            direction=self._direction,
             intervention=self.intervention,
         )
         return self._per_group(snapshot, recourse, frame, present, names, [])
@@ -156,7 +163,7 @@ class EqualityOfEffortObserver:
             return too_few_rows(f"{present.size} group(s) among {codes.size} agents, effort needs two of each")
         try:
             view = linear_view(
-                snapshot, self.actionable, self.direction, self.dag, self.action_defaults, self.group_column
+                snapshot, self._actionable, self._direction, self._dag, self.action_defaults, self.group_column
             )
         except ConfigError as error:  # the model puts the observer's place (observers[i]) in front
             raise (error if error.field else ConfigError("name", error.problem, error.fix)) from None
@@ -165,8 +172,8 @@ class EqualityOfEffortObserver:
         frame = view.frame
         frame[_GROUP] = codes
         scm = (
-            LinearAdditiveSCM.fit(frame, self.dag, variables=view.variables)
-            if self.dag
+            LinearAdditiveSCM.fit(frame, self._dag, variables=view.variables)
+            if self._dag
             else LinearAdditiveSCM(view.variables, np.zeros((len(view.variables), len(view.variables))))
         )
         recourse = MinimalInterventionRecourse(
@@ -201,8 +208,8 @@ class EqualityOfEffortObserver:
             result = auditor.system("protected")
             values = {k: result[k] for k in ("ACR", "RD", "Phi_own", "Phi_other", "rho_own", "rho_other")}
             values["n_unfavourable"] = result["n_own"]
-            if self.q < 1 and (auditor.protected_ & auditor.unfavourable_).any():
-                curve = auditor.curve([self.q], "protected")
+            if self._q < 1 and (auditor.protected_ & auditor.unfavourable_).any():
+                curve = auditor.curve([self._q], "protected")
                 values["ACR_q_mean"] = float(curve["mean"].iloc[0])
                 values["ACR_q_defined"] = float(curve["n_defined"].iloc[0])
             group = snapshot.group_names[int(code)]

@@ -13,6 +13,7 @@ from recoursesim._validate import check_int
 from recoursesim.auditors.facts.auditor import FactsAuditor, FactsWarning
 from recoursesim.auditors.facts.population_view import population_view
 from recoursesim.auditors.too_few import too_few_rows
+from recoursesim.component import Component
 from recoursesim.errors import DataError
 from recoursesim.observers import PopulationSnapshot
 from recoursesim.scoring.base import Scorer
@@ -45,7 +46,7 @@ class _BinnedScorerModel:
         return (np.asarray(self.scorer.score(matrix)) >= self.threshold).astype(np.int64)
 
 
-class FactsObserver:
+class FactsObserver(Component):
     """Per-step FACTS audit of the simulated population (the :class:`~recoursesim.observers.Observer` protocol).
 
     Every ``every`` steps it bins each numeric feature into quantile bins of the current
@@ -87,8 +88,10 @@ class FactsObserver:
         name: str = "facts",
         action_defaults: Mapping[str, Any] | None = None,
     ) -> None:
-        self.every = check_int("every", every, minimum=1)
-        self.n_bins = check_int("n_bins", n_bins, minimum=1)
+        self.every = every
+        check_int("every", every, minimum=1)
+        self.n_bins = n_bins
+        check_int("n_bins", n_bins, minimum=1)
         FactsAuditor(min_support=min_support, phis=tuple(phis), budgets=budgets)._check_params()  # refuse at load
         self.min_support = min_support
         self.phis = phis

@@ -1,0 +1,138 @@
+"""The base class of every component a scenario can name: scikit-learn's parameter conventions.
+
+A component's hyper-parameters are its ``__init__`` arguments, stored unchanged under the same
+names; whatever is computed from them lives in private attributes (``_name``) and what is learned
+during a run in attributes ending with ``_``. :class:`Component` then gives, like
+:class:`sklearn.base.BaseEstimator`:
+
+* ``get_params(deep=True)``: the hyper-parameters (with ``estimator__C``-style entries for nested
+  objects that have parameters themselves);
+* ``set_params(**params)``: new values, nested ones included, checked as the constructor checks
+  them;
+* :func:`sklearn.base.clone` support: a clone is a new, unfitted component with equal parameters;
+* a readable ``repr`` listing the parameters that differ from their defaults.
+
+It mirrors ``BaseEstimator`` rather than deriving from it so that importing a component (and
+``recoursesim list``) does not import scikit-learn. One difference: a component checks its values
+when constructed, so a bad scenario fails before the run starts; ``set_params`` therefore builds
+the component anew from the merged parameters (leaving it unchanged if they are refused), which
+also drops anything learned.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Self
+
+from recoursesim.errors import ConfigError
+
+#: The longest parameter value written in full by ``repr``.
+_REPR_WIDTH = 80
+
+
+class Component:
+    """scikit-learn style hyper-parameters: ``get_params``, ``set_params``, ``clone`` and ``repr``."""
+
+    @classmethod
+    def _get_param_names(cls) -> list[str]:
+        """The names of the constructor's parameters, in signature order."""
+        init = cls.__init__
+        if init is object.__init__:
+            return []
+        names = []
+        for parameter in inspect.signature(init).parameters.values():
+            if parameter.name == "self" or parameter.kind is parameter.VAR_KEYWORD:
+                continue
+            if parameter.kind is parameter.VAR_POSITIONAL:
+                raise TypeError(f"{cls.__name__}.__init__ takes *args; components name every parameter")
+            names.append(parameter.name)
+        return names
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """Return the hyper-parameters.
+
+        Args:
+            deep: Also return the parameters of nested objects that have ``get_params`` (a
+                trainer's scikit-learn estimator), as ``"estimator__C"``.
+
+        Returns:
+            Parameter name -> value, as given to the constructor.
+        """
+        params: dict[str, Any] = {}
+        for name in self._get_param_names():
+            value = getattr(self, name)
+            if deep and hasattr(value, "get_params") and not isinstance(value, type):
+                params.update((f"{name}__{key}", item) for key, item in value.get_params().items())
+            params[name] = value
+        return params
+
+    def set_params(self, **params: Any) -> Self:
+        """Set hyper-parameters (``name=value``, or ``estimator__C=value`` for a nested object).
+
+        The component is built anew from its merged parameters, with the constructor's checks;
+        if they refuse a value, a :class:`~recoursesim.errors.ConfigError` is raised and the
+        component is left as it was.
+
+        Returns:
+            The component itself.
+        """
+        if not params:
+            return self
+        merged = self.get_params(deep=False)
+        nested: dict[str, dict[str, Any]] = {}
+        for key, value in params.items():
+            name, nested_key, rest = key.partition("__")
+            if name not in merged:
+                raise ConfigError(
+                    name, f"is not a parameter of {type(self).__name__}", f"use one of {', '.join(merged) or 'none'}"
+                )
+            if nested_key:
+                nested.setdefault(name, {})[rest] = value
+            else:
+                merged[name] = value
+        for name, values in nested.items():
+            if not hasattr(merged[name], "set_params"):
+                raise ConfigError(name, f"{merged[name]!r} has no parameters to set", f"set {name} itself")
+            merged[name].set_params(**values)
+        fresh = type(self)(**merged)
+        self.__dict__.clear()
+        self.__dict__.update(fresh.__dict__)
+        return self
+
+    def __repr__(self) -> str:
+        signature = inspect.signature(type(self))
+        shown = []
+        for name, value in self.get_params(deep=False).items():
+            parameter = signature.parameters.get(name)
+            if parameter is not None and _is_default(value, parameter.default):
+                continue
+            shown.append(f"{name}={_short_repr(value)}")
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+
+_PLAIN = (bool, int, float, str, bytes, type(None))
+
+
+def _is_default(value: Any, default: Any) -> bool:
+    if value is default:
+        return True
+    if default is inspect.Parameter.empty or not _is_plain(value) or not _is_plain(default):
+        return False
+    return type(value) is type(default) and value == default
+
+
+def _is_plain(value: Any) -> bool:
+    if isinstance(value, _PLAIN):
+        return True
+    if isinstance(value, list | tuple):
+        return all(_is_plain(item) for item in value)
+    if isinstance(value, dict):
+        return all(isinstance(key, str) and _is_plain(item) for key, item in value.items())
+    return False
+
+
+def _short_repr(value: Any) -> str:
+    if _is_plain(value) or hasattr(value, "get_params") or type(value).__module__ == "numpy":
+        text = repr(value)
+        return text if len(text) <= _REPR_WIDTH else f"{text[: _REPR_WIDTH - 3]}..."
+    return f"<{type(value).__name__}>"
