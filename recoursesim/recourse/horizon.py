@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.scoring.base import Scorer, margin_of
 
@@ -34,7 +35,7 @@ def default_base(schema: FeatureSchema | None) -> dict[str, Any]:
     return {"name": "auto"}
 
 
-class HorizonRecourse(ABC):
+class HorizonRecourse(Component, ABC):
     """Base class of the horizon-aware generators (see the module docstring).
 
     Args:
@@ -56,12 +57,12 @@ class HorizonRecourse(ABC):
     ) -> None:
         from recoursesim import registry  # the registry imports this package
 
-        self.base = dict(base) if base is not None else None
+        self.base = base
         self.schema = schema
         self.action_defaults = action_defaults
         self.population = population
-        self.feature_names = tuple(feature_names)
-        spec = self.base if self.base is not None else default_base(schema)
+        self.feature_names = feature_names
+        spec = dict(base) if base is not None else default_base(schema)
         if not isinstance(spec, Mapping) or spec.get("name") in WRAPPERS:
             raise ConfigError("base", "must name an ordinary generator", 'use e.g. base = { name = "auto" }')
         self.base_ = registry.build(
@@ -71,7 +72,7 @@ class HorizonRecourse(ABC):
             schema=schema,
             action_defaults=action_defaults,
             population=population,
-            feature_names=self.feature_names,
+            feature_names=tuple(feature_names),
         )
         #: Per agent of the latest call: whether the stronger recommendation was given.
         self.strengthened_ = np.zeros(0, dtype=bool)
@@ -117,7 +118,7 @@ class HorizonRecourse(ABC):
             self.found_ = found
         return recommendation
 
-    def prepare(self, features: np.ndarray, scores: np.ndarray, threshold: np.ndarray, scorer: Scorer) -> None:  # noqa: B027
+    def prepare(self, features: np.ndarray, scores: np.ndarray, threshold: np.ndarray, scorer: Scorer) -> None:
         """Learn from this call before recommending (the margin generator keeps its history here)."""
 
     @abstractmethod

@@ -72,10 +72,15 @@ class MarginRecourse(HorizonRecourse):
         feature_names: Sequence[str] = ("x0", "x1"),
     ) -> None:
         super().__init__(base, schema, action_defaults, population, feature_names)
-        self.validity = check_float("validity", validity, minimum=0.0, maximum=1.0)
-        self.horizon = check_int("horizon", horizon, minimum=1)
-        self.window = None if window is None else check_int("window", window, minimum=1)
-        self.sample = check_int("sample", sample, minimum=1)
+        self.validity = validity
+        self._validity = check_float("validity", validity, minimum=0.0, maximum=1.0)
+        self.horizon = horizon
+        check_int("horizon", horizon, minimum=1)
+        self.window = window
+        if window is not None:
+            check_int("window", window, minimum=1)
+        self.sample = sample
+        check_int("sample", sample, minimum=1)
         self.history_: list[_Seen] = []
         self.margin_ = 0.0
         self._last_features: np.ndarray | None = None
@@ -120,7 +125,7 @@ class MarginRecourse(HorizonRecourse):
         if not deficits:
             return 0.0
         values = np.concatenate(deficits) * (self.horizon / lag)
-        return max(0.0, float(np.quantile(values, self.validity)))
+        return max(0.0, float(np.quantile(values, self._validity)))
 
     def strengthen(
         self, features: np.ndarray, scores: np.ndarray, threshold: np.ndarray, scorer: Scorer

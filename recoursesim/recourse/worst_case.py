@@ -87,13 +87,19 @@ class WorstCaseRecourse(HorizonRecourse):
         feature_names: Sequence[str] = ("x0", "x1"),
     ) -> None:
         super().__init__(base, schema, action_defaults, population, feature_names)
-        self.radius = check_float("radius", radius, minimum=0.0)
-        self.norm = check_choice("norm", norm, list(_DUAL))
-        self.n_models = check_int("n_models", n_models, minimum=1)
+        self.radius = radius
+        self._radius = check_float("radius", radius, minimum=0.0)
+        self.norm = norm
+        check_choice("norm", norm, list(_DUAL))
+        self.n_models = n_models
+        check_int("n_models", n_models, minimum=1)
         self.reference = reference
-        self.seed = check_int("seed", seed, minimum=0)
-        self.max_iter = check_int("max_iter", max_iter, minimum=1)
-        self.tol = check_float("tol", tol, minimum=0.0)
+        self.seed = seed
+        check_int("seed", seed, minimum=0)
+        self.max_iter = max_iter
+        check_int("max_iter", max_iter, minimum=1)
+        self.tol = tol
+        self._tol = check_float("tol", tol, minimum=0.0)
         self._model: Scorer | None = None
         self._ensemble: _WorstOf | None = None
 
@@ -101,7 +107,7 @@ class WorstCaseRecourse(HorizonRecourse):
         self, features: np.ndarray, scores: np.ndarray, threshold: np.ndarray, scorer: Scorer
     ) -> tuple[np.ndarray, np.ndarray]:
         """The cheapest point whose worst case over the model set reaches ``threshold``."""
-        if self.radius == 0:
+        if self._radius == 0:
             return features.copy(), np.zeros(features.shape[0], dtype=bool)
         form = linear_form_of(scorer)
         if form is not None and isinstance(self.base_, LinearRecourse) and self.base_.norm == "l2":
@@ -122,14 +128,14 @@ class WorstCaseRecourse(HorizonRecourse):
         lo, hi = base.actions_.box(features)
         point = features.copy()
         for _ in range(self.max_iter):
-            weights = np.asarray(form.coef, dtype=float)[None, :] - self.radius * _dual_direction(point, self.norm)
+            weights = np.asarray(form.coef, dtype=float)[None, :] - self._radius * _dual_direction(point, self.norm)
             moved, _ = project_l2(features, lo, hi, weights, base.weights_, target)
             change = float(np.max(np.abs(moved - point))) if moved.size else 0.0
             point = moved
-            if change <= self.tol:
+            if change <= self._tol:
                 break
         slack = 1e-9 * (1 + np.abs(target))
-        ok = worst_case_margin(form, point, self.radius, self.norm) - form.intercept >= target - slack
+        ok = worst_case_margin(form, point, self._radius, self.norm) - form.intercept >= target - slack
         return point, ok
 
     def _worst_of(self, scorer: Scorer, threshold: np.ndarray) -> _WorstOf:
@@ -138,7 +144,7 @@ class WorstCaseRecourse(HorizonRecourse):
             return self._ensemble
         form = linear_form_of(scorer)
         if form is not None:
-            ensemble = _WorstOf([scorer], form, self.radius, self.norm)
+            ensemble = _WorstOf([scorer], form, self._radius, self.norm)
         else:
             ensemble = _WorstOf([scorer, *self._refits(scorer, threshold)], None, 0.0, self.norm)
         self._model, self._ensemble = scorer, ensemble
