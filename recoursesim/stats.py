@@ -185,7 +185,8 @@ def describe_groups(
         :data:`DESCRIBE_COLUMNS`; a key whose values are all non-finite has ``n = 0``.
     """
     keys = list(by)
-    values = frame[column].to_numpy(dtype=float)
+    values = frame[column].to_numpy(dtype=float, na_value=math.nan)  # nullable columns: pd.NA counts as missing
+    frame = frame[keys].assign(**{column: values})
     finite = frame.loc[np.isfinite(values), [*keys, column]]
     grouped = finite.groupby(keys, dropna=False, sort=False, observed=True)[column]
     moments = grouped.agg(n="count", mean="mean", sd=lambda v: v.std(ddof=1)).reset_index()

@@ -197,3 +197,13 @@ def test_describe_groups_bootstrap_matches_bootstrap_interval_per_key():
     assert out.loc["a", "ci_high"] <= 1.0
     with pytest.raises(ConfigError, match="method"):
         describe_groups(frame, ["k"], "v", method="wald")
+
+
+def test_describe_groups_reads_nullable_columns_with_missing_values():
+    # durability's validity columns are nullable (pd.NA where a horizon is past the run's end)
+    frame = pd.DataFrame({"k": ["a", "a", "a", "b"], "v": pd.array([1.0, None, 0.5, None], dtype="Float64")})
+    out = describe_groups(frame, ["k"], "v").set_index("k")
+    assert out.loc["a", "n"] == 2 and out.loc["a", "mean"] == pytest.approx(0.75)
+    assert out.loc["b", "n"] == 0 and math.isnan(out.loc["b", "mean"])
+    flags = pd.DataFrame({"k": ["a", "a", "a"], "v": pd.array([True, None, False], dtype="boolean")})
+    assert describe_groups(flags, ["k"], "v", method="bootstrap").loc[0, "mean"] == pytest.approx(0.5)
