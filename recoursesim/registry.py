@@ -9,9 +9,10 @@ A plug-in is registered with a decorator::
         ...
 
 and a scenario then says ``[selection] name = "lottery"``. The table's other keys are passed
-to the class's ``__init__`` as keyword arguments. A scenario may also name a class by its import
-path, ``name = "my_package.selectors:LotterySelector"``, without registering it; installed
-packages register through the ``recoursesim.plugins`` entry point (:mod:`recoursesim.plugins`).
+to the class's ``__init__`` as keyword arguments. Installed packages register through the
+``recoursesim.plugins`` entry point (:mod:`recoursesim.plugins`). A scenario may also name a class
+by its import path, ``name = "my_package.selectors:LotterySelector"``, without registering it, but
+that module is imported only when the person running allows it (:mod:`recoursesim.trust`).
 
 Registrations live in the process that made them. So that worker processes and Dask workers know
 the plug-ins a scenario uses, :func:`plugin_classes` lists them and :func:`install` registers them
@@ -29,6 +30,7 @@ from typing import Any
 
 from recoursesim._validate import check_float, check_int
 from recoursesim.errors import ConfigError
+from recoursesim.trust import check_import_allowed
 
 #: The kinds of pluggable part, with the scenario section that configures each.
 KINDS: dict[str, str] = {
@@ -112,15 +114,24 @@ def names(kind: str) -> list[str]:
     return sorted(set(_REGISTRY[kind]) | set(_LAZY.get(kind, {})))
 
 
-def lookup(kind: str, name: object, *, field: str | None = None) -> type:
+def lookup(kind: str, name: object, *, field: str | None = None, allow_imports: tuple[str, ...] = ()) -> type:
     """Return the class registered as ``name`` (or at the import path ``"package.module:Class"``).
 
+    Args:
+        kind: One of :data:`KINDS`.
+        name: A registered name or an import path.
+        field: Dotted scenario path used in error messages.
+        allow_imports: Modules an import path may import (:func:`recoursesim.trust.allowance`).
+
     Raises:
-        ConfigError: unknown name (with suggestions), or an import path that cannot be imported.
+        ConfigError: unknown name (with suggestions), an import path whose module is not allowed
+            (nothing is imported), or one that cannot be imported.
     """
     _load_builtins()
     field = field or f"{KINDS[kind]}.name"
     if isinstance(name, str) and ":" in name:
+        check_import_path(name, field)
+        check_import_allowed(name, allow_imports, field)
         return _import_class(kind, name, field)
     table = _REGISTRY[kind]
     lazy = _LAZY.get(kind, {})
@@ -137,16 +148,44 @@ def lookup(kind: str, name: object, *, field: str | None = None) -> type:
     return table[name]
 
 
+def check_import_path(path: str, field: str) -> None:
+    """Refuse a ``"package.module:Class"`` string that is not an import path (imports nothing)."""
+    module_name, _, attribute = path.partition(":")
+    parts = [*module_name.split("."), *attribute.split(".")]
+    if not module_name or not attribute or not all(part.isidentifier() for part in parts):
+        raise ConfigError(field, f"{path!r} is not an import path", 'write "package.module:ClassName"')
+
+
+def check_names(spec: Mapping[str, Any], allow_imports: tuple[str, ...] = ()) -> None:
+    """Check every component name of a resolved scenario table before anything is imported or built.
+
+    Registered names must exist; import paths must be well formed and their modules allowed. Only
+    recoursesim's own (lazily imported) built-in modules are imported here.
+
+    Raises:
+        ConfigError: the first bad name, naming its field.
+    """
+    for kind, section in KINDS.items():
+        tables = spec.get(section)
+        for index, table in enumerate(tables if isinstance(tables, list) else [tables]):
+            if not isinstance(table, Mapping) or not isinstance(table.get("name"), str):
+                continue
+            name = table["name"]
+            field = f"{section}[{index}].name" if isinstance(tables, list) else f"{section}.name"
+            if ":" in name:
+                check_import_path(name, field)
+                check_import_allowed(name, allow_imports, field)
+            else:
+                lookup(kind, name, field=field)
+
+
 def _import_class(kind: str, path: str, field: str) -> type:
-    """Import a component class named ``"package.module:Class"``.
+    """Import a component class named ``"package.module:Class"`` (already checked and allowed).
 
     Only a class defined in that module (not one it imports) with the kind's protocol method is
     accepted, so a scenario cannot instantiate an arbitrary class such as ``subprocess.Popen``.
     """
     module_name, _, attribute = path.partition(":")
-    parts = [*module_name.split("."), *attribute.split(".")]
-    if not module_name or not attribute or not all(part.isidentifier() for part in parts):
-        raise ConfigError(field, f"{path!r} is not an import path", 'write "package.module:ClassName"')
     try:
         target: Any = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
@@ -209,13 +248,21 @@ def install(classes: Mapping[str, Mapping[str, type]]) -> None:
             _REGISTRY[kind][name] = cls
 
 
-def build(kind: str, spec: Mapping[str, Any], *, section: str | None = None, **extra: Any) -> Any:
+def build(
+    kind: str,
+    spec: Mapping[str, Any],
+    *,
+    section: str | None = None,
+    allow_imports: tuple[str, ...] = (),
+    **extra: Any,
+) -> Any:
     """Instantiate a component from a scenario table ``{"name": ..., **params}``.
 
     Args:
         kind: One of :data:`KINDS`.
         spec: The table; ``name`` picks the class, the other keys are its parameters.
         section: Dotted scenario path used in error messages (defaults to the kind's section).
+        allow_imports: Modules an import-path ``name`` may import (:mod:`recoursesim.trust`).
         **extra: Objects the builder supplies that are not scenario keys.
 
     Returns:
@@ -227,7 +274,7 @@ def build(kind: str, spec: Mapping[str, Any], *, section: str | None = None, **e
     section = section or KINDS[kind]
     if "name" not in spec:
         raise ConfigError(f"{section}.name", "is missing", f"name the {kind}: one of {', '.join(names(kind))}")
-    cls = lookup(kind, spec["name"], field=f"{section}.name")
+    cls = lookup(kind, spec["name"], field=f"{section}.name", allow_imports=allow_imports)
     params = {key: value for key, value in spec.items() if key != "name"}
     accepted = accepted_parameters(cls)
     for key in params:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -134,6 +135,7 @@ def simulate(
     force: bool = False,
     model: Any = None,
     data: Any = None,
+    allow_imports: Sequence[str] | None = None,
 ) -> RunResult:
     """Run ``scenario`` once.
 
@@ -146,6 +148,8 @@ def simulate(
             exceeds what is available.
         model: Your own fitted classifier as the decision model (see :meth:`Scenario.with_inputs`).
         data: Your own DataFrame of applicants for a dataset population (see :meth:`Scenario.with_inputs`).
+        allow_imports: With a file path: modules an import-path component name may import
+            (:mod:`recoursesim.trust`); a :class:`Scenario` carries its own.
 
     Returns:
         The finished run.
@@ -159,7 +163,7 @@ def simulate(
                 "scenario", f"must be a Scenario, a bundled name or a file path, got {type(scenario).__name__}",
                 "pass load_scenario(...) or a name such as 'default'",
             )  # fmt: skip
-        scenario = load_scenario(scenario)
+        scenario = load_scenario(scenario, allow_imports=allow_imports)
     if model is not None or data is not None:
         scenario = scenario.with_inputs(model=model, data=data)
     seed = check_seed(seed)

@@ -2,8 +2,8 @@
 
 :func:`main` is the one error boundary: every problem a user can cause (a bad scenario field, an
 unusable path, a full disk, too little memory) ends as one line ``error: <what>: <cause>; fix: <how>``
-on stderr with exit status 2; an unexpected failure shows its traceback and asks to report it
-(exit 1). ``--debug`` shows the traceback in both cases.
+on stderr with exit status 2; Ctrl-C ends as one line with exit status 130; an unexpected failure
+shows its traceback and asks to report it (exit 1). ``--debug`` shows the traceback in both cases.
 """
 
 from __future__ import annotations
@@ -38,6 +38,9 @@ COMMANDS: dict[str, str] = {
 
 #: Commands whose module is not named after them (``list`` would shadow the built-in).
 _MODULES: dict[str, str] = {"list": "listing"}
+
+#: Exit status of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
+INTERRUPTED = 130
 
 #: Whom to tell about a bug.
 ISSUES_URL = "the recoursesim maintainers"
@@ -75,7 +78,7 @@ def command_of(argv: Sequence[str]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit status (0 ok, 2 bad input, 1 failure)."""
+    """Run the command line; return the exit status (0 ok, 2 bad input, 1 failure, 130 Ctrl-C)."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(command_of(arguments))
     args = parser.parse_args(arguments)
@@ -95,7 +98,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "out of memory; fix: make the run smaller (run.steps, population sizes) or use fewer --workers", debug
         )
     except KeyboardInterrupt:
-        return fail("interrupted")
+        fail("interrupted (Ctrl-C); nothing was left half-written")
+        return INTERRUPTED
     except Exception:
         traceback.print_exc()
         print(

@@ -2,6 +2,6 @@
 
 import sys
 
-from recoursesim.cli import main
+from recoursesim.__main__ import main
 
 sys.exit(main())

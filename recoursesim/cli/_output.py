@@ -5,11 +5,15 @@ Every command that writes a results directory goes through :func:`atomic_output_
 * the default path is built from a *slug* of the scenario name (letters, digits, ``.``, ``_``,
   ``-``), so a scenario file cannot direct output outside ``results/``; only an explicit ``--out``
   writes elsewhere;
-* ``--out`` is checked before any work: it must not be empty, contain a NUL byte, name a file, or
-  name a directory that already holds files (unless ``--overwrite``);
+* ``--out`` is checked before any work: it must not be empty, contain a NUL byte, name a file,
+  lie where nothing can be created, or name a directory that already holds files (unless
+  ``--overwrite``);
+* ``--overwrite`` replaces a directory only if every file in it is one recoursesim wrote there
+  (listed, unchanged, in its :data:`~recoursesim.ownership.RECORD`) and none is an input of the
+  run; otherwise it refuses, naming the file (:func:`~recoursesim.ownership.check_replaceable`);
 * results are written into a hidden temporary directory ``.<name>.tmp-<pid>-*`` next to the
-  target and moved into place only when complete; with ``--overwrite`` the old directory is
-  replaced as a whole, so no stale file of an earlier run survives;
+  target, recorded, and moved into place only when complete; with ``--overwrite`` the old
+  directory's recorded files are then removed, so no stale file of an earlier run survives;
 * temporary directories left by a killed process (its pid no longer running) are removed the next
   time a command writes into the same parent directory.
 """
@@ -22,9 +26,11 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
+from recoursesim import ownership
 from recoursesim.cli._common import os_cause, quote_path
 from recoursesim.errors import ConfigError
 from recoursesim.resources import process_alive
@@ -65,20 +71,25 @@ def add_out_arguments(parser: argparse.ArgumentParser, help: str, default: Path 
     parser.add_argument(
         "--overwrite",
         action="store_true",
-        help="replace the --out directory as a whole if it already holds files (default: refuse)",
+        help=(
+            "replace the --out directory if it holds only files recoursesim wrote there "
+            "(default: refuse; anything else in it is never deleted)"
+        ),
     )
 
 
-def check_out(path: str | Path, *, overwrite: bool = False) -> Path:
+def check_out(path: str | Path, *, overwrite: bool = False, protected: Iterable[str | Path] = ()) -> Path:
     """Check an output directory before any work is done; return it as an absolute path.
 
     Args:
         path: The directory.
-        overwrite: Whether an existing directory holding files may be replaced.
+        overwrite: Whether an existing directory holding only files recoursesim wrote may be replaced.
+        protected: The run's input files (never removed, even if recoursesim wrote them).
 
     Raises:
         ConfigError: the path is empty or contains a NUL byte, names a file, holds files and
-            ``overwrite`` is not set, or no ancestor is a directory.
+            ``overwrite`` is not set, holds anything recoursesim did not write (with
+            ``overwrite``), or nothing can be created where it would go.
     """
     text = os.fspath(path)
     if not str(text).strip():
@@ -98,9 +109,15 @@ def check_out(path: str | Path, *, overwrite: bool = False) -> Path:
         raise ConfigError(
             "--out", f"{target} is the working or home directory (or holds it)", "give a dedicated results directory"
         )
-    anchor = existing_ancestor(target)
+    if overwrite and target.is_dir():
+        ownership.check_replaceable(target, protected)
+    anchor = existing_ancestor(target.parent)
     if not anchor.is_dir():
         raise ConfigError("--out", f"{anchor} is not a directory", "choose another output path")
+    try:  # the results are first written next to the target: check now that this is possible
+        os.rmdir(tempfile.mkdtemp(prefix=_working_prefix(target, "tmp"), dir=anchor))
+    except OSError as error:
+        raise _out_error(target, f"cannot create a directory in {quote_path(anchor)}", error) from None
     return target
 
 
@@ -125,6 +142,23 @@ def check_out_file(path: str | Path, field: str) -> Path:
     return target
 
 
+def input_files(*arguments: str | Path | None, spec: Any = None) -> list[Path]:
+    """The run's input files: the arguments that are existing files, and every ``path`` a scenario names.
+
+    ``--overwrite`` never removes them (:func:`check_out`).
+    """
+    found = [Path(a) for a in arguments if a is not None and Path(a).is_file()]
+    stack = [spec]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            found += [Path(v) for k, v in item.items() if k == "path" and isinstance(v, str) and v]
+            stack += list(item.values())
+        elif isinstance(item, list):
+            stack += item
+    return found
+
+
 def existing_ancestor(path: Path) -> Path:
     """Return the nearest ancestor of ``path`` (or ``path`` itself) that exists."""
     anchor = path
@@ -134,23 +168,28 @@ def existing_ancestor(path: Path) -> Path:
 
 
 @contextlib.contextmanager
-def atomic_output_dir(path: str | Path, *, overwrite: bool = False) -> Iterator[Path]:
+def atomic_output_dir(
+    path: str | Path, *, overwrite: bool = False, protected: Iterable[str | Path] = ()
+) -> Iterator[Path]:
     """Write into a temporary directory; move it to ``path`` only when the body succeeds.
 
     ``path`` is checked (:func:`check_out`) and the temporary directory created on entry, so an
-    unusable ``--out`` fails before any work. If the body raises, nothing is written: neither
-    ``path`` nor any missing parent directory is created. On success missing parents are created
-    (like ``mkdir -p``) and the temporary directory becomes ``path``; an existing ``path`` (empty,
-    or any with ``overwrite``) is replaced as a whole.
+    unusable ``--out`` fails before any work. If the body raises (or is interrupted), nothing is
+    written: neither ``path`` nor any missing parent directory is created. On success every file
+    written is recorded (:mod:`recoursesim.ownership`), missing parents are created (like
+    ``mkdir -p``) and the temporary directory becomes ``path``; an existing ``path`` (empty, or
+    with ``overwrite`` one holding only files recoursesim wrote) is replaced, and only its
+    recorded files are deleted.
 
     Args:
         path: The output directory.
-        overwrite: Whether an existing directory holding files may be replaced.
+        overwrite: Whether an existing directory holding only files recoursesim wrote may be replaced.
+        protected: The run's input files (never removed).
 
     Yields:
         The temporary directory to write into.
     """
-    target = check_out(path, overwrite=overwrite)
+    target = check_out(path, overwrite=overwrite, protected=protected)
     anchor = existing_ancestor(target.parent)
     remove_stale_working_dirs(anchor)
     try:
@@ -164,8 +203,13 @@ def atomic_output_dir(path: str | Path, *, overwrite: bool = False) -> Iterator[
             if error.filename is not None and not str(error.filename).startswith(str(tmp)):
                 raise  # not a write into the output (an input file, say): reported as it is
             raise _out_error(target, "writing the results failed", error) from None
+        try:
+            ownership.record_tree(tmp)
+        except OSError as error:
+            raise _out_error(target, "writing the results failed", error) from None
         target.parent.mkdir(parents=True, exist_ok=True)
         if target.exists():
+            check_out(target, overwrite=overwrite, protected=protected)  # nothing arrived in the meantime
             old = Path(tempfile.mkdtemp(prefix=_working_prefix(target, "old"), dir=target.parent))
             os.replace(target, old)
             try:
@@ -173,11 +217,30 @@ def atomic_output_dir(path: str | Path, *, overwrite: bool = False) -> Iterator[
             except OSError:
                 os.replace(old, target)  # put the earlier results back
                 raise
-            shutil.rmtree(old, ignore_errors=True)
+            _restore_unrecorded(old, target)
         else:
             os.rename(tmp, target)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _restore_unrecorded(old: Path, target: Path) -> None:
+    """Delete the recorded files of a replaced directory; put anything else back into ``target``.
+
+    :func:`check_out` has just found only recorded files, so normally nothing is left; a file that
+    appeared since is moved back (or, if its name is taken, its directory is kept next to the
+    target under a name the stale-directory clean-up does not touch).
+    """
+    left = ownership.remove_recorded(old)
+    if not left:
+        return
+    for item in sorted(old.iterdir()):
+        if not (target / item.name).exists():
+            os.rename(item, target / item.name)
+    if any(old.iterdir()):
+        os.rename(old, target.with_name(f"{target.name}.kept-{os.getpid()}"))
+    else:
+        os.rmdir(old)
 
 
 def _out_error(target: Path, what: str, error: OSError) -> ConfigError:

@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from recoursesim.cli._common import non_negative_int, positive_int
+from recoursesim.cli._common import add_allow_import_argument, non_negative_int, positive_int
 from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out
 from recoursesim.compare import Comparison, compare_policies, comparison_figure, format_comparison
 from recoursesim.errors import ConfigError
@@ -55,6 +55,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--force", action="store_true", help="run even if the estimated memory exceeds what is available"
     )
     add_out_arguments(parser, "write the tables and the figure to this directory")
+    add_allow_import_argument(parser)
     parser.set_defaults(func=run)
 
 
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         check_out(args.out, overwrite=args.overwrite)
     if len(args.scenarios) < 2:
         raise ConfigError("scenarios", f"need at least two to compare, got {len(args.scenarios)}", "give two or more")
-    scenarios = [load_scenario(name) for name in args.scenarios]
+    scenarios = [load_scenario(name, allow_imports=args.allow_imports) for name in args.scenarios]
     labels = [s.name for s in scenarios]
     if len(set(labels)) != len(labels):
         labels = [Path(name).stem for name in args.scenarios]

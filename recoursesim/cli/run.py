@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from recoursesim.cli._common import non_negative_int
-from recoursesim.cli._output import add_out_arguments, atomic_output_dir, slug
+from recoursesim.cli._common import add_allow_import_argument, non_negative_int
+from recoursesim.cli._output import add_out_arguments, atomic_output_dir, input_files, slug
 from recoursesim.resources import check_run_memory
 from recoursesim.scenario import bundled_names, load_scenario
 from recoursesim.simulate import RESULT_FILES, RunResult, simulate
@@ -40,12 +40,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--force", action="store_true", help="run even if the estimated memory exceeds what is available"
     )
+    add_allow_import_argument(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Execute ``recoursesim run``."""
-    scenario = load_scenario(args.scenario)
+    scenario = load_scenario(args.scenario, allow_imports=args.allow_imports)
     seed = scenario.seed if args.seed is None else args.seed
     check_run_memory(scenario, steps=args.steps, force=args.force)
     if args.no_write:
@@ -53,7 +54,8 @@ def run(args: argparse.Namespace) -> int:
         print(format_summary(result))
         return 0
     out = args.out or Path("results") / slug(scenario.name) / f"seed-{seed}"
-    with atomic_output_dir(out, overwrite=args.overwrite) as tmp:  # checks --out before the run
+    inputs = input_files(args.scenario, spec=scenario.spec)
+    with atomic_output_dir(out, overwrite=args.overwrite, protected=inputs) as tmp:  # checks --out before the run
         result = simulate(scenario, seed, steps=args.steps, force=True)
         written = result.write(tmp)
     print(format_summary(result))

@@ -8,9 +8,9 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from recoursesim.cli._common import non_negative_int, positive_int
+from recoursesim.cli._common import add_allow_import_argument, non_negative_int, positive_int
 from recoursesim.cli._executor_options import add_executor_arguments, check_executor
-from recoursesim.cli._output import atomic_output_dir, check_out, out_path, slug
+from recoursesim.cli._output import atomic_output_dir, check_out, input_files, out_path, slug
 from recoursesim.errors import ConfigError
 from recoursesim.scenario import bundled_names, load_scenario
 from recoursesim.sweep import SweepPlan, SweepReport, SweepStore, parse_grid, run_sweep, summarise
@@ -62,6 +62,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--pooled-only", action="store_true", help="record only the pooled per-group metrics (faster), not per step"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no report, only errors")
+    add_allow_import_argument(parser)
     parser.set_defaults(func=sweep)
 
 
@@ -69,7 +70,7 @@ def sweep(args: argparse.Namespace) -> int:
     """Execute ``recoursesim sweep``."""
     if not args.connect_timeout > 0:
         raise ConfigError("--connect-timeout", f"must be positive, got {args.connect_timeout}", "give seconds > 0")
-    scenario = load_scenario(args.scenario)
+    scenario = load_scenario(args.scenario, allow_imports=args.allow_imports)
     plan = SweepPlan.from_grid(
         scenario,
         parse_grid(args.grid),
@@ -82,18 +83,30 @@ def sweep(args: argparse.Namespace) -> int:
     if args.overwrite and args.resume:
         raise ConfigError("--overwrite", "cannot be combined with --resume", "continue the sweep, or replace it")
     replace = args.overwrite and out.is_dir() and any(out.iterdir())
+    inputs = input_files(args.scenario, spec=scenario.spec)
     if replace:
-        check_out(out, overwrite=True)
+        check_out(out, overwrite=True, protected=inputs)
     else:
         SweepStore(out).check(plan, resume=args.resume, missing_parent_ok=args.out is None)
     if args.out is None:
         out.parent.mkdir(parents=True, exist_ok=True)
     try:
         with contextlib.ExitStack() as stack:  # with --overwrite: a new directory, swapped in only when done
-            directory = stack.enter_context(atomic_output_dir(out, overwrite=True)) if replace else out
+            directory = (
+                stack.enter_context(atomic_output_dir(out, overwrite=True, protected=inputs)) if replace else out
+            )
             with executor_choice.open() as executor:
                 report = run_sweep(plan, directory, executor=executor, resume=args.resume, progress=not args.quiet)
             summarise(directory)
+    except ConfigError as error:
+        if replace and error.field == "--out" and "--resume" in error.fix:  # the new sweep's directory is gone
+            raise ConfigError(
+                "--out",
+                f"writing the new sweep failed ({error.problem.split('(', 1)[-1].split(')', 1)[0]}); "
+                f"{out} still holds the earlier sweep",
+                error.fix.replace(", then continue with --resume", ", then run the sweep again"),
+            ) from None
+        raise
     except SweepAbortedError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

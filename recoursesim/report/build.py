@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from recoursesim.errors import ConfigError
@@ -44,7 +45,12 @@ def figures_dir_for(output: Path) -> Path:
 
 
 def write_report(
-    results_dir: str | Path, output: str | Path, fmt: str = "html", point: int | None = None
+    results_dir: str | Path,
+    output: str | Path,
+    fmt: str = "html",
+    point: int | None = None,
+    *,
+    allow_imports: Sequence[str] | None = None,
 ) -> tuple[Path, Path, Report]:
     """Read ``results_dir``, build the report and write it to ``output`` with its PNG/SVG figures.
 
@@ -56,6 +62,7 @@ def write_report(
         output: The report file.
         fmt: ``"html"`` (one self-contained file) or ``"md"`` (Markdown linking the PNGs).
         point: For a sweep directory with several grid points, the one to report on.
+        allow_imports: Modules an import-path component name in the saved scenario may import.
 
     Returns:
         ``(output, figures directory, report)``.
@@ -73,7 +80,7 @@ def write_report(
     figures_dir = figures_dir_for(output)
     if figures_dir.exists() and not figures_dir.is_dir():
         raise ConfigError("--html", f"{figures_dir} (for the figures) is a file", "move it or choose another path")
-    report = build_report(load_results(results_dir, point))
+    report = build_report(load_results(results_dir, point, allow_imports=allow_imports))
     text = to_html(report) if fmt == "html" else to_markdown(report, figures_dir.name)
     tmp = Path(tempfile.mkdtemp(prefix=f".{figures_dir.name}.tmp-", dir=figures_dir.resolve().parent))
     try:

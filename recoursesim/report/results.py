@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -111,7 +112,7 @@ class Results:
         return frame
 
 
-def load_results(path: str | Path, point: int | None = None) -> Results:
+def load_results(path: str | Path, point: int | None = None, *, allow_imports: Sequence[str] | None = None) -> Results:
     """Read a results directory.
 
     ``path`` is one run directory (``ledger.parquet``, ``metrics.parquet``, ``summary.parquet``,
@@ -119,6 +120,12 @@ def load_results(path: str | Path, point: int | None = None) -> Results:
     are run directories of the same scenario, one per seed (as ``recoursesim run SCENARIO --seed
     N`` writes them under ``results/<scenario>/seed-<N>``), or a sweep directory (``manifest.json``;
     see :func:`~recoursesim.report.sweep_results.load_sweep_results`, which ``point`` is for).
+
+    Args:
+        path: The directory.
+        point: For a sweep directory with several grid points, the one to report on.
+        allow_imports: Modules an import-path component name in the saved scenario may import
+            (:mod:`recoursesim.trust`; default none).
 
     Raises:
         ConfigError: The directory is missing, holds no runs (empty), holds runs of different
@@ -157,10 +164,10 @@ def load_results(path: str | Path, point: int | None = None) -> Results:
                 "report on one scenario's runs at a time (use `recoursesim compare` for several)",
             )
         runs.append(_read_run(run_dir, meta))
-    return Results(directory, recorded_scenario(spec, str(run_dirs[0] / SCENARIO_FILE)), tuple(runs))
+    return Results(directory, recorded_scenario(spec, str(run_dirs[0] / SCENARIO_FILE), allow_imports), tuple(runs))
 
 
-def recorded_scenario(spec: dict[str, Any], source: str) -> Scenario:
+def recorded_scenario(spec: dict[str, Any], source: str, allow_imports: Sequence[str] | None = None) -> Scenario:
     """The scenario a results directory records, validated when it can be rebuilt here.
 
     A scenario run with a model or a DataFrame given from Python names them only by their
@@ -170,7 +177,7 @@ def recorded_scenario(spec: dict[str, Any], source: str) -> Scenario:
     from_python = "data_fingerprint" in population or ("fingerprint" in scorer and "model_file" not in scorer)
     if from_python:
         return Scenario(spec, source)
-    return Scenario.from_dict(spec, source=source)
+    return Scenario.from_dict(spec, source=source, allow_imports=allow_imports)
 
 
 def _is_run(directory: Path) -> bool:

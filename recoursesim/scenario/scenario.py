@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import difflib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,11 +15,12 @@ import numpy as np
 from recoursesim._files import check_input_file
 from recoursesim._validate import check_choice, check_int
 from recoursesim.errors import ConfigError
-from recoursesim.registry import build, install, names, plugin_classes
+from recoursesim.registry import build, check_names, install, names, plugin_classes
 from recoursesim.scenario.tables import bundled_names, bundled_text, dump_toml, read_toml, resolve_bases
 
 if TYPE_CHECKING:
     from recoursesim.metrics.outcomes import EffortMeasure
+from recoursesim.trust import allowance
 
 #: Top-level scenario keys and what they hold.
 SECTIONS: dict[str, str] = {
@@ -66,16 +67,23 @@ class Scenario:
     :class:`ScenarioError` naming the field and the fix. ``spec`` is the full resolved table
     (preset applied), so a saved scenario reproduces the run without the preset.
 
+    A component named by import path (``"package.module:Class"``) is imported only if its module
+    is in ``allow_imports`` (see :mod:`recoursesim.trust`); the structure of the whole table and
+    every component name are checked before any such import. The allowance is part of the
+    scenario: it travels with it to worker processes and Dask workers.
+
     Attributes:
         spec: The resolved configuration.
         source: Where it came from (a path or ``"<dict>"``).
         inputs: Python objects the scenario runs with beside its table: ``model`` (a fitted
             classifier) and ``data`` (a DataFrame); see :meth:`with_inputs`.
+        allow_imports: Modules an import-path component name may import.
     """
 
     spec: dict[str, Any]
     source: str = "<dict>"
     inputs: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    allow_imports: tuple[str, ...] = ()
 
     @classmethod
     def from_dict(
@@ -85,6 +93,7 @@ class Scenario:
         inputs: Mapping[str, Any] | None = None,
         *,
         origin: str | Path | None = None,
+        allow_imports: Sequence[str] | None = None,
     ) -> Scenario:
         """Validate a configuration table (as parsed from TOML).
 
@@ -93,6 +102,7 @@ class Scenario:
             source: Where it came from, for error messages.
             inputs: Your own ``model`` and/or ``data`` (see :meth:`with_inputs`).
             origin: The folder a relative ``base`` path is read from (default: the working directory).
+            allow_imports: Modules an import-path component name may import (default: none).
         """
         from recoursesim.scenario.inputs import attach_inputs
 
@@ -101,9 +111,11 @@ class Scenario:
         if given.get("model") is not None and "scorer" not in table:
             table["scorer"] = {"name": "fitted"}  # the model given is the scorer: the table needs none
         try:
+            allowed = allowance(allow_imports)
             spec = _resolve(resolve_table(table, source, origin))
+            check_names(spec, allowed)
             spec, attached = attach_inputs(spec, given.get("model"), given.get("data"))
-            scenario = cls(spec, source, attached)
+            scenario = cls(spec, source, attached, allowed)
             scenario.build_model(seed=0, dry_run=True)
         except ScenarioError:
             raise
@@ -112,17 +124,19 @@ class Scenario:
         return scenario
 
     @classmethod
-    def from_file(cls, path: str | Path, inputs: Mapping[str, Any] | None = None) -> Scenario:
+    def from_file(
+        cls, path: str | Path, inputs: Mapping[str, Any] | None = None, *, allow_imports: Sequence[str] | None = None
+    ) -> Scenario:
         """Load and validate a TOML scenario file (a relative ``base`` path starts at its folder).
 
-        ``inputs``: see :meth:`from_dict`.
+        ``inputs`` and ``allow_imports``: see :meth:`from_dict`.
         """
         path = Path(path)
         if not path.exists():
             bundled = ", ".join(bundled_names())
             raise ConfigError("scenario", f"file {path} not found", f"check the path (bundled scenarios: {bundled})")
         data, source, origin = load_table(path)
-        return cls.from_dict(data, source=source, inputs=inputs, origin=origin)
+        return cls.from_dict(data, source=source, inputs=inputs, origin=origin, allow_imports=allow_imports)
 
     @classmethod
     def bundled(cls, name: str = "default", inputs: Mapping[str, Any] | None = None) -> Scenario:
@@ -173,7 +187,7 @@ class Scenario:
             ScenarioError: the model or the data does not fit the scenario (one line naming why).
         """
         inputs = {**self.inputs, **{k: v for k, v in (("model", model), ("data", data)) if v is not None}}
-        return Scenario.from_dict(self.spec, source=self.source, inputs=inputs)
+        return Scenario.from_dict(self.spec, source=self.source, inputs=inputs, allow_imports=self.allow_imports)
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> Scenario:
         """Return a new validated scenario with dotted keys replaced (``{"selection.k": 50}``)."""
@@ -188,7 +202,7 @@ class Scenario:
                     )
                 table = table[part]
             table[parts[-1]] = value
-        return Scenario.from_dict(spec, source=self.source, inputs=self.inputs)
+        return Scenario.from_dict(spec, source=self.source, inputs=self.inputs, allow_imports=self.allow_imports)
 
     def to_toml(self) -> str:
         """The resolved configuration as TOML: a scenario file that runs as this scenario does."""
@@ -203,7 +217,8 @@ class Scenario:
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle with the plug-in classes the scenario names, registered again where it is unpickled."""
-        return (_unpickle_scenario, (self.spec, self.source, plugin_classes(self.spec), dict(self.inputs)))
+        plugins = plugin_classes(self.spec)
+        return (_unpickle_scenario, (self.spec, self.source, plugins, dict(self.inputs), self.allow_imports))
 
     def build_model(self, seed: int | np.random.SeedSequence | None = None, *, dry_run: bool = False) -> Any:
         """Construct a fresh :class:`~recoursesim.model.RecourseModel` for ``seed``.
@@ -237,7 +252,8 @@ class Scenario:
         population_spec = dict(spec["population"])
         n_initial = check_int("population.initial", population_spec.pop("initial", None), minimum=1)
         entrants = population_spec.pop("entrants", 0)
-        population = build("population", population_spec, data=self.inputs.get("data"))
+        allowed = self.allow_imports
+        population = build("population", population_spec, data=self.inputs.get("data"), allow_imports=allowed)
         feature_names = tuple(population.feature_names)
         # Mixed-type populations hand their schema and default action set to the parts that need them.
         mixed = {
@@ -245,7 +261,12 @@ class Scenario:
             "action_defaults": getattr(population, "default_action_set", None),
         }
         scorer = build(
-            "scorer", spec["scorer"], population=population, fitted_estimator=self.inputs.get("model"), **mixed
+            "scorer",
+            spec["scorer"],
+            population=population,
+            fitted_estimator=self.inputs.get("model"),
+            allow_imports=allowed,
+            **mixed,
         )
         n_features = getattr(scorer, "n_features_in_", len(feature_names))
         if n_features != len(feature_names):
@@ -253,12 +274,19 @@ class Scenario:
                 "scorer.weights", f"has {n_features} entries but the population has {len(feature_names)} features",
                 f"give one weight per feature ({', '.join(feature_names)})",
             )  # fmt: skip
-        selector = build("selector", spec["selection"])
-        recourse = build("recourse", spec["recourse"], feature_names=feature_names, population=population, **mixed)
-        behaviour = build("behaviour", spec["behaviour"], **mixed)
-        trainer = build("trainer", spec["training"], **mixed) if "training" in spec else None
+        selector = build("selector", spec["selection"], allow_imports=allowed)
+        recourse = build(
+            "recourse",
+            spec["recourse"],
+            feature_names=feature_names,
+            population=population,
+            allow_imports=allowed,
+            **mixed,
+        )
+        behaviour = build("behaviour", spec["behaviour"], allow_imports=allowed, **mixed)
+        trainer = build("trainer", spec["training"], allow_imports=allowed, **mixed) if "training" in spec else None
         refit_order_of(trainer)
-        observers = _build_observers(spec.get("observers", []), population, mixed)
+        observers = _build_observers(spec.get("observers", []), population, mixed, allowed)
         reference = self.reference_group
         if reference is not None and reference not in population.group_names:
             raise ConfigError(
@@ -294,14 +322,18 @@ class Scenario:
         )
 
 
-def _build_observers(tables: list[dict[str, Any]], population: Any, mixed: dict[str, Any]) -> list[Any]:
+def _build_observers(
+    tables: list[dict[str, Any]], population: Any, mixed: dict[str, Any], allow_imports: tuple[str, ...] = ()
+) -> list[Any]:
     """Build the ``[[observers]]``; each writes its rows under its ``label`` (default: its name), unique."""
     observers: list[Any] = []
     seen: dict[str, int] = {}
     for i, table in enumerate(tables):
         section = f"observers[{i}]"
         params = {key: value for key, value in table.items() if key != "label"}
-        observer = build("observer", params, section=section, population=population, **mixed)
+        observer = build(
+            "observer", params, section=section, population=population, allow_imports=allow_imports, **mixed
+        )
         if "label" in table:
             label = table["label"]
             if not isinstance(label, str) or not label.strip():
@@ -322,10 +354,14 @@ def _build_observers(tables: list[dict[str, Any]], population: Any, mixed: dict[
 
 
 def _unpickle_scenario(
-    spec: dict[str, Any], source: str, plugins: dict[str, dict[str, type]], inputs: dict[str, Any] | None = None
+    spec: dict[str, Any],
+    source: str,
+    plugins: dict[str, dict[str, type]],
+    inputs: dict[str, Any] | None = None,
+    allow_imports: tuple[str, ...] = (),
 ) -> Scenario:
     install(plugins)
-    return Scenario(spec, source, inputs or {})
+    return Scenario(spec, source, inputs or {}, tuple(allow_imports))
 
 
 def resolve_table(data: Mapping[str, Any], source: str = "<dict>", origin: str | Path | None = None) -> dict[str, Any]:
@@ -376,7 +412,11 @@ def parse_toml(text: str, source: str) -> dict[str, Any]:
 
 
 def load_scenario(
-    path_or_name: str | Path | Mapping[str, Any] | None = None, *, model: Any = None, data: Any = None
+    path_or_name: str | Path | Mapping[str, Any] | None = None,
+    *,
+    model: Any = None,
+    data: Any = None,
+    allow_imports: Sequence[str] | None = None,
 ) -> Scenario:
     """Load a scenario file, a bundled scenario by name (default: ``default``) or a table.
 
@@ -385,16 +425,18 @@ def load_scenario(
             or ``None`` for ``default``.
         model: Your own fitted classifier as the decision model (:meth:`Scenario.with_inputs`).
         data: Your own DataFrame of applicants (:meth:`Scenario.with_inputs`).
+        allow_imports: Modules an import-path component name may import (default: none; see
+            :mod:`recoursesim.trust`).
     """
     inputs = {"model": model, "data": data}
     if isinstance(path_or_name, Mapping):
-        return Scenario.from_dict(path_or_name, inputs=inputs)
+        return Scenario.from_dict(path_or_name, inputs=inputs, allow_imports=allow_imports)
     if path_or_name is None:
         return Scenario.bundled("default", inputs=inputs)
     text = str(path_or_name)
     if not text.endswith(".toml") and text in bundled_names() and not Path(text).exists():
         return Scenario.bundled(text, inputs=inputs)
-    return Scenario.from_file(path_or_name, inputs=inputs)
+    return Scenario.from_file(path_or_name, inputs=inputs, allow_imports=allow_imports)
 
 
 def _scorer_shorthand(data: dict[str, Any]) -> dict[str, Any]:

@@ -76,6 +76,7 @@ class SweepPlan:
         check_int("root_seed", self.root_seed, minimum=0)
         if not self.points:
             raise ConfigError("grid", "the sweep has no grid points", "give at least one scenario")
+        check_sweep_size(len(self.points), self.n_seeds)
         labels = [canonical_json(p.params) for p in self.points]
         if len(set(labels)) != len(labels):
             raise ConfigError("grid", "two grid points have the same parameters", "give each point distinct params")
@@ -109,12 +110,16 @@ class SweepPlan:
             ConfigError: An unknown key, an empty value list or a value the scenario rejects.
         """
         grid = dict(grid or {})
+        check_int("seeds", n_seeds, minimum=1)
+        n_points = 1
         for key, values in grid.items():
             if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or len(values) == 0:
                 raise ConfigError(f"--grid {key}", "needs a non-empty list of values", f"write {key}=v1,v2")
             values = [_plain_value(key, value) for value in values]
             if len({canonical_json(v) for v in values}) != len(values):
                 raise ConfigError(f"--grid {key}", "lists a value twice", "give each value once")
+            n_points *= len(values)
+        check_sweep_size(n_points, n_seeds)  # before validating a scenario per point
         keys = sorted(grid)
         points = []
         for combo in itertools.product(*(grid[k] for k in keys)):
@@ -176,6 +181,35 @@ class SweepPlan:
             "param_names": self.param_names,
             "points": [{"params": p.params, "scenario": p.scenario.spec} for p in self.points],
         }
+
+
+#: Most grid points a sweep may have (each point's scenario is validated and kept in memory).
+MAX_GRID_POINTS = 10_000
+#: Most runs a sweep may have (the plan and ``manifest.json`` list every run).
+MAX_SWEEP_RUNS = 1_000_000
+
+
+def check_sweep_size(n_points: int, n_seeds: int) -> None:
+    """Refuse, before any work, a sweep too large to plan.
+
+    That is, more than :data:`MAX_GRID_POINTS` points or :data:`MAX_SWEEP_RUNS` runs.
+
+    Raises:
+        ConfigError: naming ``--grid`` or ``--seeds`` with the sizes.
+    """
+    if n_points > MAX_GRID_POINTS:
+        raise ConfigError(
+            "--grid",
+            f"has {n_points:,} points (the product of the value counts); at most {MAX_GRID_POINTS:,} are allowed",
+            "give fewer values, or split the grid into several sweeps",
+        )
+    if n_points * n_seeds > MAX_SWEEP_RUNS:
+        raise ConfigError(
+            "--seeds",
+            f"{n_points:,} point(s) x {n_seeds:,} seeds = {n_points * n_seeds:,} runs; a sweep lists every run "
+            f"in its plan and manifest, and at most {MAX_SWEEP_RUNS:,} are allowed",
+            "give fewer --seeds or grid values (a 95% interval needs far fewer: 20-100 seeds are typical)",
+        )
 
 
 def parse_grid(items: Sequence[str]) -> dict[str, list[Any]]:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from recoursesim.errors import RecourseSimError
+from recoursesim.errors import ConfigError, RecourseSimError
 from recoursesim.sweep.executors import Executor, JoblibExecutor
 from recoursesim.sweep.plan import RunTask, SweepPlan
 from recoursesim.sweep.progress import progress_bar
@@ -69,8 +70,10 @@ def run_sweep(
 
     Results stream to disk as runs finish: the driver keeps no results in memory. A run that
     raises is recorded in ``out/errors/`` and the sweep goes on. Run identities depend only on
-    (scenario, parameters, seed), so ``resume`` skips exactly the runs whose shard exists, however
-    the earlier session ended.
+    (scenario, parameters, seed), so ``resume`` skips exactly the runs whose shard exists and
+    matches the size and checksum recorded when it was written, however the earlier session
+    ended; a truncated or changed shard is run again. A write that fails (a full disk) stops the
+    sweep with a :class:`~recoursesim.errors.ConfigError`; the runs finished before it are kept.
 
     Args:
         plan: The sweep.
@@ -84,7 +87,8 @@ def run_sweep(
         The session's report.
 
     Raises:
-        ConfigError: ``out`` holds something else, or another sweep is writing into it.
+        ConfigError: ``out`` holds something else, another sweep is writing into it, or writing
+            into it failed (the message says how to continue with ``resume``).
         SweepAbortedError: The executor failed; the finished runs are kept.
     """
     start = time.perf_counter()
@@ -95,7 +99,13 @@ def run_sweep(
     try:
         with store.lock():
             store.remove_partial_files()
-            finished = store.finished()
+            finished, bad = store.verified()
+            if bad and progress:
+                print(
+                    f"note: {len(bad)} shard(s) in {store.runs_dir} are truncated or changed since they were "
+                    "written; those runs run again",
+                    file=sys.stderr,
+                )
             skipped = sum(t.run_id in finished for t in plan.tasks())
             pending = (t for t in plan.tasks() if t.run_id not in finished)
             succeeded = 0
@@ -106,11 +116,16 @@ def run_sweep(
                 for outcome in executor.map_unordered(runner, pending, key=_task_key):
                     task = outcome.task
                     run_seconds += outcome.seconds
+                    try:
+                        if outcome.ok and outcome.shard is not None:
+                            store.record_success(task.run_id, outcome.shard)
+                        else:
+                            store.record_failure(task, outcome.error or "", outcome.traceback or "")
+                    except OSError as error:
+                        raise _write_failed(store, task, error, skipped + succeeded) from None
                     if outcome.ok and outcome.shard is not None:
-                        store.record_success(task.run_id, outcome.shard)
                         succeeded += 1
                     else:
-                        store.record_failure(task, outcome.error or "", outcome.traceback or "")
                         failures.append(_failure(task, outcome.error or ""))
                         bar.set_postfix_str(f"{len(failures)} failed")
                     bar.update(1)
@@ -139,6 +154,18 @@ def run_sweep(
         time.perf_counter() - start,
         executor.description,
         run_seconds,
+    )
+
+
+def _write_failed(store: SweepStore, task: RunTask, error: OSError, kept: int) -> ConfigError:
+    """The one-line error of a failed write (a full disk, say): the sweep stops and can be resumed."""
+    from recoursesim.cli._common import os_cause
+
+    cause, fix = os_cause(error)
+    return ConfigError(
+        "--out",
+        f"writing run {task.run_id} into {store.directory} failed ({cause}); the {kept} finished runs are kept",
+        f"{fix}, then continue with --resume",
     )
 
 

@@ -5,15 +5,18 @@ DIR/manifest.json        the plan: sweep id, root seed, points (parameters + res
 DIR/runs/<run_id>.parquet   one shard per finished run, written atomically
 DIR/errors/<run_id>.json    one record per failed run (error and traceback)
 DIR/summary.parquet      written by :func:`~recoursesim.sweep.summarise`
+DIR/recoursesim-files.jsonl  every file written here, with its size, SHA-256 and row count
 ```
 
-A shard exists only once complete (temporary file, then rename), so after a crash the set of
-shards is exactly the set of finished runs; that is what ``resume`` relies on.
+A shard exists only once complete (temporary file, then rename), and its size, checksum and row
+count are recorded (:mod:`recoursesim.ownership`) right after. ``resume`` reruns every run whose
+shard is missing, unrecorded, truncated or changed (:meth:`SweepStore.finished`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import tempfile
@@ -21,6 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from recoursesim import ownership
 from recoursesim.errors import ConfigError
 from recoursesim.sweep.identity import canonical_json
 from recoursesim.sweep.plan import RunTask, SweepPlan
@@ -29,8 +33,8 @@ MANIFEST = "manifest.json"
 RUNS = "runs"
 ERRORS = "errors"
 LOCK = ".lock"
-#: Version of the directory layout, stored in the manifest.
-LAYOUT_VERSION = 1
+#: Version of the directory layout, stored in the manifest (2: files recorded with checksums).
+LAYOUT_VERSION = 2
 
 try:  # POSIX advisory locks keep two sweeps from writing into one directory at once.
     import fcntl
@@ -126,7 +130,7 @@ class SweepStore:
                 raise ConfigError(
                     "--out", f"{directory} already holds this sweep", "add --resume, or choose another --out"
                 )
-        elif directory.exists() and any(p.name != LOCK for p in directory.iterdir()):
+        elif directory.exists() and any(p.name not in (LOCK, ownership.RECORD) for p in directory.iterdir()):
             raise ConfigError("--out", f"{directory} is not empty and holds no sweep", "choose a new or empty one")
         parent = directory.resolve().parent
         if not parent.is_dir() and not missing_parent_ok:
@@ -136,7 +140,12 @@ class SweepStore:
         """Write the plan (and the list of its runs) as the manifest, atomically."""
         data: dict[str, Any] = {"layout": LAYOUT_VERSION, **plan.describe()}
         data["runs"] = [[t.run_id, t.point, t.seed_index] for t in plan.tasks()]
-        write_atomic(self.directory / MANIFEST, (canonical_json(data) + "\n").encode("utf-8"))
+        self.write_recorded(self.directory / MANIFEST, (canonical_json(data) + "\n").encode("utf-8"))
+
+    def write_recorded(self, path: Path, data: bytes, rows: int | None = None) -> None:
+        """Write a file of the sweep atomically, then record it (size, checksum, rows)."""
+        write_atomic(path, data)
+        ownership.record_file(self.directory, path, data, rows)
 
     def read_manifest(self) -> dict[str, Any]:
         """The manifest, parsed.
@@ -162,7 +171,11 @@ class SweepStore:
         if fcntl is None:  # pragma: no cover - Windows
             yield
             return
-        with open(self.directory / LOCK, "a+b") as handle:
+        path = self.directory / LOCK
+        if not path.exists():
+            path.touch()
+            ownership.record_file(self.directory, path, b"")
+        with open(path, "a+b") as handle:
             try:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
@@ -185,14 +198,44 @@ class SweepStore:
         return removed
 
     def finished(self) -> set[str]:
-        """Identifiers of the runs whose shard exists."""
+        """Identifiers of the runs whose shard exists (unverified; see :meth:`verified`)."""
         if not self.runs_dir.is_dir():
             return set()
         return {p.stem for p in self.runs_dir.glob("*.parquet")}
 
+    def verified(self) -> tuple[set[str], list[str]]:
+        """Identifiers of the runs whose shard is intact, and of those whose shard is not.
+
+        A shard is intact when its size and SHA-256 are those recorded when it was written. A
+        sweep written before shards were recorded (layout 1) has no record: its shards are
+        accepted if they read as Parquet with the recorded run's rows only, and are then recorded.
+
+        Returns:
+            ``(intact, bad)``: the run identifiers; a bad shard (truncated, changed, unreadable,
+            or unrecorded in a recorded sweep) is to be run again.
+        """
+        known = ownership.read(self.directory)
+        legacy = not known
+        intact: set[str] = set()
+        bad: list[str] = []
+        for run_id in sorted(self.finished()):
+            path = self.shard_path(run_id)
+            if legacy:
+                rows = _readable_shard(path, run_id)
+                if rows is not None:
+                    ownership.record_file(self.directory, path, rows=rows)
+                ok = rows is not None
+            else:
+                ok = ownership.verify(self.directory, path, known.get(path.relative_to(self.directory).as_posix()))
+            if ok:
+                intact.add(run_id)
+            else:
+                bad.append(run_id)
+        return intact, bad
+
     def record_success(self, run_id: str, shard: bytes) -> None:
-        """Write a run's shard atomically and drop any failure record of an earlier attempt."""
-        write_atomic(self.shard_path(run_id), shard)
+        """Write a run's shard atomically, record it, and drop any failure record of an earlier attempt."""
+        self.write_recorded(self.shard_path(run_id), shard, _shard_rows(shard))
         self.error_path(run_id).unlink(missing_ok=True)
 
     def record_failure(self, task: RunTask, error: str, trace: str) -> None:
@@ -206,7 +249,8 @@ class SweepStore:
             "error": error,
             "traceback": trace,
         }
-        write_atomic(self.error_path(task.run_id), (json.dumps(record, indent=1, sort_keys=True) + "\n").encode())
+        text = json.dumps(record, indent=1, sort_keys=True) + "\n"
+        self.write_recorded(self.error_path(task.run_id), text.encode())
 
     def failures(self) -> list[dict[str, Any]]:
         """The failure records, ordered by (point, seed index)."""
@@ -214,3 +258,25 @@ class SweepStore:
             return []
         records = [json.loads(p.read_text(encoding="utf-8")) for p in self.errors_dir.glob("*.json")]
         return sorted(records, key=lambda r: (r["point"], r["seed_index"]))
+
+
+def _shard_rows(shard: bytes) -> int:
+    """Rows of a shard, from its Parquet footer."""
+    import pyarrow.parquet as pq
+
+    return int(pq.read_metadata(io.BytesIO(shard)).num_rows)
+
+
+def _readable_shard(path: Path, run_id: str) -> int | None:
+    """Rows of a shard that reads as Parquet and holds only ``run_id``'s rows; ``None`` otherwise."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+        ids = table.column("run_id")
+    except (OSError, ValueError, KeyError):
+        return None
+    if table.num_rows == 0 or not pc.all(pc.equal(ids, run_id)).as_py():
+        return None
+    return int(table.num_rows)

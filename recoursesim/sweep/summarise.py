@@ -10,6 +10,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from recoursesim import ownership
 from recoursesim.errors import DataError
 from recoursesim.ledger import write_parquet
 from recoursesim.stats import check_confidence, describe_groups
@@ -111,7 +112,10 @@ def summarise(
         summary[name] = _param_column([p["params"][name] for p in manifest["points"]], summary[name])
     summary["step"] = summary["step"].astype("Int32")
     if write:
-        write_parquet(summary, Path(out) if out is not None else Path(directory) / SUMMARY_FILE)
+        target = Path(out) if out is not None else Path(directory) / SUMMARY_FILE
+        write_parquet(summary, target)
+        if out is None:
+            ownership.record_file(Path(directory), target)
     return summary
 
 

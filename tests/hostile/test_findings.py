@@ -270,12 +270,14 @@ def test_8_scorer_with_a_model_scores_an_empty_population():
 def test_4_sweep_overwrite_replaces_the_whole_directory(cli, scenario_file, tmp_path):
     path = str(scenario_file())
     assert cli("sweep", path, "--seeds", "1", "--out", "sw", "--quiet")[0] == 0
-    (tmp_path / "work" / "sw" / "stale.txt").write_text("from an earlier sweep")
+    (tmp_path / "work" / "sw" / "runs" / "stale.parquet").write_text("not from this sweep")
     assert "--out" in one_line_error(*cli("sweep", path, "--seeds", "2", "--out", "sw", "--quiet")[::2])
+    assert "stale.parquet" in one_line_error(*cli("sweep", path, "--seeds", "2", "--out", "sw", "--overwrite")[::2])
+    (tmp_path / "work" / "sw" / "runs" / "stale.parquet").unlink()  # only recorded files may be replaced
     status, _, err = cli("sweep", path, "--seeds", "2", "--out", "sw", "--overwrite", "--quiet")
     assert status == 0, err
     folder = tmp_path / "work" / "sw"
-    assert not (folder / "stale.txt").exists() and len(list((folder / "runs").glob("*.parquet"))) == 2
+    assert len(list((folder / "runs").glob("*.parquet"))) == 2
     assert (folder / "summary.parquet").is_file()
     assert not [p for p in (tmp_path / "work").iterdir() if p.name.startswith(".")]
     one_line_error(*cli("sweep", path, "--seeds", "2", "--out", "sw", "--overwrite", "--resume")[::2])

@@ -147,20 +147,21 @@ def test_a_fresh_process_finds_entry_point_plugins_on_first_lookup(tmp_path, sit
 
 def test_import_path_names_a_class_without_registering(tmp_path, site, monkeypatch, clean_registry):
     monkeypatch.syspath_prepend(str(site))
-    scenario = Scenario.from_dict(
-        {**Scenario.bundled("default").spec, "selection": {"name": "newcomers_plugin:NewcomersFirstSelector", "k": 5}}
-    )
+    selection = {"name": "newcomers_plugin:NewcomersFirstSelector", "k": 5}
+    table = {**Scenario.bundled("default").spec, "selection": selection}
+    scenario = Scenario.from_dict(table, allow_imports=["newcomers_plugin"])
     model = scenario.build_model(0).run(until=1)
     assert type(model.selector).__name__ == "NewcomersFirstSelector"
     (tmp_path / "s.toml").write_text(plugin_scenario("newcomers_plugin:NewcomersFirstSelector"))
-    done = run_cli(["sweep", "s.toml", "--seeds", "2", "--workers", "2", "--out", "o", "--quiet"], tmp_path, site)
+    sweep = ["sweep", "s.toml", "--seeds", "2", "--workers", "2", "--out", "o", "--quiet"]
+    done = run_cli([*sweep, "--allow-import", "newcomers_plugin"], tmp_path, site)
     assert done.returncode == 0, done.stderr
 
 
 @pytest.mark.parametrize(
     ("name", "message"),
     [
-        ("no_such_module_xyz:Thing", "cannot import"),
+        ("no_such_module_xyz:Thing", "which you have not allowed"),
         ("recoursesim.selection:NoSuchClass", "has no class"),
         ("recoursesim.selection:top_k_mask", "has no class"),
         ("not a path:x y", "is not an import path"),
@@ -170,6 +171,12 @@ def test_bad_import_paths_are_one_line_errors(cli, tmp_path, name, message):
     (tmp_path / "s.toml").write_text(plugin_scenario(name))
     line = one_line_error(*cli("run", str(tmp_path / "s.toml"))[::2])
     assert "selection.name" in line and message in line
+
+
+def test_an_allowed_module_that_is_not_installed_is_one_line(cli, tmp_path):
+    (tmp_path / "s.toml").write_text(plugin_scenario("no_such_module_xyz:Thing"))
+    line = one_line_error(*cli("run", str(tmp_path / "s.toml"), "--allow-import", "no_such_module_xyz")[::2])
+    assert "selection.name" in line and "cannot import 'no_such_module_xyz'" in line
 
 
 def test_a_broken_installed_plugin_is_one_line(tmp_path, site):

@@ -1,0 +1,128 @@
+"""``--overwrite`` deletes only files recoursesim recorded writing; a run's own inputs are never deleted."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from recoursesim import ownership
+from tests.hostile.conftest import one_line_error, small_text
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_run_refuses_to_delete_its_own_scenario(cli, tmp_path):
+    out = tmp_path / "work" / "out"
+    out.mkdir()
+    (out / "my.toml").write_text(small_text())
+    before = digest(out / "my.toml")
+    line = one_line_error(*cli("run", "out/my.toml", "--out", "out", "--overwrite")[::2])
+    assert "my.toml" in line and "input of this run" in line
+    assert digest(out / "my.toml") == before and sorted(p.name for p in out.iterdir()) == ["my.toml"]
+
+
+def test_sweep_refuses_to_delete_its_own_scenario(cli, tmp_path):
+    out = tmp_path / "work" / "out"
+    out.mkdir()
+    (out / "my.toml").write_text(small_text())
+    before = digest(out / "my.toml")
+    line = one_line_error(*cli("sweep", "out/my.toml", "--seeds", "1", "--out", "out", "--overwrite")[::2])
+    assert "my.toml" in line and "input of this run" in line
+    assert digest(out / "my.toml") == before and sorted(p.name for p in out.iterdir()) == ["my.toml"]
+
+
+def test_a_data_file_the_scenario_names_is_protected_even_in_a_recorded_directory(cli, tmp_path, scenario_file):
+    work = tmp_path / "work"
+    assert cli("run", str(scenario_file()), "--out", "out")[0] == 0
+    # The data file sits in a directory recoursesim owns, and is even recorded as written there.
+    table = "income,savings,sex,approved\n" + "".join(
+        f"{i % 90 + 10},{i % 40},{'fm'[i % 2]},{i % 2}\n" for i in range(80)
+    )
+    (work / "out" / "people.csv").write_text(table)
+    ownership.record_file(work / "out", work / "out" / "people.csv")
+    spec = small_text()
+    start, end = spec.index("[population]"), spec.index("[scorer]")
+    population = (
+        '[population]\nname = "dataset"\npath = "out/people.csv"\ngroup = "sex"\ntarget = "approved"\n'
+        'initial = 40\nentrants = 4\n[population.feature_types]\nincome = "numeric"\nsavings = "numeric"\n\n'
+    )
+    spec = spec[:start] + population + spec[end:]
+    start, end = spec.index("[scorer]"), spec.index("[selection]")
+    spec = spec[:start] + '[scorer]\nname = "model"\n\n' + spec[end:]
+    start, end = spec.index("[recourse]"), spec.index("[behaviour]")
+    spec = spec[:start] + '[recourse]\nname = "auto"\n\n' + spec[end:]
+    (work / "csv.toml").write_text(spec[: spec.index("[metrics]")])
+    before = digest(work / "out" / "people.csv")
+    line = one_line_error(*cli("run", "csv.toml", "--out", "out", "--overwrite")[::2])
+    assert "people.csv" in line and "input of this run" in line
+    assert digest(work / "out" / "people.csv") == before
+
+
+def test_overwrite_replaces_recorded_files_and_refuses_anything_else(cli, tmp_path, scenario_file):
+    out = tmp_path / "work" / "out"
+    path = str(scenario_file())
+    assert cli("run", path, "--out", "out")[0] == 0
+    recorded = ownership.read(out)
+    assert {"ledger.parquet", "scenario.json", "summary.parquet"} <= set(recorded)
+    assert all(ownership.verify(out, out / name, entry) for name, entry in recorded.items())
+    assert cli("run", path, "--seed", "4", "--out", "out", "--overwrite")[0] == 0  # all recorded: replaced
+    assert '"seed": 4' in (out / "scenario.json").read_text()
+    (out / "notes.txt").write_text("mine")
+    line = one_line_error(*cli("run", path, "--out", "out", "--overwrite")[::2])
+    assert "notes.txt" in line and "did not write" in line
+    (out / "notes.txt").unlink()
+    (out / "scenario.json").write_text("edited by hand")  # a recorded file the user changed
+    line = one_line_error(*cli("run", path, "--out", "out", "--overwrite")[::2])
+    assert "scenario.json" in line and "changed after recoursesim wrote it" in line
+    assert (out / "scenario.json").read_text() == "edited by hand"
+    assert not [p for p in out.parent.iterdir() if p.name.startswith(".")]
+
+
+def test_a_directory_without_a_record_is_refused_with_how_to_remove_it(cli, tmp_path, scenario_file):
+    out = tmp_path / "work" / "old"
+    out.mkdir()
+    for name in ("ledger.parquet", "metrics.parquet", "scenario.json"):  # as an older version wrote them
+        (out / name).write_text("older results")
+    line = one_line_error(*cli("run", str(scenario_file()), "--out", "old", "--overwrite")[::2])
+    assert f"without a {ownership.RECORD}" in line and "remove" in line
+    assert sorted(p.read_text() for p in out.iterdir()) == ["older results"] * 3
+
+
+def test_sweep_overwrite_removes_only_the_earlier_sweep(cli, tmp_path, scenario_file):
+    path = str(scenario_file())
+    folder = tmp_path / "work" / "sw"
+    assert cli("sweep", path, "--seeds", "1", "--out", "sw", "--quiet")[0] == 0
+    assert {"manifest.json", "summary.parquet", ownership.RECORD} <= {p.name for p in folder.iterdir()}
+    (folder / "mine.txt").write_text("mine")
+    line = one_line_error(*cli("sweep", path, "--seeds", "2", "--out", "sw", "--overwrite", "--quiet")[::2])
+    assert "mine.txt" in line
+    (folder / "mine.txt").unlink()
+    status, _, err = cli("sweep", path, "--seeds", "2", "--out", "sw", "--overwrite", "--quiet")
+    assert status == 0, err
+    assert len(list((folder / "runs").glob("*.parquet"))) == 2
+
+
+def test_audit_overwrite_keeps_a_users_file(cli, tmp_path):
+    out = tmp_path / "work" / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    argv = ("audit", "facts", "--dataset", "german", "--protected", "sex", "--support", "0.5", "--out", "out")
+    line = one_line_error(*cli(*argv, "--overwrite")[::2])
+    assert "keep.txt" in line and (out / "keep.txt").read_text() == "mine"
+
+
+def test_remove_recorded_leaves_what_it_did_not_write(tmp_path):
+    root = tmp_path / "d"
+    (root / "sub").mkdir(parents=True)
+    (root / "sub" / "a.bin").write_bytes(b"abc")
+    ownership.record_tree(root)
+    (root / "sub" / "b.txt").write_text("not recorded")
+    assert ownership.foreign_file(root) == (
+        root / "sub" / "b.txt",
+        f"recoursesim did not write (is not listed in its {ownership.RECORD})",
+    )
+    assert ownership.remove_recorded(root) == [root / "sub", root / "sub" / "b.txt"]
+    (root / "sub" / "b.txt").unlink()
+    assert ownership.remove_recorded(root) == [] and not root.exists()
