@@ -49,21 +49,6 @@ def _integer(text: str) -> int:
         raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
 
 
-def add_allow_import_argument(parser: argparse.ArgumentParser) -> None:
-    """Add ``--allow-import MODULE`` (repeatable): modules a scenario may name components from by import path."""
-    parser.add_argument(
-        "--allow-import",
-        action="append",
-        default=[],
-        metavar="MODULE",
-        dest="allow_imports",
-        help=(
-            "allow the scenario to import MODULE (and its submodules) for a component named "
-            '"MODULE:Class"; repeat for several; without it such names are refused (see the security page)'
-        ),
-    )
-
-
 def fail(message: str) -> int:
     """Print a one-line error to stderr and return exit status 2."""
     print(f"error: {message}", file=sys.stderr)

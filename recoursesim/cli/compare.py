@@ -7,7 +7,8 @@ import sys
 import time
 from pathlib import Path
 
-from recoursesim.cli._common import add_allow_import_argument, non_negative_int, positive_int
+from recoursesim.cli._allow_import import add_allow_import_argument
+from recoursesim.cli._common import non_negative_int, positive_int
 from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out
 from recoursesim.compare import Comparison, compare_policies, comparison_figure, format_comparison
 from recoursesim.errors import ConfigError

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from recoursesim.cli._allow_import import add_allow_import_argument
 from recoursesim.cli._common import non_negative_int, positive_int
 from recoursesim.cli._executor_options import add_executor_arguments, check_executor
-from recoursesim.cli._output import atomic_output_dir, check_out, out_path, slug
+from recoursesim.cli._output import atomic_output_dir, check_out, input_files, out_path, slug
 from recoursesim.errors import ConfigError
 from recoursesim.ledger import write_parquet
 from recoursesim.policy.optimise import PolicySearch, PolicySpace, policy_toml
@@ -86,6 +87,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--overwrite", action="store_true", help="replace a --out that holds files, once done")
     add_executor_arguments(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress and no table, only errors")
+    add_allow_import_argument(parser)
     parser.set_defaults(func=optimise)
 
 
@@ -98,7 +100,7 @@ def optimise(args: argparse.Namespace) -> int:
     require("optuna")
     if args.overwrite and args.resume:
         raise ConfigError("--overwrite", "cannot be combined with --resume", "continue the search, or replace it")
-    scenario = load_scenario(args.scenario)
+    scenario = load_scenario(args.scenario, allow_imports=args.allow_imports)
     ranges, choices = parse_ranges(args.param), parse_choices(args.choice)
     check_disjoint(ranges, choices)
     objectives = [parse_objective(text) for text in args.objective]
@@ -111,7 +113,11 @@ def optimise(args: argparse.Namespace) -> int:
         check_out(out)
     start = time.perf_counter()
     with contextlib.ExitStack() as stack:
-        directory = stack.enter_context(atomic_output_dir(out, overwrite=True)) if replace else out
+        directory = (
+            stack.enter_context(atomic_output_dir(out, overwrite=True, protected=input_files(args.scenario)))
+            if replace
+            else out
+        )
         search = PolicySearch(
             scenario,
             PolicySpace(tuple(ranges), tuple(choices)),

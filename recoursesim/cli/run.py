@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from recoursesim.cli._common import add_allow_import_argument, non_negative_int
+from recoursesim.cli._allow_import import add_allow_import_argument
+from recoursesim.cli._common import non_negative_int
 from recoursesim.cli._output import add_out_arguments, atomic_output_dir, input_files, slug
 from recoursesim.resources import check_run_memory
 from recoursesim.scenario import bundled_names, load_scenario

@@ -8,9 +8,10 @@ import json
 import math
 from pathlib import Path
 
+from recoursesim.cli._allow_import import add_allow_import_argument
 from recoursesim.cli._common import non_negative_int, positive_int
 from recoursesim.cli._executor_options import add_executor_arguments, check_executor
-from recoursesim.cli._output import atomic_output_dir, check_out, out_path, slug
+from recoursesim.cli._output import atomic_output_dir, check_out, input_files, out_path, slug
 from recoursesim.errors import ConfigError
 from recoursesim.ledger import write_parquet
 from recoursesim.scenario import bundled_names, load_scenario
@@ -73,6 +74,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--overwrite", action="store_true", help="replace a --out that holds files, once done")
     add_executor_arguments(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no table, only errors")
+    add_allow_import_argument(parser)
     parser.set_defaults(func=sensitivity)
 
 
@@ -84,7 +86,7 @@ def sensitivity(args: argparse.Namespace) -> int:
 
     if args.overwrite and args.resume:
         raise ConfigError("--overwrite", "cannot be combined with --resume", "continue the analysis, or replace it")
-    scenario = load_scenario(args.scenario)
+    scenario = load_scenario(args.scenario, allow_imports=args.allow_imports)
     ranges = parse_ranges(args.param)
     if not ranges:
         raise ConfigError("--param", "no field to vary", "give at least one --param KEY=LO:HI")
@@ -102,7 +104,11 @@ def sensitivity(args: argparse.Namespace) -> int:
     elif not replace:
         check_out(out)
     with contextlib.ExitStack() as stack:
-        directory = stack.enter_context(atomic_output_dir(out, overwrite=True)) if replace else out
+        directory = (
+            stack.enter_context(atomic_output_dir(out, overwrite=True, protected=input_files(args.scenario)))
+            if replace
+            else out
+        )
         directory.mkdir(parents=True, exist_ok=True)
         try:
             with choice.open() as executor:

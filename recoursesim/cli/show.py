@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from recoursesim.cli._allow_import import add_allow_import_argument
+
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     """Add the ``show`` command."""
@@ -21,6 +23,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     show.add_argument("scenario", help="a bundled scenario name, a preset name or a scenario TOML file")
     show.add_argument("--check", action="store_true", help="also build and check every component (slower)")
+    add_allow_import_argument(show)
     show.set_defaults(func=run_show)
 
 
@@ -36,7 +39,7 @@ def run_show(args: argparse.Namespace) -> int:
         data, source, origin = load_table(name)
     resolved = resolve_table(data, source, origin)
     if args.check:
-        resolved = Scenario.from_dict(resolved, source=source).spec
+        resolved = Scenario.from_dict(resolved, source=source, allow_imports=args.allow_imports).spec
     from recoursesim.scenario.tables import dump_toml
 
     header = f"{Path(source).name if origin else source} resolved by recoursesim show (bases merged in); runs as it is."

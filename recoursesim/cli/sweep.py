@@ -8,7 +8,8 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from recoursesim.cli._common import add_allow_import_argument, non_negative_int, positive_int
+from recoursesim.cli._allow_import import add_allow_import_argument
+from recoursesim.cli._common import non_negative_int, positive_int
 from recoursesim.cli._executor_options import add_executor_arguments, check_executor
 from recoursesim.cli._output import atomic_output_dir, check_out, input_files, out_path, slug
 from recoursesim.errors import ConfigError
