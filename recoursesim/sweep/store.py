@@ -130,7 +130,7 @@ class SweepStore:
                 raise ConfigError(
                     "--out", f"{directory} already holds this sweep", "add --resume, or choose another --out"
                 )
-        elif directory.exists() and any(p.name not in (LOCK, ownership.RECORD) for p in directory.iterdir()):
+        elif directory.exists() and any(not _left_by_a_start(p) for p in directory.iterdir()):
             raise ConfigError("--out", f"{directory} is not empty and holds no sweep", "choose a new or empty one")
         parent = directory.resolve().parent
         if not parent.is_dir() and not missing_parent_ok:
@@ -258,6 +258,13 @@ class SweepStore:
             return []
         records = [json.loads(p.read_text(encoding="utf-8")) for p in self.errors_dir.glob("*.json")]
         return sorted(records, key=lambda r: (r["point"], r["seed_index"]))
+
+
+def _left_by_a_start(path: Path) -> bool:
+    """Whether ``path`` is what a sweep stopped before writing its manifest leaves (lock, record, empty folders)."""
+    if path.name in (LOCK, ownership.RECORD):
+        return True
+    return path.name in (RUNS, ERRORS) and path.is_dir() and not any(path.iterdir())
 
 
 def _shard_rows(shard: bytes) -> int:

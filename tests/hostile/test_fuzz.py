@@ -170,3 +170,131 @@ def test_fuzz_command_lines(command, options):
         before = set(folder.rglob("*"))
         status, err = run_cli(argv, folder)
         judge(status, err, before, folder)
+
+
+# Scenario dictionaries over a small user CSV: whatever the table and the fields, exit 0 or one
+# line with exit 2; nothing appears outside --out, no input changes, nothing is left half-written.
+
+CSV_COLUMNS = ["income", "savings", "sex", "approved"]
+CSV_CELLS = st.one_of(
+    st.integers(-5, 100).map(str),
+    st.sampled_from(["", "nan", "inf", "-inf", "1e308", "f", "m", "yes", "no", '"a,b"', "0", "1"]),
+    st.floats(-10, 10, allow_nan=False).map(repr),
+)
+CSV_TABLES = st.tuples(
+    st.lists(st.sampled_from([*CSV_COLUMNS, "income", "other"]), min_size=0, max_size=5),
+    st.lists(st.lists(CSV_CELLS, min_size=0, max_size=5), min_size=0, max_size=8),
+)
+
+
+def csv_text(header: list[str], rows: list[list[str]]) -> str:
+    return "\n".join([",".join(header), *(",".join(row) for row in rows)]) + "\n"
+
+
+def dataset_scenario(population: dict[str, Any], steps: int) -> str:
+    """The small scenario with a [population] table of the dataset kind, as TOML."""
+    text = small_text(steps=1).replace("steps = 1", f"steps = {steps}", 1)
+    start, end = text.index("[population]"), text.index("[scorer]")
+    table = "[population]\n" + "".join(f"{key} = {toml_value(value)}\n" for key, value in population.items())
+    text = text[:start] + table + "\n" + text[end:]
+    start, end = text.index("[scorer]"), text.index("[selection]")
+    text = text[:start] + '[scorer]\nname = "model"\n\n' + text[end:]
+    start, end = text.index("[recourse]"), text.index("[behaviour]")
+    text = text[:start] + '[recourse]\nname = "auto"\n\n' + text[end:]
+    return text[: text.index("[metrics]")]
+
+
+POPULATION_FIELDS = st.fixed_dictionaries(
+    {"name": st.just("dataset"), "path": st.sampled_from(["people.csv", "out/people.csv", "missing.csv"])},
+    optional={
+        "group": st.sampled_from(["sex", "income", "nope", ""]),
+        "target": st.sampled_from(["approved", "sex", "nope"]),
+        "initial": HOSTILE_INTS,
+        "entrants": HOSTILE_INTS,
+        "favourable": SCALARS,
+        "feature_types": st.dictionaries(
+            st.sampled_from(["income", "savings", "sex", "zzz"]),
+            st.sampled_from(["numeric", "integer", "categorical", "binary", "bogus"]),
+            max_size=3,
+        ),
+        "train_fraction": HOSTILE_FLOATS,
+    },
+)
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` outside ``out/``, with its content."""
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in folder.rglob("*")
+        if p.is_file() and p.relative_to(folder).parts[0] != "out"
+    }
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck), database=None)
+@given(
+    table=CSV_TABLES,
+    population=POPULATION_FIELDS,
+    steps=st.integers(0, 2),
+    out_exists=st.booleans(),
+    overwrite=st.booleans(),
+)
+def test_fuzz_scenarios_over_small_csv_files(table, population, steps, out_exists, overwrite):
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        data = csv_text(*table)
+        (folder / "people.csv").write_text(data, encoding="utf-8")
+        if out_exists or population["path"] == "out/people.csv":
+            (folder / "out").mkdir()
+            (folder / "out" / "people.csv").write_text(data, encoding="utf-8")  # an input kept in --out
+        (folder / "s.toml").write_text(dataset_scenario(population, steps), encoding="utf-8")
+        inputs = snapshot(folder)
+        inside_out = {p: p.read_bytes() for p in (folder / "out").rglob("*") if p.is_file()}
+        status, err = run_cli(["run", "s.toml", "--out", "out", *(["--overwrite"] if overwrite else [])], folder)
+        assert status in (0, 2), f"exit {status}: {err}"
+        assert "Traceback" not in err, err
+        if status == 2:
+            assert len(err.strip().splitlines()) == 1, err
+        assert snapshot(folder) == inputs, "a file outside --out appeared or an input changed"
+        for path, content in inside_out.items():  # the user's files in --out are never removed
+            assert path.read_bytes() == content
+        assert not [p for p in folder.iterdir() if p.name.startswith(".")], "a temporary directory was left"
+
+
+@settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck), database=None)
+@given(files_before_interrupt=st.integers(0, 6), command=st.sampled_from(["run", "sweep"]))
+def test_fuzz_an_interrupted_command_leaves_no_partial_output(files_before_interrupt, command):
+    """Ctrl-C after the n-th file written: exit 130, one line, and no output directory or temporary file."""
+    from unittest import mock
+
+    import recoursesim.simulate as simulate
+    from recoursesim.sweep import store
+
+    real_parquet, real_atomic = simulate.write_parquet, store.write_atomic
+    count = [0]
+
+    def counted(real):
+        def write(*args, **kwargs):
+            if count[0] >= files_before_interrupt:
+                raise KeyboardInterrupt
+            count[0] += 1
+            return real(*args, **kwargs)
+
+        return write
+
+    with tempfile.TemporaryDirectory() as tmp, mock.patch.object(simulate, "write_parquet", counted(real_parquet)):
+        folder = Path(tmp)
+        (folder / "s.toml").write_text(small_text(steps=1), encoding="utf-8")
+        with mock.patch.object(store, "write_atomic", counted(real_atomic)):
+            argv = ["run", "s.toml"] if command == "run" else ["sweep", "s.toml", "--seeds", "3", "--quiet"]
+            status, err = run_cli([*argv, "--out", "out"], folder)
+        if status == 0:  # fewer files than the interruption point: the command simply finished
+            return
+        assert status == 130 and len(err.strip().splitlines()) == 1, err
+        assert not [p for p in folder.rglob(".*tmp*")], "a temporary file or directory was left"
+        if command == "run":
+            assert not (folder / "out").exists()
+        else:  # a sweep keeps its finished runs, each complete: resuming finishes it
+            status, err = run_cli(["sweep", "s.toml", "--seeds", "3", "--out", "out", "--resume", "--quiet"], folder)
+            assert status == 0, err
+            assert len(list((folder / "out" / "runs").glob("*.parquet"))) == 3
