@@ -239,14 +239,19 @@ def _found(chunk: _StepColumns) -> np.ndarray:
     return full
 
 
+#: Parquet schema metadata marking a file recoursesim wrote (so a later run may replace it).
+GENERATOR_METADATA = {b"generator": b"recoursesim"}
+
+
 def write_parquet(frame: pd.DataFrame, path: str | Path) -> None:
-    """Write ``frame`` to Parquet deterministically (same frame, same bytes).
+    """Write ``frame`` to Parquet deterministically (same frame, same bytes), marked as recoursesim's.
 
     The file is written under a temporary name and renamed into place, so a reader never sees
     a half-written file.
     """
     path = Path(path)
     table = pa.Table.from_pandas(frame, preserve_index=False)
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}), **GENERATOR_METADATA})
     tmp = path.with_name(f".{path.name}.tmp")
     try:
         pq.write_table(table, tmp, compression="zstd", write_statistics=True)

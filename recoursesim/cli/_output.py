@@ -142,8 +142,53 @@ def check_out_file(path: str | Path, field: str) -> Path:
     return target
 
 
+def written_by_recoursesim(path: Path) -> bool:
+    """Whether ``path`` carries recoursesim's mark: Parquet schema metadata, or the mark in a report's head."""
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        from recoursesim.ledger import GENERATOR_METADATA
+
+        try:
+            metadata = pq.read_schema(path).metadata or {}
+        except Exception:  # not readable as Parquet: not ours
+            return False
+        return all(metadata.get(k) == v for k, v in GENERATOR_METADATA.items())
+    from recoursesim.report.document import GENERATOR_COMMENT, GENERATOR_TAG
+
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return False
+    return GENERATOR_TAG.encode() in head or head.startswith(GENERATOR_COMMENT.encode())
+
+
+def check_replaceable_file(path: str | Path, field: str) -> Path:
+    """:func:`check_out_file`, and refuse an existing file that recoursesim did not write.
+
+    A report or summary file recoursesim wrote carries its mark and is replaced; any other file at
+    that path is the user's and is never overwritten.
+
+    Raises:
+        ConfigError: naming ``field``.
+    """
+    target = check_out_file(path, field)
+    if target.exists() and not written_by_recoursesim(target):
+        raise ConfigError(
+            field,
+            f"{quote_path(target)} exists and was not written by recoursesim, so it is not replaced",
+            "give a new file path, or move that file away yourself",
+        )
+    return target
+
+
+#: Scenario keys that name an input file of the run (a data file, a fitted model).
+INPUT_KEYS = ("path", "model_file")
+
+
 def input_files(*arguments: str | Path | None, spec: Any = None) -> list[Path]:
-    """The run's input files: the arguments that are existing files, and every ``path`` a scenario names.
+    """The run's input files: the arguments that are existing files, and every ``path``/``model_file`` a scenario names.
 
     ``--overwrite`` never removes them (:func:`check_out`).
     """
@@ -152,7 +197,7 @@ def input_files(*arguments: str | Path | None, spec: Any = None) -> list[Path]:
     while stack:
         item = stack.pop()
         if isinstance(item, dict):
-            found += [Path(v) for k, v in item.items() if k == "path" and isinstance(v, str) and v]
+            found += [Path(v) for k, v in item.items() if k in INPUT_KEYS and isinstance(v, str) and v]
             stack += list(item.values())
         elif isinstance(item, list):
             stack += item

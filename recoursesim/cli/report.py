@@ -7,7 +7,7 @@ from pathlib import Path
 
 from recoursesim.cli._allow_import import add_allow_import_argument
 from recoursesim.cli._common import non_negative_int, writing
-from recoursesim.cli._output import check_out_file
+from recoursesim.cli._output import check_replaceable_file
 from recoursesim.report import write_report
 
 
@@ -41,7 +41,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Execute ``recoursesim report``."""
-    check_out_file(args.html, "--html")
+    check_replaceable_file(args.html, "--html")
     with writing(args.html, "--html", "the report"):
         output, figures_dir, report = write_report(
             args.results, args.html, args.format, args.point, allow_imports=args.allow_imports

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from recoursesim.cli._common import writing
-from recoursesim.cli._output import check_out_file
+from recoursesim.cli._output import check_replaceable_file
 from recoursesim.errors import ConfigError
 from recoursesim.stats import NO_INTERVAL
 from recoursesim.sweep import SweepStore, summarise
@@ -35,7 +35,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Execute ``recoursesim summarise``."""
     if args.out is not None:
-        check_out_file(args.out, "--out")
+        check_replaceable_file(args.out, "--out")
     if not args.directory.is_dir():
         raise ConfigError("DIR", f"{args.directory} is not a directory", "give a sweep's --out directory")
     store = SweepStore(args.directory)
