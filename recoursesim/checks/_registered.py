@@ -43,8 +43,14 @@ class Case:
         return f"{self.kind}-{self.name}-{self.check.__name__.removeprefix('check_')}"
 
     def factory(self) -> Any:
-        """Build a fresh component from its registered name and example parameters."""
-        return registry.build(self.kind, {"name": self.name, **example_params(self.kind, self.name)})
+        """Build a fresh component from its registered name and example parameters.
+
+        A class whose builder-supplied arguments cannot come from a scenario table (a fitted model
+        given from Python) declares them with a class method ``check_supplied()``.
+        """
+        supplied = getattr(registry.lookup(self.kind, self.name), "check_supplied", None)
+        extra = supplied() if callable(supplied) else {}
+        return registry.build(self.kind, {"name": self.name, **example_params(self.kind, self.name)}, **extra)
 
     def run(self, seed: int = 0) -> None:
         """Run the check (raises ``AssertionError`` naming the failed property)."""

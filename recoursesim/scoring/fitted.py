@@ -176,7 +176,8 @@ def _check_classes(estimator: Any, population: Any, field: str) -> None:
     if classes[1] in accepted and classes[0] not in accepted:
         return
     target = getattr(population, "target_", None)
-    outcome = f"the favourable outcome {favourable!r} of {target!r}" if favourable is not None else "1 (favourable)"
+    shown = favourable.item() if isinstance(favourable, np.generic) else favourable  # 1, not np.int64(1)
+    outcome = f"the favourable outcome {shown!r} of {target!r}" if favourable is not None else "1 (favourable)"
     raise ConfigError(
         field,
         f"the model's classes are {classes}, so its positive class {classes[1]!r} is not {outcome}",
@@ -257,6 +258,29 @@ class FittedModelScorer:
         field = "model" if fitted_estimator is not None else "model_file"
         self.scorer_ = check_fitted_model(estimator, schema, population, output, field=field)
         self.estimator_ = estimator
+
+    @classmethod
+    def check_supplied(cls) -> dict[str, Any]:
+        """What the conformance checks supply: a one-hot logistic pipeline fitted on their German-credit population."""
+        from sklearn.compose import ColumnTransformer
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import Pipeline
+        from sklearn.preprocessing import OneHotEncoder
+
+        from recoursesim.checks.scorer import PREPARE_POPULATION
+        from recoursesim.datasets import load_german
+        from recoursesim.registry import build
+
+        population = build("population", PREPARE_POPULATION)
+        schema = population.schema
+        data = load_german()
+        frame = data.X[list(schema.names)].dropna()
+        labels = data.y.loc[frame.index].to_numpy()
+        discrete = [n for n, k in zip(schema.names, schema.kinds, strict=True) if k in ("categorical", "ordinal")]
+        onehot = ("onehot", OneHotEncoder(handle_unknown="ignore"), discrete)
+        encode = ColumnTransformer([onehot], remainder="passthrough")
+        model = Pipeline([("encode", encode), ("model", LogisticRegression(max_iter=2000))]).fit(frame, labels)
+        return {"fitted_estimator": model, "schema": schema, "population": population}
 
     def prepare(self, population: Any, rng: np.random.Generator) -> ClassifierScorer:
         """The checked scorer (the model is already fitted; ``rng`` is not used)."""

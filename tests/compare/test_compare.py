@@ -103,7 +103,7 @@ def test_command_prints_and_writes(tmp_path, capsys, monkeypatch):
     assert status == 0, captured.err
     assert "k20" in captured.out and "Δ k50" in captured.out and "6 runs in" in captured.out
     assert sorted(p.name for p in out.iterdir()) == [
-        "comparison.csv", "comparison.png", "differences.csv", "per_seed.parquet",
+        "comparison.csv", "comparison.png", "differences.csv", "per_seed.parquet", "recoursesim-files.jsonl",
     ]  # fmt: skip
     table = pd.read_csv(out / "comparison.csv")
     assert set(table["policy"]) == {"k20", "k50"}

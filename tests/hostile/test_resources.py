@@ -114,7 +114,9 @@ def test_sigint_during_start_up_is_one_line_and_130(tmp_path):
     """SIGINT as soon as the entry point runs: the command is still importing pandas, pyarrow and the model."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     entry = (
-        "import sys, recoursesim.__main__ as entry\nprint('started', flush=True)\n"
+        # a shell started in the background ignores SIGINT and its children inherit that: restore the default
+        "import signal, sys\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+        "import recoursesim.__main__ as entry\nprint('started', flush=True)\n"
         "sys.argv = ['recoursesim', 'run', '--no-write']\nsys.exit(entry.main())"
     )
     process = subprocess.Popen(

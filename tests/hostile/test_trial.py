@@ -338,7 +338,7 @@ def test_write_errors_name_the_option_not_a_temporary_path(cli, scenario_file, m
         _run_dir(cli, scenario_file)
         figure = SimpleNamespace(name="f", png=lambda: b"png", svg=lambda: b"svg")
         report = SimpleNamespace(figures=[figure], sections=[SimpleNamespace(paragraphs=[])])
-        monkeypatch.setattr(build, "load_results", lambda *args: None)  # only the writing is under test
+        monkeypatch.setattr(build, "load_results", lambda *args, **kwargs: None)  # only the writing is under test
         monkeypatch.setattr(build, "build_report", lambda data: report)
         monkeypatch.setattr(build, "to_html", lambda built: "<html></html>")
 

@@ -139,6 +139,10 @@ def test_a_worker_never_imports_a_module_the_task_does_not_allow(evil_folder, mo
     (evil_folder / "PWNED").unlink()
     sys.modules.pop("evil", None)
     smuggled = SweepPlan((type(allowed.points[0])({}, Scenario(allowed.points[0].scenario.spec)),), n_seeds=2)
+    # loky reuses worker processes across tests; workers started before PYTHONPATH named evil_folder cannot find it
+    from joblib.externals.loky import get_reusable_executor
+
+    get_reusable_executor().shutdown(wait=True)
     with JoblibExecutor(2) as executor:
         outcomes = list(executor.map_unordered(execute, smuggled.tasks()))
     assert [o.ok for o in outcomes] == [False, False]

@@ -21,6 +21,7 @@ def test_writes_table_observations_and_figure(tmp_path) -> None:
     assert sorted(p.name for p in out.iterdir()) == [
         "failed_runs.csv",
         "observations.parquet",
+        "recoursesim-files.jsonl",  # the record of what recoursesim wrote (docs/security.md)
         "shift_dynamics.csv",
         "shift_dynamics_synthetic.png",
     ]

@@ -111,7 +111,7 @@ def test_fit_logistic_audit_errors():
             dag={},
             actionable=["x"],
         )
-    with pytest.raises(DataError, match="no column"):
+    with pytest.raises(DataError, match="'nope', not a column of the data"):
         fit_logistic_audit(
             frame, sensitive="g", protected_value="a", target="y", variables=["nope"], dag={}, actionable=["x"]
         )
