@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -174,8 +173,10 @@ def write_results(search: PolicySearch, directory: Path, name: str) -> pd.Series
         f"{labels[0]} per trial" if len(labels) == 1 else f"Pareto front of {labels[0]} and {labels[1]}"
     )
     pareto_figure(complete, labels, title=title).savefig(directory / "pareto.png", dpi=110)
-    shutil.rmtree(directory / "front", ignore_errors=True)
-    (directory / "front").mkdir()
+    (directory / "front").mkdir(exist_ok=True)
+    for written in (directory / "front").glob("trial-*.toml"):  # only the files an earlier write left
+        if written.stem.removeprefix("trial-").isdigit():
+            written.unlink()
     for _, row in front.iterrows():
         number = int(row["number"])
         note = f"Pareto-optimal policy: trial {number} of the search in {directory.name}"
