@@ -38,6 +38,18 @@ def test_agentset_select_and_datacollector():
     assert 0 < len(disadvantaged) < 200
 
 
-def test_views_cost_nothing_when_unused():
+def test_views_cost_nothing_when_unused(monkeypatch):
+    created = []
+    original = RecourseAgent.__init__
+
+    def counting_init(self, model, agent_id):
+        created.append(agent_id)
+        original(self, model, agent_id)
+
+    monkeypatch.setattr(RecourseAgent, "__init__", counting_init)
     model = Scenario.bundled("default").build_model(5).run()
     assert model._views is None
+    assert created == []  # no agent view was ever made, not even for entrants
+    assert len(mesa.Model.agents.fget(model)) == 0  # Mesa holds no agents either
+    waiting = len(model.waiting_ids)
+    assert len(model.agents) == waiting == len(created) > 0  # first access makes one view per waiting agent

@@ -121,8 +121,20 @@ def test_effort_is_the_cost_of_the_move_made(run: RecourseModel) -> None:
     frame = ledger.assign(row=np.arange(len(ledger)))
     nxt = frame.merge(frame.assign(step=frame["step"] - 1), on=["agent_id", "step"], suffixes=("", "_next"))
     moves = codes[nxt["row_next"].to_numpy()] - codes[nxt["row"].to_numpy()]
-    np.testing.assert_allclose(nxt["effort"].to_numpy(), CostModel(schema).cost(moves), atol=1e-12)
+    # The cost by hand: |move| / range for numbers, |steps| / (levels - 1) for ordinals, 1 per switch.
+    expected = np.zeros(len(moves))
+    for j, feature in enumerate(schema.features):
+        move = np.abs(moves[:, j])
+        if feature.kind == "categorical":
+            expected += move > 0
+        elif feature.kind == "ordinal":
+            expected += move / (len(feature.categories) - 1)
+        else:
+            expected += move / feature.span  # the observed range
+    np.testing.assert_allclose(nxt["effort"].to_numpy(), expected, atol=1e-12)
     assert (nxt["effort"] > 0).any()
+    moved = moves != 0
+    assert moved[:, schema.is_integer].any()  # duration and credit_amount move in this run
 
 
 def test_immutables_never_change_in_a_run(run: RecourseModel) -> None:

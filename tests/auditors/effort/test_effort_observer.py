@@ -1,5 +1,3 @@
-import math
-
 import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
@@ -43,10 +41,17 @@ def test_effort_observer_by_hand():
 
 
 def test_effort_observer_individual_level():
+    # Costs (range 5, threshold 4.5): p = 0.9, 0.7, 0.5, 0.3; u = 0.5, 0.3, 0.1 (x = 5 is favourable).
+    # Centres are p's unfavourable agents; the radius is the median of the 7 distances to the others:
+    #   x=0: radius 3/5, members x <= 3: own 0.9 0.7 0.5 0.3 (0.6), other 0.5 0.3 (0.4) -> 1.5
+    #   x=1: radius 2/5, the same members -> 1.5
+    #   x=2: radius 1/5, members 1..3: own 0.7 0.5 0.3 (0.5), other 0.5 0.3 (0.4) -> 1.25
+    #   x=3: radius 1/5, members 2..4: own 0.5 0.3 (0.4), other 0.5 0.3 0.1 (0.3) -> 4/3
     snap = _snapshot([0, 1, 2, 3, 2, 3, 4, 5], [0, 0, 0, 0, 1, 1, 1, 1])
     v = _values(EqualityOfEffortObserver(q=0.5).observe(snap))
-    assert ("p", "ACR_q_mean") in v and v[("p", "ACR_q_defined")] >= 1
-    assert math.isfinite(v[("p", "ACR_q_mean")])
+    assert v[("p", "ACR_q_mean")] == pytest.approx((1.5 + 1.5 + 1.25 + 4 / 3) / 4)
+    assert v[("p", "ACR_q_defined")] == 4
+    assert v[("p", "ACR")] == pytest.approx(2.0)  # the system level is unchanged by q
 
 
 def test_effort_observer_needs_linear_scorer():

@@ -41,8 +41,8 @@ class SumScorer:
         return features[:, 0] + features[:, 1]
 
 
-def grid_snapshot() -> PopulationSnapshot:
-    """x0, x1 in {0, 1}; positive iff both are 1 (score x0 + x1 >= 2).
+def grid_snapshot(scorer=None, threshold: float = 2.0) -> PopulationSnapshot:
+    """x0, x1 in {0, 1}; positive iff both are 1 (score x0 + x1 >= 2, or x0 * x1 >= 1).
 
     Group A (code 1): 10 agents at each of (0,0), (0,1), (1,0), (1,1). Group B (code 0): 12 at
     (0,0), 4 at (0,1), 4 at (1,0), 12 at (1,1). Each feature is half 0, half 1, so its two quantile
@@ -59,8 +59,8 @@ def grid_snapshot() -> PopulationSnapshot:
         group=group,
         feature_names=("x0", "x1"),
         group_names=("B", "A"),
-        scorer=SumScorer(),
-        threshold=2.0,
+        scorer=scorer or SumScorer(),
+        threshold=threshold,
         rng=np.random.default_rng(0),
     )
 
@@ -92,19 +92,24 @@ def test_observer_rows_match_a_hand_computed_audit():
     assert values["top_score:equal_conditional_mean_recourse[micro]"] == 0
 
 
-def test_observer_on_a_product_scorer_finds_unfairness_against_the_shrunk_group():
-    observer = FactsObserver(every=2, n_bins=4, min_support=0.05, actions="subsets")
-    values = dict(
-        zip(
-            *(
-                observation_rows("facts", 3, observer.observe(snapshot(ProductScorer())))[c]
-                for c in ("metric", "value")
-            ),
-            strict=True,
-        )
-    )
-    assert values["n_subgroups"] > 0
-    assert values["top_score:equal_effectiveness[macro]"] > 0
+def test_observer_on_a_product_scorer_matches_the_hand_computed_audit():
+    # A non-additive scorer: on the {0, 1} grid, x0 * x1 >= 1 selects the same (1, 1) cell as
+    # x0 + x1 >= 2, so the hand-computed audit above holds: group B (more agents at (0, 0)) gets
+    # effectiveness 0.25 where A gets 0.5 on {x0=lo} and {x1=lo}.
+    observer = FactsObserver(every=2, n_bins=2, min_support=0.05)
+    rows = observation_rows("facts", 3, observer.observe(grid_snapshot(ProductScorer(), threshold=1.0)))
+    values = dict(zip(rows["metric"], rows["value"], strict=True))
+    assert values["n_subgroups"] == 7
+    for view in ("micro", "macro"):
+        assert values[f"top_score:equal_effectiveness[{view}]"] == pytest.approx(0.25)
+        assert values[f"n_unfair:equal_effectiveness[{view}]"] == 2
+    assert values["top_score:equal_choice_for_recourse[macro, phi=0.3]"] == 1
+    assert values["n_unfair:equal_choice_for_recourse[macro, phi=0.7]"] == 0
+    assert math.isinf(values["top_score:equal_cost_of_effectiveness[macro, phi=0.3]"])
+    # On continuous data, the product scorer still gives common subgroups and a positive top score.
+    spread = FactsObserver(every=2, n_bins=4, min_support=0.05, actions="subsets").observe(snapshot(ProductScorer()))
+    spread_values = dict(zip(spread["metric"], spread["value"], strict=True))
+    assert spread_values["n_subgroups"] > 0 and spread_values["top_score:equal_effectiveness[macro]"] > 0
 
 
 def test_observer_linear_scorer_and_skip_when_one_group_unaffected():
