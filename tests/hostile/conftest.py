@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def small_text(name: str = "small", steps: int = 2) -> str:
     """The default scenario, cut to a few steps and 40 agents (a run takes milliseconds)."""
-    text = (ROOT / "recoursesim" / "scenarios" / "default.toml").read_text(encoding="utf-8")
+    text = (ROOT / "scenarios" / "default.toml").read_text(encoding="utf-8")
     for old, new in (
         ("steps = 20", f"steps = {steps}"),
         ("initial = 200", "initial = 40"),

@@ -182,7 +182,7 @@ def test_empty_feature_list(cli, tmp_path, where, text):
         path = user_scenario(tmp_path, people(), population=text)
     else:
         path = tmp_path / "g.toml"
-        bundled = Path(__file__).resolve().parents[2] / "recoursesim" / "scenarios" / "german-credit-lending.toml"
+        bundled = Path(__file__).resolve().parents[2] / "scenarios" / "german-credit-lending.toml"
         path.write_text(bundled.read_text().replace('group = "sex"', f'group = "sex"\n{text}'))
     line = refused(cli, "run", str(path), "--no-write")
     assert "population.features: is empty" in line
@@ -362,7 +362,7 @@ def test_write_errors_name_the_option_not_a_temporary_path(cli, scenario_file, m
 
 
 def test_no_doubled_prefix(cli, tmp_path):
-    bundled = Path(__file__).resolve().parents[2] / "recoursesim" / "scenarios" / "german-credit-lending.toml"
+    bundled = Path(__file__).resolve().parents[2] / "scenarios" / "german-credit-lending.toml"
     path = tmp_path / "g.toml"
     path.write_text(bundled.read_text().replace('group = "sex"', 'group = "sex"\nfeatures = ["height"]'))
     line = refused(cli, "run", str(path), "--no-write")

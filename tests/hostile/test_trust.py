@@ -88,7 +88,7 @@ def test_other_commands_refuse_too(evil_folder, cli):
         before = tree(evil_folder)
         for argv in (
             ["sweep", "ev.toml", "--seeds", "2", "--workers", "2", "--out", "o"],
-            ["compare", "ev.toml", str(ROOT / "recoursesim" / "scenarios" / "default.toml"), "--seeds", "2"],
+            ["compare", "ev.toml", str(ROOT / "scenarios" / "default.toml"), "--seeds", "2"],
         ):
             assert "--allow-import evil" in one_line_error(*cli(*argv)[::2])
         assert tree(evil_folder) == before and "evil" not in sys.modules

@@ -1,1 +1,0 @@
-"""Scenario files shipped with recoursesim, read with ``importlib.resources`` (``recoursesim run NAME``)."""
