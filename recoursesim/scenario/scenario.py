@@ -284,7 +284,14 @@ class Scenario:
             **mixed,
         )
         behaviour = build("behaviour", spec["behaviour"], allow_imports=allowed, **mixed)
-        trainer = build("trainer", spec["training"], allow_imports=allowed, **mixed) if "training" in spec else None
+        # A refitting trainer refits clones of the user's own model, when the scorer is one.
+        refit = getattr(scorer, "refit_prototype", None)
+        user_estimator = refit() if callable(refit) else None
+        trainer = (
+            build("trainer", spec["training"], allow_imports=allowed, user_estimator=user_estimator, **mixed)
+            if "training" in spec
+            else None
+        )
         refit_order_of(trainer)
         observers = _build_observers(spec.get("observers", []), population, mixed, allowed)
         reference = self.reference_group

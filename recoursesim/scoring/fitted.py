@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
+from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.features.schema import FeatureSchema
 from recoursesim.registry import register
@@ -209,12 +210,18 @@ def _model_columns(estimator: Any, schema: FeatureSchema, field: str) -> tuple[s
 
 
 @register("scorer", "fitted")
-class FittedModelScorer:
+class FittedModelScorer(Component):
     """A classifier the user fitted: the object given from Python, or a file saved with skops.
 
+    Its parameters follow the :class:`~recoursesim.component.Component` conventions; the model
+    given (``fitted_estimator``) is data, not a hyper-parameter, so :func:`sklearn.base.clone`
+    gives a new scorer around the same fitted object instead of an unfitted copy of it (the
+    scorer never fits it; a refitting trainer fits clones of it, see :meth:`refit_prototype`).
+
     Args:
-        model_file: A ``.skops`` file (``skops.io.dump(model, path)``); relative paths start at
-            the working directory. Not needed when the model is given from Python.
+        model_file: A ``.skops`` file (``skops.io.dump(model, path)``); a relative path in a
+            scenario file starts at that file's folder (from Python: at the working directory).
+            Not needed when the model is given from Python.
         trusted: Type names beyond scikit-learn's that the file may hold (see :func:`load_model_file`).
         output: ``"auto"`` (probability when the model has one), ``"proba"`` or ``"decision"``.
         fingerprint: Set by :meth:`~recoursesim.scenario.Scenario.with_inputs`: a digest of the
@@ -237,9 +244,12 @@ class FittedModelScorer:
         population: Any = None,
     ) -> None:
         self.model_file = model_file
-        self.trusted = list(trusted)
+        self.trusted = trusted
         self.output = output
         self.fingerprint = fingerprint
+        self.fitted_estimator = fitted_estimator
+        self.schema = schema
+        self.population = population
         if fitted_estimator is None and model_file is None:
             if fingerprint is not None:
                 raise ConfigError(
@@ -254,10 +264,29 @@ class FittedModelScorer:
             schema = FeatureSchema.numeric(names) if names else None
         if schema is None:
             raise ConfigError("name", "a fitted model needs the population's features", "use it with a population")
-        self.schema = schema
+        self._schema = schema
         field = "model" if fitted_estimator is not None else "model_file"
         self.scorer_ = check_fitted_model(estimator, schema, population, output, field=field)
         self.estimator_ = estimator
+
+    def __sklearn_clone__(self) -> FittedModelScorer:
+        """A new scorer with the same parameters, around the same fitted model (never refitted here)."""
+        return type(self)(**self.get_params(deep=False))
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The parameters; the fitted model's own parameters are not listed (it is data, not a setting)."""
+        return super().get_params(deep=False)
+
+    def refit_prototype(self) -> TabularModel:
+        """What a refitting trainer fits in each refit: an unfitted clone of the user's model.
+
+        It takes code-space rows like every decision model and gives the user's model the
+        population's rows as its own DataFrame (the columns it was fitted on, in its order).
+        """
+        from sklearn.base import clone
+
+        model = self.scorer_.estimator
+        return TabularModel(self._schema, clone(model.estimator), input=model.input, columns=model.columns)
 
     @classmethod
     def check_supplied(cls) -> dict[str, Any]:

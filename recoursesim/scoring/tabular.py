@@ -151,7 +151,8 @@ class TabularModel(ClassifierMixin, BaseEstimator):
         schema: The population's feature schema.
         estimator: The classifier or pipeline (unfitted; see :meth:`prefitted` for a fitted one).
         input: ``"frame"`` or ``"codes"``.
-        random_state: Passed to the wrapped classifier at fit, when it takes one.
+        random_state: Given at fit to every ``random_state`` of the wrapped estimator that is
+            ``None`` (one the estimator fixes is kept).
         columns: With ``input = "frame"``, the columns the estimator takes, in its order (default:
             every feature of the schema, in schema order).
     """
@@ -188,8 +189,9 @@ class TabularModel(ClassifierMixin, BaseEstimator):
                 "estimator", "TabularModel needs a schema and an estimator", "pass schema= and estimator="
             )
         estimator = clone(self.estimator)
-        if self.random_state is not None:
-            keys = [key for key in estimator.get_params() if key == "random_state" or key.endswith("__random_state")]
+        if self.random_state is not None:  # fills the random states left open; a fixed one is kept
+            params = estimator.get_params()
+            keys = [k for k, v in params.items() if (k == "random_state" or k.endswith("__random_state")) and v is None]
             estimator.set_params(**dict.fromkeys(keys, self.random_state))
         self.estimator_ = estimator.fit(self._input(X), y)
         self.classes_ = np.asarray(self.estimator_.classes_)

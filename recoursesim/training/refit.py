@@ -21,7 +21,7 @@ from recoursesim.registry import register
 from recoursesim.rng import integer_seed
 from recoursesim.scoring.base import Scorer
 from recoursesim.scoring.classifier import ClassifierScorer
-from recoursesim.scoring.tabular import tabular_estimator
+from recoursesim.scoring.tabular import TabularModel, tabular_estimator
 from recoursesim.training.base import TrainingContext
 from recoursesim.training.estimators import ESTIMATORS, make_estimator
 
@@ -68,6 +68,8 @@ class RefitTrainer(Component):
         estimator: Name from :data:`~recoursesim.training.estimators.ESTIMATORS`, or a scikit-learn
             classifier (``LogisticRegression(C=0.1)``, a ``Pipeline``); every refit fits a
             :func:`~sklearn.base.clone` of it, so the object given is never fitted itself.
+            ``None`` (default): the user's own model when the scenario has one (see
+            ``user_estimator``), else ``"logistic_regression"``.
         estimator_params: Parameters of the named estimator (or set on the clone of the object).
         initial_threshold: Label threshold for the first fit (``None``: use the scenario's scorer as is).
         retrain_every: Refit every this many steps.
@@ -82,25 +84,31 @@ class RefitTrainer(Component):
         schema: Supplied by the scenario for a mixed-type population: the estimator is then
             fitted on encoded features (one-hot categories, scaled numbers and ranks; see
             :func:`~recoursesim.scoring.tabular.tabular_estimator`).
+        user_estimator: Supplied by the scenario when its decision model is the user's own fitted
+            model (:class:`~recoursesim.scoring.fitted.FittedModelScorer`): an unfitted clone of it
+            that takes the population's rows as the model's own DataFrame. With ``estimator``
+            not given, every refit fits a clone of it (``estimator_params`` are set on the user's
+            model, as ``{histgradientboostingclassifier__max_iter = 50}`` for a pipeline); the
+            user's fitted object is never touched.
     """
 
     def __init__(
         self,
-        estimator: str | Any = "logistic_regression",
+        estimator: str | Any | None = None,
         estimator_params: Mapping[str, Any] | None = None,
         initial_threshold: float | None = None,
         retrain_every: int = 1,
         output: str = "proba",
         order: str = "spec",
         schema: FeatureSchema | None = None,
+        user_estimator: Any = None,
     ) -> None:
         self.estimator = estimator
         self.estimator_params = estimator_params
         self.output = output
         self.schema = schema
-        self._prototype = _prototype_of(estimator, estimator_params)
-        if schema is not None:
-            self._prototype = tabular_estimator(schema, self._prototype)
+        self.user_estimator = user_estimator
+        self._prototype = _prototype_for(estimator, estimator_params, schema, user_estimator)
         self._configure(initial_threshold, retrain_every, output, order)
 
     def _configure(self, initial_threshold: float | None, retrain_every: int, output: str, order: str) -> None:
@@ -163,7 +171,8 @@ class RefitTrainer(Component):
         if estimator.get_params().get("random_state", 0) is None:  # not fixed by the user: the run's stream
             estimator.set_params(random_state=integer_seed(rng))
         fit_single_threaded(estimator, features, labels)
-        output = self._output if self._output == "decision" or hasattr(estimator, "predict_proba") else "decision"
+        inner = estimator.estimator_ if isinstance(estimator, TabularModel) else estimator  # the user's pipeline
+        output = self._output if self._output == "decision" or hasattr(inner, "predict_proba") else "decision"
         return ClassifierScorer(estimator, output=output)
 
 
@@ -183,7 +192,8 @@ class CounterfactualAugmentationTrainer(RefitTrainer):
 
     Args:
         estimator: Name from :data:`~recoursesim.training.estimators.ESTIMATORS`, or a scikit-learn
-            classifier (refitted as a clone; see :class:`RefitTrainer`).
+            classifier (refitted as a clone); ``None``: the user's own model when the scenario has
+            one, else ``"logistic_regression"`` (see :class:`RefitTrainer`).
         estimator_params: Parameters of the named estimator (or set on the clone of the object).
         imbalance_ratio: ``ir = (n_pos + n_cf) / n_neg``; 1 balances the classes.
         drop_short: Drop counterfactuals that do not reach the cut-off.
@@ -192,11 +202,12 @@ class CounterfactualAugmentationTrainer(RefitTrainer):
         output: ``"proba"`` or ``"decision"``.
         order: ``"spec"``, ``"reference"`` or ``"refit_before_acting"`` (see :class:`RefitTrainer`).
         schema: Supplied by the scenario (see :class:`RefitTrainer`).
+        user_estimator: Supplied by the scenario with the user's own model (see :class:`RefitTrainer`).
     """
 
     def __init__(
         self,
-        estimator: str | Any = "logistic_regression",
+        estimator: str | Any | None = None,
         estimator_params: Mapping[str, Any] | None = None,
         imbalance_ratio: float = 1.0,
         drop_short: bool = True,
@@ -205,8 +216,11 @@ class CounterfactualAugmentationTrainer(RefitTrainer):
         output: str = "proba",
         order: str = "spec",
         schema: FeatureSchema | None = None,
+        user_estimator: Any = None,
     ) -> None:
-        super().__init__(estimator, estimator_params, initial_threshold, retrain_every, output, order, schema)
+        super().__init__(
+            estimator, estimator_params, initial_threshold, retrain_every, output, order, schema, user_estimator
+        )
         self.imbalance_ratio = imbalance_ratio
         self._imbalance_ratio = check_float("imbalance_ratio", imbalance_ratio, minimum=0.0)
         self.drop_short = drop_short
@@ -242,6 +256,27 @@ class CounterfactualAugmentationTrainer(RefitTrainer):
             np.concatenate([labels, np.ones(chosen.shape[0], dtype=int)]),
             info,
         )
+
+
+def _prototype_for(
+    estimator: str | Any | None, params: Mapping[str, Any] | None, schema: FeatureSchema | None, user_estimator: Any
+) -> Any:
+    """The unfitted model a trainer refits: the user's own (when ``estimator`` is not given), or ``estimator``."""
+    if estimator is None and user_estimator is not None:
+        if not hasattr(user_estimator, "get_params"):
+            raise ConfigError(
+                "user_estimator", f"must be a scikit-learn estimator, got {user_estimator!r}", "pass a classifier"
+            )
+        prototype = clone(user_estimator)
+        inner = {f"estimator__{key}": value for key, value in dict(params or {}).items()}
+        try:
+            return prototype.set_params(**inner)
+        except ValueError as error:
+            raise ConfigError(
+                "estimator_params", str(error).splitlines()[0], "use parameters of your model (get_params())"
+            ) from None
+    prototype = _prototype_of("logistic_regression" if estimator is None else estimator, params)
+    return prototype if schema is None else tabular_estimator(schema, prototype)
 
 
 def _prototype_of(estimator: Any, params: Mapping[str, Any] | None) -> Any:
