@@ -9,7 +9,9 @@ greedy plausible counterfactuals (reference set: the train split), scoring of or
 counterfactuals with a logistic regression fitted beforehand (fit time reported separately),
 and the full report (Total and both directions, all metrics, RMSCD/KL/JS).
 
-Usage: python benchmarks/auditors.py --json PATH [--repeats 3]
+Usage: python benchmarks/auditors.py --json PATH [--repeats 3] [--quick]
+
+``--quick``: one repeat.
 """
 
 from __future__ import annotations
@@ -57,7 +59,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, required=True)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="one repeat")
     args = parser.parse_args()
+    if args.quick:
+        args.repeats = 1
     effort = min(time_effort(seed) for seed in range(args.repeats))
     prepared = prepare_ccm()
     ccm = min(time_ccm(*prepared[:4]) for _ in range(args.repeats))

@@ -1,18 +1,30 @@
-"""Engine speed and memory: paper-scale run time and scaling to 10^6 agents.
+"""Engine speed and memory: paper-scale run time against its floor, CDA against the baseline, scaling to 10^6 agents.
 
 Usage:
-    python benchmarks/engine.py [--repeats 30] [--sizes 10000,100000,1000000] [--json PATH]
+    python benchmarks/engine.py [--repeats 30] [--sizes 10000,100000,1000000] [--json PATH] [--quick]
 
-Prints the median in-process time of one paper-scale bell2024 baseline run (T=20, 1000 agents,
-k=100, 100 entrants) and of the CNS and CDA strategies, then, for each size N, the time and peak
-memory (RSS) of one run with N initial agents, k = entrants = N/10, steps 0..20, each in a fresh
-process so peaks do not mix.
+Prints (and writes with ``--json``):
+
+- ``paper_scale_median_s``: the median in-process time of one paper-scale bell2024 baseline run
+  (T=20, 1000 agents, k=100, 100 entrants, q=2), the model alone; ``cns_...`` and ``cda_...``: the
+  same for the CNS and CDA strategies, and ``cda_over_baseline``: the CDA median over the baseline
+  median (target <= 2.5);
+- ``with_outputs_median_s``: the same baseline run with every output a written run keeps (the
+  ledger, per-step metrics, summary, agents and durability frames), ``floor_median_s``: the same
+  essential work as a bare numpy loop (``benchmarks/_floor.py``), and ``outputs_over_floor``:
+  their ratio (target <= 3). The two alternate run by run, so a change in load hits both;
+- for each size N, the time and peak memory (RSS) of one run with N initial agents,
+  k = entrants = N/10, steps 0..20, each in a fresh process so peaks do not mix;
+- ``load_average``: the 1-minute load average before and after.
+
+``--quick``: 5 repeats and N = 10,000 only.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import resource
 import statistics
@@ -21,8 +33,11 @@ import sys
 import time
 from pathlib import Path
 
+from _floor import floor_run  # this folder is on sys.path when run as a script
+
 from recoursesim.reproductions.bell2024 import setting_scenario
 from recoursesim.scenario import Scenario
+from recoursesim.simulate import RunResult
 
 
 def paper_scale_scenario(n: int = 1000) -> Scenario:
@@ -39,6 +54,29 @@ def time_paper_scale(repeats: int, scenario: Scenario | None = None) -> list[flo
         scenario.build_model(seed).run()
         times.append(time.perf_counter() - start)
     return times[1:]  # the first run warms caches and imports
+
+
+def run_with_outputs(scenario: Scenario, seed: int) -> RunResult:
+    """One run and every frame a written run keeps (ledger, metrics, summary, agents, durability)."""
+    result = RunResult(scenario, seed, scenario.build_model(seed).run())
+    for frame in (result.ledger, result.metrics, result.summary, result.model.agent_frame(), result.durability):
+        assert len(frame)
+    return result
+
+
+def time_against_floor(repeats: int) -> tuple[float, float]:
+    """Median seconds of the paper-scale run with all outputs and of its numpy floor, alternating."""
+    scenario = setting_scenario("equal", 2, "baseline")
+    run_with_outputs(scenario, 0), floor_run(0)  # imports and first-run costs out of the measurement
+    ours, floor = [], []
+    for seed in range(1, repeats + 1):
+        start = time.perf_counter()
+        run_with_outputs(scenario, seed)
+        ours.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        floor_run(seed)
+        floor.append(time.perf_counter() - start)
+    return statistics.median(ours), statistics.median(floor)
 
 
 def child(n: int) -> None:
@@ -64,19 +102,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument("--sizes", default="10000,100000,1000000")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--quick", action="store_true", help="5 repeats, N = 10,000 only")
     parser.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child is not None:
         child(args.child)
         return 0
-    times = time_paper_scale(args.repeats)
+    if args.quick:
+        args.repeats, args.sizes = 5, "10000"
+    load_before = os.getloadavg()[0]
+    with_outputs, floor = time_against_floor(args.repeats)
+    print(
+        f"paper-scale run with all outputs: median {with_outputs * 1e3:.1f} ms, numpy floor {floor * 1e3:.1f} ms: "
+        f"{with_outputs / floor:.2f}x the floor (target <= 3; load {os.getloadavg()[0]:.2f})",
+        flush=True,
+    )
+    times = time_paper_scale(args.repeats, setting_scenario("equal", 2, "baseline"))
     median = statistics.median(times)
-    print(f"paper-scale baseline run (T=20, 1000 agents, k=100): median {median * 1e3:.1f} ms over {len(times)} runs")
+    print(f"paper-scale baseline run (T=20, 1000 agents, k=100, q=2): median {median * 1e3:.1f} ms over {len(times)} runs")
     strategy_medians = {}
     for strategy in ("cns", "cda"):
         scenario = setting_scenario("equal", 2, strategy)
         strategy_medians[strategy] = statistics.median(time_paper_scale(args.repeats, scenario))
-        print(f"paper-scale {strategy.upper()} run: median {strategy_medians[strategy] * 1e3:.1f} ms")
+        print(
+            f"paper-scale {strategy.upper()} run: median {strategy_medians[strategy] * 1e3:.1f} ms "
+            f"({strategy_medians[strategy] / median:.2f}x the baseline; load {os.getloadavg()[0]:.2f})",
+            flush=True,
+        )
     scaling = []
     for n in [int(s) for s in args.sizes.split(",") if s]:
         row = measure(n)
@@ -87,12 +139,19 @@ def main(argv: list[str] | None = None) -> int:
         first, last = scaling[0], scaling[-1]
         ratio = (last["seconds"] / first["seconds"]) / (last["n_agents"] / first["n_agents"])
         print(f"time per agent, largest vs smallest N: {ratio:.2f}x (1.0 = exactly linear)")
+    load_after = os.getloadavg()[0]
+    print(f"1-minute load average: {load_before:.2f} before, {load_after:.2f} after ({os.cpu_count()} cores)")
     result = {
+        "with_outputs_median_s": with_outputs,
+        "floor_median_s": floor,
+        "outputs_over_floor": with_outputs / floor,
+        "cda_over_baseline": strategy_medians["cda"] / median,
         "paper_scale_median_s": median,
         "cns_paper_scale_median_s": strategy_medians["cns"],
         "cda_paper_scale_median_s": strategy_medians["cda"],
         "scaling": scaling,
-        "machine": {"python": platform.python_version(), "cpus": len(__import__("os").sched_getaffinity(0))},
+        "machine": {"python": platform.python_version(), "cpus": len(os.sched_getaffinity(0))},
+        "load_average": [load_before, load_after],
     }
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n")

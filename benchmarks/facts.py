@@ -1,6 +1,8 @@
 """Time FACTS audits against their targets: each in a fresh process, wall time and peak memory.
 
-Usage: python benchmarks/facts.py [--json PATH] [--only german-sex ...]
+Usage: python benchmarks/facts.py [--json PATH] [--only german-sex ...] [--quick]
+
+``--quick``: the ``german-sex`` case only.
 
 Cases (name: data set, protected attribute, support settings, target):
 
@@ -58,7 +60,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--only", nargs="+", choices=sorted(CASES), default=list(CASES))
+    parser.add_argument("--quick", action="store_true", help="the german-sex case only")
     args = parser.parse_args()
+    if args.quick:
+        args.only = ["german-sex"]
 
     results = {}
     for name in args.only:

@@ -1,7 +1,9 @@
 """Real-data speed: German credit and Adult runs with gradient boosting and the search generator, and DiCE.
 
 Usage:
-    python benchmarks/real_data.py [--adult-agents 10000] [--dice-agents 10] [--json PATH]
+    python benchmarks/real_data.py [--adult-agents 10000] [--dice-agents 10] [--json PATH] [--quick]
+
+``--quick``: Adult with 1,000 agents, 2 DiCE agents, one shift-overhead pair.
 
 Prints and (with ``--json``) writes:
 
@@ -82,7 +84,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dice-agents", type=int, default=10)
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--shift-repeats", type=int, default=3, help="timed run pairs for shift_overhead")
+    parser.add_argument("--quick", action="store_true", help="Adult 1,000 agents, 2 DiCE agents, 1 shift pair")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.adult_agents, args.dice_agents, args.shift_repeats = 1000, 2, 1
     load_before = os.getloadavg()[0]
     german, german_cpu, _ = time_run(run_spec("german", "sex", 1000))
     print(

@@ -1,7 +1,9 @@
 """Run-time overhead of the shift and ground-truth observers (every 5 steps) on German credit.
 
 Usage:
-    python benchmarks/shift_overhead.py [--repeats 3] [--json PATH]
+    python benchmarks/shift_overhead.py [--repeats 3] [--json PATH] [--quick]
+
+``--quick``: one timed pair of runs per world.
 
 German credit: 500 applicants + 50 per step, 20 steps, one-hot logistic model, top-k (k = 50), the
 search generator (the exact linear one if search is not installed), German credit's ground truth
@@ -53,11 +55,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--json", default=None, help="write the figures as JSON to PATH")
+    parser.add_argument("--quick", action="store_true", help="one timed pair of runs per world")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.repeats = 1
     out: dict[str, float] = german_overhead(args.repeats)
     spec = dynamics.SYNTHETIC | {"recourse": dynamics.GENERATORS["linear"]}
     synthetic = shift_overhead(spec, dynamics.SYNTHETIC_TRUTH, args.repeats)
     out["synthetic_shift_overhead"] = synthetic["overhead"]
+    out["load_average"] = os.getloadavg()[0]
     print(f"synthetic: plain {synthetic['plain_s']:.2f} s, with observers {synthetic['observed_s']:.2f} s, "
           f"overhead {100 * synthetic['overhead']:.1f}% (wall), "
           f"{100 * synthetic['cpu_overhead']:.1f}% (CPU)")  # fmt: skip

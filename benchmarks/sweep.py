@@ -1,7 +1,9 @@
 """Sweep throughput: runs per second with 1 and 2 local workers, parallel efficiency, full Table 1 time.
 
 Usage:
-    python benchmarks/sweep.py [--runs 200] [--repeats 3] [--table1-seeds 100] [--skip-table1] [--json sweep.json]
+    python benchmarks/sweep.py [--runs 200] [--repeats 3] [--table1-seeds 100] [--skip-table1] [--json sweep.json] [--quick]
+
+``--quick``: 20 runs per measurement, one round, no full Table 1.
 
 The workload is the Table-1 run (bell2024 preset, baseline strategy, paper scale: T = 20, 1000
 initial agents, k = 100), pooled metrics only, each run written as its own shard. The 2-worker pool
@@ -61,7 +63,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--skip-table1", action="store_true", help="do not time the full Table 1")
     parser.add_argument("--json", type=Path, default=None, help="write the figures as JSON")
+    parser.add_argument("--quick", action="store_true", help="20 runs, one round, no full Table 1")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.runs, args.repeats, args.skip_table1 = 20, 1, True
 
     load_before = os.getloadavg()
     print(f"cpus {os.cpu_count()}, load average (1, 5, 15 min) before: {', '.join(f'{x:.2f}' for x in load_before)}")
