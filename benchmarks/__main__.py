@@ -82,6 +82,7 @@ def _load(load: tuple[float, ...] | list[float]) -> str:
 
 def commit() -> str:
     """The short commit id of the checkout (with ``+dirty`` when files are modified)."""
+
     def git(*args: str) -> str:
         return subprocess.run(["git", *args], cwd=HERE.parent, capture_output=True, text=True).stdout.strip()
 

@@ -83,8 +83,8 @@ def floor_run(seed: int, n: int = 1000, k: int = 100, entrants: int = 100, steps
         cost = np.zeros(score.size)
         cost[waiting] = np.sqrt(((moved - xw) ** 2).sum(axis=1))
         features[active[waiting]] = moved
-        for key, value in zip(columns, (np.full(score.size, t), active, x, score, np.full(score.size, cut), selected,
-                                        rec, cost)):  # fmt: skip
+        values = (np.full(score.size, t), active, x, score, np.full(score.size, cut), selected, rec, cost)
+        for key, value in zip(columns, values, strict=True):
             columns[key].append(value)
         active = active[waiting]
         if t < steps:

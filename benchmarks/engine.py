@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     times = time_paper_scale(args.repeats, setting_scenario("equal", 2, "baseline"))
     median = statistics.median(times)
-    print(f"paper-scale baseline run (T=20, 1000 agents, k=100, q=2): median {median * 1e3:.1f} ms over {len(times)} runs")
+    print(f"paper-scale baseline run (T=20, 1000 agents, k=100, q=2): median {median * 1e3:.1f} ms, {len(times)} runs")
     strategy_medians = {}
     for strategy in ("cns", "cda"):
         scenario = setting_scenario("equal", 2, strategy)

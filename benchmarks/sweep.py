@@ -1,7 +1,8 @@
 """Sweep throughput: runs per second with 1 and 2 local workers, parallel efficiency, full Table 1 time.
 
 Usage:
-    python benchmarks/sweep.py [--runs 200] [--repeats 3] [--table1-seeds 100] [--skip-table1] [--json sweep.json] [--quick]
+    python benchmarks/sweep.py [--runs 200] [--repeats 3] [--table1-seeds 100] [--skip-table1] [--json sweep.json]
+                               [--quick]
 
 ``--quick``: 20 runs per measurement, one round, no full Table 1.
 

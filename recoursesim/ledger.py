@@ -12,6 +12,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from recoursesim._categories import category_dtype
+
 if TYPE_CHECKING:
     from recoursesim.features.schema import FeatureSchema
 
@@ -187,7 +189,9 @@ class Ledger:
         columns: dict[str, object] = {
             "step": self.column("step").astype(np.int32),
             "agent_id": agent_id,
-            "group": pd.Categorical.from_codes(group[agent_id].astype(np.int64), categories=list(self.group_names)),
+            "group": pd.Categorical.from_codes(
+                group[agent_id].astype(np.int64), dtype=category_dtype(self.group_names)
+            ),
             "entry_step": entry_step[agent_id].astype(np.int32),
         }
         columns.update(self._feature_columns(features, ""))

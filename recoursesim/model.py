@@ -8,6 +8,7 @@ import mesa
 import numpy as np
 import pandas as pd
 
+from recoursesim._categories import category_dtype
 from recoursesim._validate import check_int
 from recoursesim.agent_table import AgentTable, Status
 from recoursesim.agents import RecourseAgent
@@ -410,11 +411,13 @@ class RecourseModel(mesa.Model):
         return pd.DataFrame(
             {
                 "agent_id": np.arange(table.n, dtype=np.int64),
-                "group": pd.Categorical.from_codes(table.group.astype(np.int64), categories=list(self.group_names)),
+                "group": pd.Categorical.from_codes(
+                    table.group.astype(np.int64), dtype=category_dtype(self.group_names)
+                ),
                 "entry_step": table.entry_step.copy(),
                 "exit_step": table.exit_step.copy(),
                 "status": pd.Categorical.from_codes(
-                    table.status.astype(np.int64), categories=[s.name.lower() for s in Status]
+                    table.status.astype(np.int64), dtype=category_dtype(s.name.lower() for s in Status)
                 ),
                 "effort_capacity": table.effort.copy(),
             }

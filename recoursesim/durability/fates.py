@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from recoursesim._categories import category_dtype
 from recoursesim._validate import check_int
 from recoursesim.agent_table import Status
 from recoursesim.errors import ConfigError
@@ -53,39 +54,37 @@ def recommendation_fates(model: RecourseModel, horizon: int = 5) -> pd.DataFrame
     decisions = model.decisions
     last = len(decisions) - 1
     issued = _issued(model)
-    n = issued["step"].size
+    t, group = issued["step"], issued["group"]
+    n = t.size
+    cut = np.stack([decision.cutoff for decision in decisions]) if decisions else np.zeros((0, len(model.group_names)))
+    with np.errstate(invalid="ignore"):
+        bar = cut - TOLERANCE * (1 + np.abs(cut))  # (steps, groups): the score a recommendation must reach
+    # known[i, s]: recommendation i had been issued by step s and its group had a cut-off then.
+    known = (t[:, None] <= np.arange(last + 1)[None, :]) & ~np.isnan(cut).T[group]
     valid = np.zeros((n, last + 1), dtype=bool)
-    known = np.zeros((n, last + 1), dtype=bool)
     scored: dict[int, np.ndarray] = {}
-    for s, decision in enumerate(decisions):
-        issued_by = issued["step"] <= s
-        if not issued_by.any():
-            continue
-        key = id(decision.scorer)
+    first = int(t.min()) if n else last + 1
+    for s in range(first, last + 1):
+        key = id(decisions[s].scorer)
         if key not in scored:  # a fixed model scores the recommendations once
-            scored[key] = np.asarray(decision.scorer.score(issued["point"]), dtype=float)
-        cutoff = decision.cutoff[issued["group"]]
-        known[:, s] = issued_by & ~np.isnan(cutoff)
+            scored[key] = np.asarray(decisions[s].scorer.score(issued["point"]), dtype=float)
         with np.errstate(invalid="ignore"):
-            valid[:, s] = known[:, s] & (scored[key] >= cutoff - TOLERANCE * (1 + np.abs(cutoff)))
-    frame = pd.DataFrame(
-        {
-            "step": issued["step"].astype(np.int32),
-            "agent_id": issued["agent_id"],
-            "group": pd.Categorical.from_codes(issued["group"], categories=list(model.group_names)),
-            "effort": issued["effort"],
-        }
-    )
-    t = issued["step"]
-    index = np.arange(n)
+            valid[:, s] = scored[key] >= bar[s][group]
+    valid &= known
+    columns: dict[str, object] = {
+        "step": t.astype(np.int32),
+        "agent_id": issued["agent_id"],
+        "group": pd.Categorical.from_codes(group, dtype=category_dtype(model.group_names)),
+        "effort": issued["effort"],
+    }
+    row_start = np.arange(n) * (last + 1)  # flat positions of each row's step 0 in the (n, steps) tables
+    flat_known, flat_valid = known.ravel(), valid.ravel()
     for h in range(horizon + 1):
-        later = np.minimum(t + h, last)
-        judged = (t + h <= last) & known[index, later]
-        column = pd.array(np.full(n, pd.NA), dtype="boolean")
-        column[judged] = valid[index[judged], later[judged]]
-        frame[f"valid_{h}"] = column
-    frame["duration"], frame["expired"] = _durations(t, issued["end"], valid, known)
-    return frame
+        at = row_start + np.minimum(t + h, last)
+        judged = (t + h <= last) & flat_known[at]
+        columns[f"valid_{h}"] = pd.arrays.BooleanArray(flat_valid[at] & judged, ~judged)
+    columns["duration"], columns["expired"] = _durations(t, issued["end"], valid, known)
+    return pd.DataFrame(columns)
 
 
 def _issued(model: RecourseModel) -> dict[str, np.ndarray]:
@@ -95,17 +94,18 @@ def _issued(model: RecourseModel) -> dict[str, np.ndarray]:
     steps, agents, points, efforts = [], [], [], []
     for index in range(ledger.n_steps):
         record = ledger.step_record(index)
-        waiting = ~record.selected
         recommendation = ledger.recommendation(index)
         if recommendation is None or recommendation.shape[0] == 0:
             continue
+        waiting = np.flatnonzero(~record.selected)
         moves = np.any(recommendation != record.features[waiting], axis=1)
-        steps.append(np.full(int(moves.sum()), record.step))
-        agents.append(record.agent_id[waiting][moves].astype(np.int64))
+        moving = waiting[moves]
+        steps.append(np.full(moving.size, record.step))
+        agents.append(record.agent_id[moving])
         points.append(recommendation[moves])
-        efforts.append(record.effort[waiting][moves])
+        efforts.append(record.effort[moving])
     d = len(model.feature_names)
-    agent_id = np.concatenate(agents) if agents else np.zeros(0, dtype=np.int64)
+    agent_id = np.concatenate(agents).astype(np.int64) if agents else np.zeros(0, dtype=np.int64)
     exited = table.status[agent_id] != Status.WAITING
     return {
         "step": np.concatenate(steps).astype(np.int64) if steps else np.zeros(0, dtype=np.int64),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
 
@@ -28,12 +30,8 @@ def add_disparities(
         for rETR where the reference ETR is 0).
     """
     group = frame["group"].astype(str).to_numpy()
-    if frame.shape[0] and reference_group not in set(group):
-        raise ConfigError(
-            "metrics.reference_group",
-            f"{reference_group!r} is not a group",
-            f"use one of {', '.join(sorted(set(group)))}",
-        )
+    if frame.shape[0]:
+        check_reference_group(reference_group, set(group))
     out = frame.copy()
     keys = by or []
     is_reference = group == reference_group
@@ -50,11 +48,26 @@ def add_disparities(
     ttr_values = out[ttr].to_numpy(dtype=float)
     etr_ref = np.where(found, etr_values[source] if len(out) else etr_values, np.nan)
     ttr_ref = np.where(found, ttr_values[source] if len(out) else ttr_values, np.nan)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = etr_values / etr_ref
-    out["retr"] = np.where(np.isfinite(ratio), ratio, np.nan)
-    out["dttr"] = ttr_values - ttr_ref
+    out["retr"], out["dttr"] = disparity_values(etr_values, ttr_values, etr_ref, ttr_ref)
     return out
+
+
+def check_reference_group(reference_group: str, groups: Iterable[str]) -> None:
+    """Raise the configuration error for a reference group that is not among ``groups``."""
+    names = set(groups)
+    if reference_group not in names:
+        raise ConfigError(
+            "metrics.reference_group", f"{reference_group!r} is not a group", f"use one of {', '.join(sorted(names))}"
+        )
+
+
+def disparity_values(
+    etr: np.ndarray, ttr: np.ndarray, etr_ref: np.ndarray, ttr_ref: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``rETR = etr / etr_ref`` (NaN where not finite) and ``dTTR = ttr - ttr_ref``, elementwise."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = etr / etr_ref
+    return np.where(np.isfinite(ratio), ratio, np.nan), ttr - ttr_ref
 
 
 def within_eighty_percent_rule(ratio: float, band: tuple[float, float] = EIGHTY_PERCENT_BAND) -> bool:

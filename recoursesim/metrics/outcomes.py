@@ -7,6 +7,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from recoursesim._categories import category_dtype
 from recoursesim._validate import check_choice
 
 EffortMeasure = Literal["cost", "score_gain"]
@@ -85,7 +86,7 @@ def agent_outcomes(ledger: pd.DataFrame, effort: EffortMeasure = "cost") -> pd.D
     return pd.DataFrame(
         {
             "agent_id": agents,
-            "group": pd.Categorical.from_codes(codes[first], categories=categories),
+            "group": pd.Categorical.from_codes(codes[first], dtype=category_dtype(categories)),
             "entry_step": ledger["entry_step"].to_numpy(dtype=np.int64)[first],
             "last_step": last_step,
             "success_step": success_step,
@@ -96,7 +97,7 @@ def agent_outcomes(ledger: pd.DataFrame, effort: EffortMeasure = "cost") -> pd.D
             "ttr": np.where(recourse, success_step - first_negative, np.nan).astype(float),
             "score_entry": score_entry,
             "score_last": score_last,
-            "outcome": pd.Categorical.from_codes(outcome, categories=list(OUTCOMES)),
+            "outcome": pd.Categorical.from_codes(outcome, dtype=category_dtype(OUTCOMES)),
         }
     )
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from recoursesim.metrics.disparity import add_disparities
+from recoursesim._categories import category_dtype
+from recoursesim.metrics.disparity import check_reference_group, disparity_values
 from recoursesim.metrics.outcomes import EffortMeasure, agent_outcomes, group_categories, group_codes
 
 
@@ -56,24 +57,32 @@ def recourse_over_time(
     effort_sum = np.bincount(won_key, weights=outcomes["effort"].to_numpy()[won], minlength=cells)
     ttr_sum = np.bincount(won_key, weights=outcomes["ttr"].to_numpy()[won], minlength=cells)
     with np.errstate(divide="ignore", invalid="ignore"):
-        frame = pd.DataFrame(
-            {
-                "step": np.repeat(steps, n_groups),
-                "group": np.tile(np.asarray(groups, dtype=object), steps.size),
-                "n_scored": n_scored.astype(np.int64),
-                "n_selected": n_selected.astype(np.int64),
-                "selection_rate": np.where(n_scored > 0, n_selected / n_scored, np.nan),
-                "mean_selected_score": np.where(n_selected > 0, score_sum / n_selected, np.nan),
-                "mean_selected_initial_score": np.where(n_selected > 0, initial_sum / n_selected, np.nan),
-                "n_recourse": n_recourse.astype(np.int64),
-                "etr": np.where(n_recourse > 0, effort_sum / n_recourse, np.nan),
-                "ttr": np.where(n_recourse > 0, ttr_sum / n_recourse, np.nan),
-            }
-        )
+        columns = {
+            "step": np.repeat(steps, n_groups),
+            "group": pd.Categorical.from_codes(np.tile(np.arange(n_groups), steps.size), dtype=category_dtype(groups)),
+            "n_scored": n_scored.astype(np.int64),
+            "n_selected": n_selected.astype(np.int64),
+            "selection_rate": np.where(n_scored > 0, n_selected / n_scored, np.nan),
+            "mean_selected_score": np.where(n_selected > 0, score_sum / n_selected, np.nan),
+            "mean_selected_initial_score": np.where(n_selected > 0, initial_sum / n_selected, np.nan),
+            "n_recourse": n_recourse.astype(np.int64),
+            "etr": np.where(n_recourse > 0, effort_sum / n_recourse, np.nan),
+            "ttr": np.where(n_recourse > 0, ttr_sum / n_recourse, np.nan),
+        }
     if reference_group is not None:
-        frame = add_disparities(frame, reference_group, by=["step"])
-    frame["group"] = pd.Categorical(frame["group"], categories=groups)
-    return frame
+        _add_disparities(columns, groups, reference_group, steps.size)
+    return pd.DataFrame(columns)
+
+
+def _add_disparities(columns: dict, groups: list[str], reference_group: str, n_keys: int) -> None:
+    """Add ``retr`` and ``dttr`` to columns laid out as ``n_keys`` blocks of one row per group."""
+    if n_keys * len(groups) == 0:
+        columns["retr"], columns["dttr"] = np.empty(0), np.empty(0)
+        return
+    check_reference_group(reference_group, groups)
+    reference = np.repeat(np.arange(n_keys) * len(groups) + groups.index(reference_group), len(groups))
+    etr, ttr = columns["etr"], columns["ttr"]
+    columns["retr"], columns["dttr"] = disparity_values(etr, ttr, etr[reference], ttr[reference])
 
 
 def utility_over_time(ledger: pd.DataFrame) -> pd.DataFrame:
@@ -157,22 +166,19 @@ def recourse_summary(
         wasted, n_failed = per_group(failed, outcomes["effort_spent"].to_numpy())
         waits = (outcomes["last_step"] - outcomes["entry_step"] + 1).to_numpy(dtype=float)
         wait_sum, n_censored = per_group(censored, waits)
-        frame = pd.DataFrame(
-            {
-                "group": groups,
-                "entered": counts.sum(axis=1).astype(np.int64),
-                "selected_on_entry": counts[:, 0].astype(np.int64),
-                "recourse": counts[:, 1].astype(np.int64),
-                "censored": counts[:, 2].astype(np.int64),
-                "gave_up": counts[:, 3].astype(np.int64),
-                "etr": np.where(n_won > 0, etr_sum / n_won, np.nan),
-                "ttr": np.where(n_won > 0, ttr_sum / n_won, np.nan),
-                "wasted_effort": wasted,
-                "wasted_effort_mean": np.where(n_failed > 0, wasted / n_failed, np.nan),
-                "censored_mean_wait": np.where(n_censored > 0, wait_sum / n_censored, np.nan),
-            }
-        )
+        columns = {
+            "group": pd.Categorical.from_codes(np.arange(n_groups), dtype=category_dtype(groups)),
+            "entered": counts.sum(axis=1).astype(np.int64),
+            "selected_on_entry": counts[:, 0].astype(np.int64),
+            "recourse": counts[:, 1].astype(np.int64),
+            "censored": counts[:, 2].astype(np.int64),
+            "gave_up": counts[:, 3].astype(np.int64),
+            "etr": np.where(n_won > 0, etr_sum / n_won, np.nan),
+            "ttr": np.where(n_won > 0, ttr_sum / n_won, np.nan),
+            "wasted_effort": wasted,
+            "wasted_effort_mean": np.where(n_failed > 0, wasted / n_failed, np.nan),
+            "censored_mean_wait": np.where(n_censored > 0, wait_sum / n_censored, np.nan),
+        }
     if reference_group is not None:
-        frame = add_disparities(frame, reference_group)
-    frame["group"] = pd.Categorical(frame["group"], categories=groups)
-    return frame
+        _add_disparities(columns, groups, reference_group, 1)
+    return pd.DataFrame(columns)
