@@ -46,14 +46,16 @@ def paper_scale_scenario(n: int = 1000) -> Scenario:
     )
 
 
-def time_paper_scale(repeats: int, scenario: Scenario | None = None) -> list[float]:
-    scenario = scenario or paper_scale_scenario()
-    times = []
+def time_strategies(repeats: int, strategies: tuple[str, ...]) -> dict[str, float]:
+    """Median seconds of one paper-scale run (q = 2) of each strategy; the strategies alternate seed by seed."""
+    scenarios = {name: setting_scenario("equal", 2, name) for name in strategies}
+    times: dict[str, list[float]] = {name: [] for name in strategies}
     for seed in range(repeats + 1):
-        start = time.perf_counter()
-        scenario.build_model(seed).run()
-        times.append(time.perf_counter() - start)
-    return times[1:]  # the first run warms caches and imports
+        for name, scenario in scenarios.items():
+            start = time.perf_counter()
+            scenario.build_model(seed).run()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values[1:]) for name, values in times.items()}  # the first run warms up
 
 
 def run_with_outputs(scenario: Scenario, seed: int) -> RunResult:
@@ -117,13 +119,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{with_outputs / floor:.2f}x the floor (target <= 3; load {os.getloadavg()[0]:.2f})",
         flush=True,
     )
-    times = time_paper_scale(args.repeats, setting_scenario("equal", 2, "baseline"))
-    median = statistics.median(times)
-    print(f"paper-scale baseline run (T=20, 1000 agents, k=100, q=2): median {median * 1e3:.1f} ms, {len(times)} runs")
-    strategy_medians = {}
+    strategy_medians = time_strategies(args.repeats, ("baseline", "cns", "cda"))
+    median = strategy_medians["baseline"]
+    print(f"paper-scale baseline run (T=20, 1000 agents, k=100, q=2): median {median * 1e3:.1f} ms")
     for strategy in ("cns", "cda"):
-        scenario = setting_scenario("equal", 2, strategy)
-        strategy_medians[strategy] = statistics.median(time_paper_scale(args.repeats, scenario))
         print(
             f"paper-scale {strategy.upper()} run: median {strategy_medians[strategy] * 1e3:.1f} ms "
             f"({strategy_medians[strategy] / median:.2f}x the baseline; load {os.getloadavg()[0]:.2f})",
