@@ -13,6 +13,8 @@ Prints (and writes with ``--json``):
   ledger, per-step metrics, summary, agents and durability frames), ``floor_median_s``: the same
   essential work as a bare numpy loop (``benchmarks/_floor.py``), and ``outputs_over_floor``:
   their ratio (target <= 3). The two alternate run by run, so a change in load hits both;
+- ``outputs_over_floor_cpu`` and ``cda_over_baseline_cpu``: the same ratios in CPU time
+  (``time.process_time``), which other programs on a shared machine disturb less;
 - for each size N, the time and peak memory (RSS) of one run with N initial agents,
   k = entrants = N/10, steps 0..20, each in a fresh process so peaks do not mix;
 - ``load_average``: the 1-minute load average before and after.
@@ -31,6 +33,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from _floor import floor_run  # this folder is on sys.path when run as a script
@@ -46,16 +49,26 @@ def paper_scale_scenario(n: int = 1000) -> Scenario:
     )
 
 
-def time_strategies(repeats: int, strategies: tuple[str, ...]) -> dict[str, float]:
-    """Median seconds of one paper-scale run (q = 2) of each strategy; the strategies alternate seed by seed."""
+def timed(action: Callable[[], object]) -> tuple[float, float]:
+    """Wall-clock and CPU seconds of one call (CPU time is less sensitive to other programs on the machine)."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    action()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def medians(samples: list[tuple[float, float]]) -> tuple[float, float]:
+    """Median wall-clock and median CPU seconds."""
+    return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
+
+
+def time_strategies(repeats: int, strategies: tuple[str, ...]) -> dict[str, tuple[float, float]]:
+    """Median (wall, CPU) seconds of one paper-scale run (q = 2) of each strategy, alternating seed by seed."""
     scenarios = {name: setting_scenario("equal", 2, name) for name in strategies}
-    times: dict[str, list[float]] = {name: [] for name in strategies}
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in strategies}
     for seed in range(repeats + 1):
         for name, scenario in scenarios.items():
-            start = time.perf_counter()
-            scenario.build_model(seed).run()
-            times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(values[1:]) for name, values in times.items()}  # the first run warms up
+            samples[name].append(timed(lambda: scenario.build_model(seed).run()))  # noqa: B023 (called at once)
+    return {name: medians(values[1:]) for name, values in samples.items()}  # the first run warms up
 
 
 def run_with_outputs(scenario: Scenario, seed: int) -> RunResult:
@@ -66,19 +79,15 @@ def run_with_outputs(scenario: Scenario, seed: int) -> RunResult:
     return result
 
 
-def time_against_floor(repeats: int) -> tuple[float, float]:
-    """Median seconds of the paper-scale run with all outputs and of its numpy floor, alternating."""
+def time_against_floor(repeats: int) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Median (wall, CPU) seconds of the paper-scale run with all outputs and of its numpy floor, alternating."""
     scenario = setting_scenario("equal", 2, "baseline")
     run_with_outputs(scenario, 0), floor_run(0)  # imports and first-run costs out of the measurement
     ours, floor = [], []
     for seed in range(1, repeats + 1):
-        start = time.perf_counter()
-        run_with_outputs(scenario, seed)
-        ours.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        floor_run(seed)
-        floor.append(time.perf_counter() - start)
-    return statistics.median(ours), statistics.median(floor)
+        ours.append(timed(lambda: run_with_outputs(scenario, seed)))  # noqa: B023 (called at once)
+        floor.append(timed(lambda: floor_run(seed)))  # noqa: B023
+    return medians(ours), medians(floor)
 
 
 def child(n: int) -> None:
@@ -113,19 +122,21 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.repeats, args.sizes = 5, "10000"
     load_before = os.getloadavg()[0]
-    with_outputs, floor = time_against_floor(args.repeats)
+    (with_outputs, with_outputs_cpu), (floor, floor_cpu) = time_against_floor(args.repeats)
     print(
         f"paper-scale run with all outputs: median {with_outputs * 1e3:.1f} ms, numpy floor {floor * 1e3:.1f} ms: "
-        f"{with_outputs / floor:.2f}x the floor (target <= 3; load {os.getloadavg()[0]:.2f})",
+        f"{with_outputs / floor:.2f}x the floor (CPU time: {with_outputs_cpu / floor_cpu:.2f}x; target <= 3; "
+        f"load {os.getloadavg()[0]:.2f})",
         flush=True,
     )
     strategy_medians = time_strategies(args.repeats, ("baseline", "cns", "cda"))
-    median = strategy_medians["baseline"]
+    median, median_cpu = strategy_medians["baseline"]
     print(f"paper-scale baseline run (T=20, 1000 agents, k=100, q=2): median {median * 1e3:.1f} ms")
     for strategy in ("cns", "cda"):
+        wall, cpu = strategy_medians[strategy]
         print(
-            f"paper-scale {strategy.upper()} run: median {strategy_medians[strategy] * 1e3:.1f} ms "
-            f"({strategy_medians[strategy] / median:.2f}x the baseline; load {os.getloadavg()[0]:.2f})",
+            f"paper-scale {strategy.upper()} run: median {wall * 1e3:.1f} ms ({wall / median:.2f}x the baseline; "
+            f"CPU time {cpu / median_cpu:.2f}x; load {os.getloadavg()[0]:.2f})",
             flush=True,
         )
     scaling = []
@@ -144,10 +155,12 @@ def main(argv: list[str] | None = None) -> int:
         "with_outputs_median_s": with_outputs,
         "floor_median_s": floor,
         "outputs_over_floor": with_outputs / floor,
-        "cda_over_baseline": strategy_medians["cda"] / median,
+        "outputs_over_floor_cpu": with_outputs_cpu / floor_cpu,
+        "cda_over_baseline": strategy_medians["cda"][0] / median,
+        "cda_over_baseline_cpu": strategy_medians["cda"][1] / median_cpu,
         "paper_scale_median_s": median,
-        "cns_paper_scale_median_s": strategy_medians["cns"],
-        "cda_paper_scale_median_s": strategy_medians["cda"],
+        "cns_paper_scale_median_s": strategy_medians["cns"][0],
+        "cda_paper_scale_median_s": strategy_medians["cda"][0],
         "scaling": scaling,
         "machine": {"python": platform.python_version(), "cpus": len(os.sched_getaffinity(0))},
         "load_average": [load_before, load_after],
