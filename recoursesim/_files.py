@@ -24,7 +24,9 @@ def check_input_file(path: str | Path, field: str, what: str = "file") -> Path:
         mode = path.stat().st_mode
     except FileNotFoundError:
         raise DataError(
-            field, f"file {path} not found", "check the path (relative paths start at the working directory)"
+            field,
+            f"file {path} not found",
+            "check the path (in a scenario file a relative path starts at that file's folder)",
         ) from None
     except OSError as error:
         raise DataError(field, f"cannot open {path} ({error.strerror or error})", f"give a readable {what}") from None

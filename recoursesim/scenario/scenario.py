@@ -449,15 +449,11 @@ def load_scenario(
 def _scorer_shorthand(data: dict[str, Any]) -> dict[str, Any]:
     """``[scorer] model_file = "..."`` without a name means the ``fitted`` scorer (and replaces a base's scorer).
 
-    A relative ``model_file`` is made absolute (from the working directory) here, once: worker
-    processes of a sweep may run in another directory.
+    (A relative ``model_file`` is made absolute by :func:`~recoursesim.scenario.tables.absolute_paths`.)
     """
     scorer = data.get("scorer")
     if isinstance(scorer, dict) and "model_file" in scorer:
-        scorer = dict(scorer) if "name" in scorer else {"name": "fitted", **scorer}
-        if isinstance(scorer["model_file"], str) and scorer["model_file"]:
-            scorer["model_file"] = str(Path(scorer["model_file"]).resolve())
-        data["scorer"] = scorer
+        data["scorer"] = dict(scorer) if "name" in scorer else {"name": "fitted", **scorer}
     return data
 
 

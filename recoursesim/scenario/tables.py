@@ -36,6 +36,28 @@ COMPONENT_SECTIONS: frozenset[str] = frozenset(section for section in KINDS.valu
 #: Keys that describe one file and are not inherited from its base.
 OWN_KEYS: tuple[str, ...] = ("name", "description")
 
+#: ``(section, key)`` of the fields that name an input file: a user's data file, a fitted model.
+FILE_FIELDS: tuple[tuple[str, str], ...] = (("population", "path"), ("scorer", "model_file"))
+
+
+def absolute_paths(table: Mapping[str, Any], origin: Path | None) -> dict[str, Any]:
+    """Return ``table`` with the relative paths of :data:`FILE_FIELDS` made absolute.
+
+    A relative path starts at ``origin``, the folder of the file that states it (``None``, a
+    table from Python or a bundled scenario: the working directory), as a relative ``base`` does.
+    Done once, when the scenario is read, so that the worker processes of a sweep (which may run
+    in another working directory, or be reused from an earlier sweep) find the same file.
+    """
+    resolved = dict(table)
+    for section, key in FILE_FIELDS:
+        part = resolved.get(section)
+        if not isinstance(part, Mapping) or not isinstance(part.get(key), str) or not part[key]:
+            continue
+        path = Path(part[key]).expanduser()
+        if not path.is_absolute():
+            resolved[section] = {**part, key: str(((origin or Path.cwd()) / path).resolve())}
+    return resolved
+
 
 def bundled_names() -> list[str]:
     """Names of the scenarios shipped with the package."""
@@ -120,7 +142,7 @@ def resolve_bases(
 
 def _resolve(data: Mapping[str, Any], origin: Path | None, chain: list[tuple[str, str]]) -> dict[str, Any]:
     given = [key for key in BASE_KEYS if key in data]
-    own = {key: value for key, value in data.items() if key not in BASE_KEYS}
+    own = absolute_paths({key: value for key, value in data.items() if key not in BASE_KEYS}, origin)
     if not given:
         return copy.deepcopy(own)
     if len(given) > 1:

@@ -85,7 +85,9 @@ def load_model_file(path: str | Path, trusted: Sequence[str] = (), field: str = 
         )
     if not path.is_file():
         raise ConfigError(
-            field, f"file {path} not found", "check the path (relative paths start at the working directory)"
+            field,
+            f"file {path} not found",
+            "check the path (in a scenario file a relative path starts at that file's folder)",
         )
     try:
         import skops.io as sio
