@@ -31,7 +31,7 @@ BELL2024: dict[str, Any] = {
 _CNS = {"name": "cns", "k": 100, "quota": "equal", "threshold": "max"}
 _BOUNDED_PROJECTION = {"name": "linear", "action_set": {"lower": [-0.1, -0.1], "upper": [1.1, 1.1]}}
 
-#: The paper's mitigation columns, as the authors' code ran them (see the README's reproduction notes).
+#: The paper's mitigation columns, as the authors' code ran them (docs/reproduction.md).
 _BELL2024_STRATEGIES: dict[str, dict[str, Any]] = {
     # CNS: k/2 places per group; recommendations aim at the higher of the groups' cut-offs.
     "bell2024-cns": {"selection": _CNS},

@@ -1,4 +1,4 @@
-"""The plug-in example in the README runs as written."""
+"""The plug-in example in docs/plugins.md runs as written."""
 
 import re
 from pathlib import Path
@@ -6,7 +6,7 @@ from pathlib import Path
 from recoursesim.registry import _REGISTRY
 from recoursesim.scenario import Scenario
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "plugins.md"
 
 
 def test_readme_plugin_example_registers_and_runs():

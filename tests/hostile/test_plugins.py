@@ -20,7 +20,7 @@ from recoursesim.scenario import Scenario
 from recoursesim.scenario.scenario import ScenarioError
 from tests.hostile.conftest import ROOT, one_line_error, small_text
 
-README = ROOT / "README.md"
+README = ROOT / "docs" / "plugins.md"
 PLUGIN_TOML = '\n[selection]\nname = "{name}"\nk = 4\n'
 
 
