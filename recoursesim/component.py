@@ -22,16 +22,37 @@ also drops anything learned.
 from __future__ import annotations
 
 import inspect
-from typing import Any, Self
+from typing import Any, Protocol, Self, runtime_checkable
 
 from recoursesim.errors import ConfigError
 
 #: The longest parameter value written in full by ``repr``.
 _REPR_WIDTH = 80
 
+#: The population the conformance checks fit a component with ``prepare(population, rng)`` on.
+CHECK_POPULATION: dict[str, Any] = {"name": "dataset", "dataset": "german", "group": "sex"}
+
+
+@runtime_checkable
+class SuppliesCheckArguments(Protocol):
+    """A component class that tells the conformance checks which builder-supplied arguments to pass."""
+
+    def check_supplied(self) -> dict[str, Any]:
+        """Builder-supplied arguments (called on the class)."""
+        ...
+
 
 class Component:
     """scikit-learn style hyper-parameters: ``get_params``, ``set_params``, ``clone`` and ``repr``."""
+
+    @classmethod
+    def check_supplied(cls) -> dict[str, Any]:
+        """Builder-supplied arguments the conformance checks pass (default: none).
+
+        A class whose builder-supplied arguments cannot come from a scenario table (a fitted
+        model given from Python) overrides this.
+        """
+        return {}
 
     @classmethod
     def _get_param_names(cls) -> list[str]:

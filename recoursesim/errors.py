@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import errno
+import os
+import re
 from typing import Any
 
 
@@ -48,3 +51,43 @@ class ConfigError(RecourseSimError, ValueError):
 
 class DataError(ConfigError):
     """Input data that cannot be used: a missing column, NaN features, a single class."""
+
+
+#: What to do about the operating-system errors a user can cause, by errno.
+_OS_FIXES: dict[int, str] = {
+    errno.EACCES: "check the permissions, or choose another path",
+    errno.EPERM: "check the permissions, or choose another path",
+    errno.EROFS: "the file system is read-only; choose a writable location",
+    errno.ENOSPC: "free some disk space, or write to another disk",
+    errno.EDQUOT: "free some space within your disk quota, or write elsewhere",
+    errno.ENAMETOOLONG: "use a shorter name or path",
+    errno.ENOENT: "check that the path exists",
+    errno.ENOTDIR: "a part of the path is a file, not a directory; correct the path",
+    errno.EISDIR: "give a file path, not a directory",
+    errno.EEXIST: "choose another path",
+    errno.ENOTEMPTY: "choose an empty or new directory",
+    errno.EMFILE: "too many open files; raise the limit (ulimit -n) or use fewer --workers",
+    errno.ENOMEM: "not enough memory; make the run smaller or use fewer --workers",
+    errno.EXDEV: "keep the output on the same disk as its parent directory",
+}
+
+
+def os_cause(error: OSError) -> tuple[str, str]:
+    """Return the cause (``strerror``) and the fix for an operating-system error.
+
+    Errors raised by libraries that only put ``[Errno N]`` in the message (pyarrow) are recognised too.
+    """
+    number = error.errno
+    if number is None:
+        found = re.search(r"\[Errno (\d+)\]", str(error), re.IGNORECASE)
+        number = int(found.group(1)) if found else None
+    cause = error.strerror or (os.strerror(number) if number is not None else "") or first_line(error)
+    return cause, _OS_FIXES.get(
+        number if number is not None else -1, "check that the path exists and is readable or writable"
+    )
+
+
+def first_line(error: BaseException) -> str:
+    """The first line of an exception's message (its type's name when the message is empty)."""
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__

@@ -9,6 +9,7 @@ from types import ModuleType
 from typing import Any
 
 from recoursesim import registry
+from recoursesim.component import SuppliesCheckArguments
 
 #: Constructor arguments for built-in components whose constructors require some. A plug-in with
 #: required arguments declares its own as a class attribute ``check_params = {...}``.
@@ -46,10 +47,10 @@ class Case:
         """Build a fresh component from its registered name and example parameters.
 
         A class whose builder-supplied arguments cannot come from a scenario table (a fitted model
-        given from Python) declares them with a class method ``check_supplied()``.
+        given from Python) declares them with :meth:`~recoursesim.component.Component.check_supplied`.
         """
-        supplied = getattr(registry.lookup(self.kind, self.name), "check_supplied", None)
-        extra = supplied() if callable(supplied) else {}
+        cls = registry.lookup(self.kind, self.name)
+        extra = cls.check_supplied() if isinstance(cls, SuppliesCheckArguments) else {}
         return registry.build(self.kind, {"name": self.name, **example_params(self.kind, self.name)}, **extra)
 
     def run(self, seed: int = 0) -> None:

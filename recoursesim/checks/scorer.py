@@ -8,18 +8,16 @@ from typing import Any
 import numpy as np
 
 from recoursesim.checks._common import Check, check_picklable, same, snapshot
+from recoursesim.component import CHECK_POPULATION
 from recoursesim.scoring.base import LinearForm
 
 KIND = "scorer"
-
-#: The population a scorer with ``prepare`` is fitted on (a small real data set with a training split).
-PREPARE_POPULATION: dict[str, Any] = {"name": "dataset", "dataset": "german", "group": "sex"}
 
 
 def ready(factory: Callable[[], Any], seed: int) -> tuple[Any, np.ndarray]:
     """Return a scorer ready to score and 60 rows of features it accepts.
 
-    A scorer with ``prepare(population, rng)`` is fitted on :data:`PREPARE_POPULATION`; any other
+    A scorer with ``prepare(population, rng)`` is fitted on :data:`CHECK_POPULATION`; any other
     scorer gets uniform features with ``n_features_in_`` columns (2 if it does not say).
     """
     scorer = factory()
@@ -28,7 +26,7 @@ def ready(factory: Callable[[], Any], seed: int) -> tuple[Any, np.ndarray]:
     if callable(prepare):
         from recoursesim.registry import build
 
-        population = build("population", PREPARE_POPULATION)
+        population = build("population", CHECK_POPULATION)
         population.fit(rng)
         features = population.sample(60, rng).features
         return prepare(population, rng), features

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import errno
-import os
-import re
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from recoursesim.errors import ConfigError, DataError
+from recoursesim.errors import ConfigError, DataError, os_cause
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -55,41 +52,8 @@ def fail(message: str) -> int:
     return 2
 
 
-#: What to do about the operating-system errors a user can cause, by errno.
-_OS_FIXES: dict[int, str] = {
-    errno.EACCES: "check the permissions, or choose another path",
-    errno.EPERM: "check the permissions, or choose another path",
-    errno.EROFS: "the file system is read-only; choose a writable location",
-    errno.ENOSPC: "free some disk space, or write to another disk",
-    errno.EDQUOT: "free some space within your disk quota, or write elsewhere",
-    errno.ENAMETOOLONG: "use a shorter name or path",
-    errno.ENOENT: "check that the path exists",
-    errno.ENOTDIR: "a part of the path is a file, not a directory; correct the path",
-    errno.EISDIR: "give a file path, not a directory",
-    errno.EEXIST: "choose another path",
-    errno.ENOTEMPTY: "choose an empty or new directory",
-    errno.EMFILE: "too many open files; raise the limit (ulimit -n) or use fewer --workers",
-    errno.ENOMEM: "not enough memory; make the run smaller or use fewer --workers",
-    errno.EXDEV: "keep the output on the same disk as its parent directory",
-}
-
 #: Longest path quoted in an error message (a 5,000-character name would flood the terminal).
 _MAX_QUOTED = 120
-
-
-def os_cause(error: OSError) -> tuple[str, str]:
-    """Return the cause (``strerror``) and the fix for an operating-system error.
-
-    Errors raised by libraries that only put ``[Errno N]`` in the message (pyarrow) are recognised too.
-    """
-    number = error.errno
-    if number is None:
-        found = re.search(r"\[Errno (\d+)\]", str(error), re.IGNORECASE)
-        number = int(found.group(1)) if found else None
-    cause = error.strerror or (os.strerror(number) if number is not None else "") or _first_line(error)
-    return cause, _OS_FIXES.get(
-        number if number is not None else -1, "check that the path exists and is readable or writable"
-    )
 
 
 def quote_path(path: object) -> str:
@@ -107,11 +71,6 @@ def describe_os_error(error: OSError) -> str:
     if where is None:
         return f"{cause}; fix: {fix}"
     return f"{quote_path(where)}: {cause}; fix: {fix}"
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__
 
 
 @contextmanager

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from recoursesim._files import check_input_file
-from recoursesim.errors import ConfigError, DataError
+from recoursesim.errors import ConfigError, DataError, first_line
 
 #: File endings :func:`read_table` understands; compressed CSV is read through pandas' decompression.
 CSV_SUFFIXES: tuple[str, ...] = (".csv", ".csv.gz", ".csv.bz2", ".csv.xz", ".csv.zip")
@@ -79,7 +79,7 @@ def _read_csv(path: Path, field: str) -> pd.DataFrame:
         raise DataError(field, f"{path.name} is empty", "give a CSV file with a header row and data rows") from None
     except (OSError, ValueError, UnicodeDecodeError, EOFError) as error:
         raise DataError(
-            field, f"cannot read {path.name} as CSV ({_first_line(error)})", "give a comma-separated UTF-8 file"
+            field, f"cannot read {path.name} as CSV ({first_line(error)})", "give a comma-separated UTF-8 file"
         ) from None
 
 
@@ -101,12 +101,7 @@ def read_parquet_file(path: str | Path, field: str, fix: str = "give a readable 
     try:
         return pd.read_parquet(path)
     except (OSError, ValueError, TypeError) as error:  # pyarrow's ArrowInvalid is a ValueError
-        raise DataError(field, f"cannot read {path} as Parquet ({_first_line(error)})", fix) from None
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__
+        raise DataError(field, f"cannot read {path} as Parquet ({first_line(error)})", fix) from None
 
 
 def first_bad_cell(frame: pd.DataFrame, columns: list[str] | None = None) -> tuple[str, str, int, int] | None:

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from recoursesim.errors import ConfigError
+from recoursesim.features.box import ActionSet
 from recoursesim.features.schema import FeatureSchema
-from recoursesim.recourse.action_set import ActionSet
 
 _KEYS = ("immutable", "increase_only", "decrease_only", "lower", "upper", "allowed_categories")
 _LISTS = ("immutable", "increase_only", "decrease_only")
@@ -72,7 +72,7 @@ class MixedActionSet:
     """Actionability constraints on a :class:`FeatureSchema`, in code space.
 
     The numeric box (immutable features pinned, increase-only / decrease-only features bounded
-    by the current value, global bounds) is the one of :class:`~recoursesim.recourse.ActionSet`;
+    by the current value, global bounds) is the one of :class:`~recoursesim.features.box.ActionSet`;
     on top of it integer and ordinal features must stay whole numbers and a categorical feature
     may change only to one of its allowed categories.
 

@@ -148,7 +148,7 @@ def _fit_margin(
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-    from recoursesim.training.refit import single_threaded
+    from recoursesim.threads import single_threaded
 
     encoder = OneHotEncoder(handle_unknown="ignore")
     scaler = StandardScaler()

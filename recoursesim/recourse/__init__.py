@@ -1,6 +1,6 @@
 """Recourse generators: the recommendation each rejected agent receives."""
 
-from recoursesim.recourse.action_set import ActionSet
+from recoursesim.features.box import ActionSet
 from recoursesim.recourse.auto import AutoRecourse
 from recoursesim.recourse.base import RecourseGenerator
 from recoursesim.recourse.dice import DiceRecourse

@@ -10,7 +10,7 @@ import numpy as np
 from recoursesim._validate import check_choice, check_vector
 from recoursesim.component import Component
 from recoursesim.errors import ConfigError
-from recoursesim.recourse.action_set import ActionSet
+from recoursesim.features.box import ActionSet
 from recoursesim.recourse.base import require_linear_form
 from recoursesim.recourse.projection import project_l1, project_l2
 from recoursesim.registry import register

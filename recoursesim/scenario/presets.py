@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from recoursesim.scenario.tables import merge_scenarios
+from recoursesim.scenario.merge import merge_scenarios
 
 #: The paper-compatible setting of Bell et al. (2024), Table 1 baseline (docs/model.md, "The bell2024 preset"):
 #: T = 20, 1000 initial agents, k = 100, 100 entrants per step, ranker 0.5/0.5, the reference

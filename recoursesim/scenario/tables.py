@@ -25,13 +25,11 @@ from typing import Any
 
 from recoursesim._files import check_input_file
 from recoursesim.errors import ConfigError
-from recoursesim.registry import KINDS
+from recoursesim.scenario.merge import merge_scenarios
+from recoursesim.scenario.presets import PRESETS
 
 #: The keys naming a scenario's base (``preset`` is the older spelling).
 BASE_KEYS: tuple[str, ...] = ("base", "preset")
-
-#: Sections holding one component table: a changed ``name`` replaces the base's table.
-COMPONENT_SECTIONS: frozenset[str] = frozenset(section for section in KINDS.values() if section != "observers")
 
 #: Keys that describe one file and are not inherited from its base.
 OWN_KEYS: tuple[str, ...] = ("name", "description")
@@ -98,28 +96,6 @@ def _plain(value: Any, where: str) -> Any:
     raise ConfigError(where, f"cannot be written as TOML ({type(value).__name__} {value!r})", "give a TOML value")
 
 
-def merge_scenarios(base: Mapping[str, Any], own: Mapping[str, Any]) -> dict[str, Any]:
-    """Return ``own`` laid over ``base`` (deep merge; a component section of another ``name`` replaces).
-
-    Neither argument is changed. Base keys (``base``/``preset``) are not interpreted here.
-    """
-    merged = copy.deepcopy(dict(base))
-    for key, value in own.items():
-        merged[key] = _merge_value(merged.get(key), value, component=key in COMPONENT_SECTIONS)
-    return merged
-
-
-def _merge_value(old: Any, new: Any, *, component: bool = False) -> Any:
-    if not (isinstance(old, Mapping) and isinstance(new, Mapping)):
-        return copy.deepcopy(new)
-    if component and new.get("name", old.get("name")) != old.get("name"):
-        return copy.deepcopy(dict(new))
-    merged = copy.deepcopy(dict(old))
-    for key, value in new.items():
-        merged[key] = _merge_value(merged.get(key), value)
-    return merged
-
-
 def resolve_bases(
     data: Mapping[str, Any], *, origin: Path | None = None, label: str = "<dict>", identity: str | None = None
 ) -> dict[str, Any]:
@@ -163,8 +139,6 @@ def _resolve(data: Mapping[str, Any], origin: Path | None, chain: list[tuple[str
 
 def _load_base(field: str, reference: str, origin: Path | None) -> tuple[str, str, Mapping[str, Any], Path | None]:
     """Return ``(identity, label, table, origin of its own base)`` for one base reference."""
-    from recoursesim.scenario.presets import PRESETS
-
     is_path = reference.endswith(".toml") or "/" in reference or "\\" in reference
     if not is_path:
         if reference in PRESETS:
@@ -243,6 +217,4 @@ def _nesting(text: str) -> int:
 
 
 def _names_fix() -> str:
-    from recoursesim.scenario.presets import PRESETS
-
     return f"name a preset ({', '.join(PRESETS)}), a bundled scenario ({', '.join(bundled_names())}) or a .toml path"

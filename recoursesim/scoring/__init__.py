@@ -2,14 +2,13 @@
 
 from recoursesim.scoring.base import AdditiveForm, LinearForm, Scorer, additive_form_of, linear_form_of, margin_of
 from recoursesim.scoring.classifier import ClassifierScorer
+from recoursesim.scoring.encoding import CodeEncoder, builtin_pipeline
 from recoursesim.scoring.fitted import FittedModelScorer, check_fitted_model, load_model_file
 from recoursesim.scoring.linear import LinearScorer
 from recoursesim.scoring.tabular import (
     MODELS,
-    CodeEncoder,
     ModelScorer,
     TabularModel,
-    builtin_pipeline,
     scorer_from_estimator,
     tabular_estimator,
 )

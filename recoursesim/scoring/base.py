@@ -4,13 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 from scipy.special import expit, logit
 
 if TYPE_CHECKING:
     from recoursesim.features import FeatureSchema
+
+
+#: Probabilities are clipped to ``[PROBABILITY_CLIP, 1 - PROBABILITY_CLIP]`` before their log-odds are
+#: taken (margins stay within about ±27.6 instead of reaching ±inf at 0 and 1).
+PROBABILITY_CLIP = 1e-12
+
+
+def clipped_logit(probability: np.ndarray | float) -> np.ndarray | float:
+    """The log-odds of a probability clipped to ``[PROBABILITY_CLIP, 1 - PROBABILITY_CLIP]``."""
+    return logit(np.clip(probability, PROBABILITY_CLIP, 1 - PROBABILITY_CLIP))
 
 
 @dataclass(frozen=True)
@@ -37,7 +47,7 @@ class LinearForm:
         """Map a score (or threshold) to the margin scale."""
         if self.link == "identity":
             return score
-        return logit(np.clip(score, 1e-12, 1 - 1e-12))
+        return clipped_logit(score)
 
     def to_score(self, margin: np.ndarray | float) -> np.ndarray | float:
         """Map a margin to the score scale."""
@@ -139,10 +149,19 @@ def margin_of(scorer: Scorer) -> tuple[Callable[[np.ndarray], np.ndarray], Liter
     return None if linear is None else (linear.margin, linear.link)
 
 
+def final_estimator(estimator: Any) -> Any:
+    """The model at the end of a :class:`~recoursesim.scoring.tabular.TabularModel` and/or ``Pipeline``."""
+    while True:
+        if hasattr(estimator, "estimator_") and hasattr(estimator, "input"):
+            estimator = estimator.estimator_
+        elif getattr(estimator, "steps", None):
+            estimator = estimator.steps[-1][1]
+        else:
+            return estimator
+
+
 def model_name(scorer: Scorer) -> str:
     """A readable name of the model behind a scorer (``HistGradientBoostingClassifier``, ``LinearScorer``)."""
-    from recoursesim.scoring.classifier import final_estimator  # classifier imports this module
-
     return type(final_estimator(getattr(scorer, "estimator", scorer))).__name__
 
 

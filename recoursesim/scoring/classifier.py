@@ -11,7 +11,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from recoursesim._validate import check_choice
 from recoursesim.errors import ConfigError
-from recoursesim.scoring.base import AdditiveForm, LinearForm
+from recoursesim.scoring.base import AdditiveForm, LinearForm, final_estimator
+from recoursesim.scoring.encoding import CodeEncoder
 
 
 class ClassifierScorer:
@@ -90,12 +91,10 @@ class ClassifierScorer:
         """The exact additive form of a built-in linear model on mixed-type codes, else ``None``.
 
         It exists when the estimator is a code-space :class:`~recoursesim.scoring.tabular.TabularModel`
-        whose pipeline is a :class:`~recoursesim.scoring.tabular.CodeEncoder` (one-hot categories,
+        whose pipeline is a :class:`~recoursesim.scoring.encoding.CodeEncoder` (one-hot categories,
         standardised numbers and ranks) followed by a linear model: the margin is then the
         intercept, plus one coefficient per category, plus a slope per number or rank.
         """
-        from recoursesim.scoring.tabular import CodeEncoder  # tabular imports this module
-
         link = self.margin_link()
         inner = getattr(self.estimator, "estimator_", None)
         steps = getattr(inner, "steps", None)
@@ -150,14 +149,3 @@ def _logistic_margin(estimator: Any, features: Any) -> np.ndarray | None:
     ):
         return None
     return np.reshape(features @ coef.T + intercept, (-1,))
-
-
-def final_estimator(estimator: Any) -> Any:
-    """The model at the end of a :class:`~recoursesim.scoring.tabular.TabularModel` and/or ``Pipeline``."""
-    while True:
-        if hasattr(estimator, "estimator_") and hasattr(estimator, "input"):
-            estimator = estimator.estimator_
-        elif getattr(estimator, "steps", None):
-            estimator = estimator.steps[-1][1]
-        else:
-            return estimator

@@ -298,11 +298,11 @@ class FittedModelScorer(Component):
         from sklearn.pipeline import Pipeline
         from sklearn.preprocessing import OneHotEncoder
 
-        from recoursesim.checks.scorer import PREPARE_POPULATION
+        from recoursesim.component import CHECK_POPULATION
         from recoursesim.datasets import load_german
         from recoursesim.registry import build
 
-        population = build("population", PREPARE_POPULATION)
+        population = build("population", CHECK_POPULATION)
         schema = population.schema
         data = load_german()
         frame = data.X[list(schema.names)].dropna()

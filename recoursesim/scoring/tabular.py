@@ -7,11 +7,10 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Literal, Self
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.neural_network import MLPClassifier
-from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from recoursesim._validate import check_choice
@@ -21,6 +20,8 @@ from recoursesim.features.schema import FeatureSchema
 from recoursesim.registry import register
 from recoursesim.rng import integer_seed
 from recoursesim.scoring.classifier import ClassifierScorer
+from recoursesim.scoring.encoding import builtin_pipeline
+from recoursesim.threads import fit_single_threaded, single_threaded
 
 #: Built-in decision models by name: a factory taking keyword parameters.
 MODELS: dict[str, Callable[..., Any]] = {
@@ -87,53 +88,6 @@ def estimator_parameters(factory: Callable[..., Any]) -> list[str]:
         return list(factory().get_params(deep=False))
     except Exception:  # a factory needing arguments: no list to offer
         return []
-
-
-class CodeEncoder(TransformerMixin, BaseEstimator):
-    """Encode code-space rows for a model: one-hot categorical codes, standardised numbers and ranks.
-
-    The categories come from the schema, so every fit encodes the same columns whatever the
-    sample; numeric, integer and ordinal columns are centred and scaled to unit variance (a
-    constant column is only centred).
-
-    Args:
-        schema: The feature schema.
-    """
-
-    def __init__(self, schema: FeatureSchema | None = None) -> None:
-        self.schema = schema
-
-    def fit(self, X: np.ndarray, y: Any = None) -> Self:
-        """Learn the mean and standard deviation of the non-categorical columns."""
-        assert self.schema is not None
-        X = np.asarray(X, dtype=float)
-        linear = ~self.schema.is_categorical
-        self.mean_ = X[:, linear].mean(axis=0) if X.shape[0] else np.zeros(int(linear.sum()))
-        sd = X[:, linear].std(axis=0) if X.shape[0] else np.ones(int(linear.sum()))
-        self.scale_ = np.where(sd > 0, sd, 1.0)
-        return self
-
-    def transform(self, X: np.ndarray) -> np.ndarray:
-        """Return ``[one-hot of each categorical column | scaled other columns]``."""
-        assert self.schema is not None
-        X = np.asarray(X, dtype=float)
-        categorical = np.flatnonzero(self.schema.is_categorical)
-        sizes = self.schema.n_categories[categorical]
-        width = int(sizes.sum())
-        out = np.zeros((X.shape[0], width + int((~self.schema.is_categorical).sum())))
-        if categorical.size:
-            codes = np.rint(X[:, categorical]).astype(np.int64)
-            inside = (codes >= 0) & (codes < sizes)
-            offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-            rows, cols = np.nonzero(inside)
-            out[rows, offsets[cols] + codes[rows, cols]] = 1.0
-        out[:, width:] = (X[:, ~self.schema.is_categorical] - self.mean_) / self.scale_
-        return out
-
-
-def builtin_pipeline(schema: FeatureSchema, classifier: Any) -> Pipeline:
-    """The pipeline of the built-in models: :class:`CodeEncoder`, then ``classifier``."""
-    return Pipeline([("encode", CodeEncoder(schema)), ("model", classifier)])
 
 
 class TabularModel(ClassifierMixin, BaseEstimator):
@@ -217,12 +171,10 @@ class TabularModel(ClassifierMixin, BaseEstimator):
         return frame if self.columns is None else frame[list(self.columns)]
 
     def _call(self, method: str, X: np.ndarray) -> np.ndarray:
-        from recoursesim.training.refit import _thread_controller
-
         check_is_fitted(self, "estimator_")
         call = getattr(self.estimator_, method)
         n, batch = len(X), PREDICT_BATCH_ROWS
-        with _thread_controller().limit(limits=1):
+        with single_threaded():
             if n <= batch:
                 return np.asarray(call(self._input(X)))
             return np.concatenate([np.asarray(call(self._input(X[at : at + batch]))) for at in range(0, n, batch)])
@@ -280,8 +232,6 @@ class ModelScorer(Component):
                 f"{self.registered_name!r} is fitted on a dataset population's training rows",
                 'use [population] name = "dataset", or a fixed scorer such as "linear"',
             )
-        from recoursesim.training.refit import fit_single_threaded
-
         features, labels = training()
         if np.unique(labels).size < 2:
             raise ConfigError("population", "the training rows have a single outcome", "use more rows or another split")

@@ -20,7 +20,7 @@ from scipy.spatial.distance import cdist, pdist, squareform
 
 from recoursesim._validate import check_float, check_int
 from recoursesim.errors import ConfigError, DataError
-from recoursesim.training.refit import single_threaded
+from recoursesim.threads import single_threaded
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from recoursesim.errors import ConfigError, RecourseSimError
+from recoursesim.errors import ConfigError, RecourseSimError, os_cause
 from recoursesim.sweep.executors import Executor, JoblibExecutor
 from recoursesim.sweep.plan import RunTask, SweepPlan
 from recoursesim.sweep.progress import progress_bar
@@ -159,8 +159,6 @@ def run_sweep(
 
 def _write_failed(store: SweepStore, task: RunTask, error: OSError, kept: int) -> ConfigError:
     """The one-line error of a failed write (a full disk, say): the sweep stops and can be resumed."""
-    from recoursesim.cli._common import os_cause
-
     cause, fix = os_cause(error)
     return ConfigError(
         "--out",

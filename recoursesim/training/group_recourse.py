@@ -13,13 +13,14 @@ import numpy as np
 from recoursesim._validate import check_choice, check_float
 from recoursesim.registry import register
 from recoursesim.scoring.classifier import ClassifierScorer
+from recoursesim.threads import fit_single_threaded
 from recoursesim.training.group_recourse_models import (
     GroupRecourseLogisticRegression,
     GroupRecourseSVM,
     PenaltyOffWarning,
 )
 from recoursesim.training.group_recourse_solvers import recourse_difference, recourse_weights
-from recoursesim.training.refit import RefitTrainer, fit_single_threaded
+from recoursesim.training.refit import RefitTrainer
 
 __all__ = [
     "GroupRecourseLogisticRegression",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import logging
 import warnings
 from collections.abc import Mapping
@@ -10,7 +9,6 @@ from typing import Any, Literal
 
 import numpy as np
 from sklearn.base import clone
-from threadpoolctl import ThreadpoolController
 
 from recoursesim._validate import check_choice, check_float, check_int
 from recoursesim.component import Component
@@ -22,32 +20,11 @@ from recoursesim.rng import integer_seed
 from recoursesim.scoring.base import Scorer
 from recoursesim.scoring.classifier import ClassifierScorer
 from recoursesim.scoring.tabular import TabularModel, tabular_estimator
+from recoursesim.threads import fit_single_threaded
 from recoursesim.training.base import TrainingContext
 from recoursesim.training.estimators import ESTIMATORS, make_estimator
 
 log = logging.getLogger("recoursesim.training")
-
-
-@functools.cache
-def _thread_controller() -> ThreadpoolController:
-    """One controller per process (building one inspects every loaded native library)."""
-    return ThreadpoolController()
-
-
-def single_threaded() -> Any:
-    """A context manager limiting BLAS/OpenMP to one thread (for small per-step linear algebra)."""
-    return _thread_controller().limit(limits=1)
-
-
-def fit_single_threaded(estimator: Any, *args: Any) -> Any:
-    """Fit with BLAS/OpenMP limited to one thread.
-
-    The per-step fits are small; multi-threaded BLAS only adds contention (a CDA run took 4x longer
-    with default threading on a busy 2-core machine), and parallel runs get their speed from
-    running several simulations at once instead.
-    """
-    with single_threaded():
-        return estimator.fit(*args)
 
 
 @register("trainer", "refit", "retrain")

@@ -16,7 +16,7 @@ from recoursesim.datasets import load_adult, load_german
 from recoursesim.features import DEFAULT_ACTIONS, DEFAULT_COLUMNS, FeatureSchema
 from recoursesim.scoring.classifier import ClassifierScorer
 from recoursesim.scoring.tabular import make_model, scorer_from_estimator, tabular_estimator
-from recoursesim.training.refit import fit_single_threaded
+from recoursesim.threads import fit_single_threaded
 
 
 @dataclass

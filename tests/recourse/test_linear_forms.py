@@ -15,7 +15,7 @@ from recoursesim.recourse.exact_linear import additive_form, probe_additive_form
 from recoursesim.scoring import ClassifierScorer, tabular_estimator
 from recoursesim.scoring.base import additive_form_of, margin_of
 from recoursesim.scoring.tabular import make_model
-from recoursesim.training.refit import fit_single_threaded
+from recoursesim.threads import fit_single_threaded
 
 
 def _builtin_world(load, name: str, model: str = "logistic", n_agents: int = 600):

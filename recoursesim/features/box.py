@@ -1,4 +1,8 @@
-"""Which features an agent may change, in which direction, within which bounds."""
+"""The numeric box of an action set: which features may change, in which direction, within which bounds.
+
+:class:`~recoursesim.features.MixedActionSet` adds the constraints of integer, ordinal and categorical
+features on top of it.
+"""
 
 from __future__ import annotations
 

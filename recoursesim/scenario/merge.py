@@ -1,0 +1,34 @@
+"""Laying one scenario table over another (the deep merge of a scenario over its base)."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from recoursesim.registry import KINDS
+
+#: Sections holding one component table: a changed ``name`` replaces the base's table.
+COMPONENT_SECTIONS: frozenset[str] = frozenset(section for section in KINDS.values() if section != "observers")
+
+
+def merge_scenarios(base: Mapping[str, Any], own: Mapping[str, Any]) -> dict[str, Any]:
+    """Return ``own`` laid over ``base`` (deep merge; a component section of another ``name`` replaces).
+
+    Neither argument is changed. Base keys (``base``/``preset``) are not interpreted here.
+    """
+    merged = copy.deepcopy(dict(base))
+    for key, value in own.items():
+        merged[key] = _merge_value(merged.get(key), value, component=key in COMPONENT_SECTIONS)
+    return merged
+
+
+def _merge_value(old: Any, new: Any, *, component: bool = False) -> Any:
+    if not (isinstance(old, Mapping) and isinstance(new, Mapping)):
+        return copy.deepcopy(new)
+    if component and new.get("name", old.get("name")) != old.get("name"):
+        return copy.deepcopy(dict(new))
+    merged = copy.deepcopy(dict(old))
+    for key, value in new.items():
+        merged[key] = _merge_value(merged.get(key), value)
+    return merged

@@ -1,0 +1,30 @@
+"""Native thread pools (BLAS, OpenMP) limited to one thread around small, frequent computations.
+
+The per-step fits and predictions are small: multi-threaded BLAS only adds contention (a CDA run
+took 4x longer with default threading on a busy 2-core machine), and parallel runs get their speed
+from running several simulations at once instead.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from threadpoolctl import ThreadpoolController
+
+
+@functools.cache
+def _thread_controller() -> ThreadpoolController:
+    """One controller per process (building one inspects every loaded native library)."""
+    return ThreadpoolController()
+
+
+def single_threaded() -> Any:
+    """A context manager limiting BLAS/OpenMP to one thread (for small per-step linear algebra)."""
+    return _thread_controller().limit(limits=1)
+
+
+def fit_single_threaded(estimator: Any, *args: Any) -> Any:
+    """Fit ``estimator`` on ``args`` with BLAS/OpenMP limited to one thread; return what ``fit`` returns."""
+    with single_threaded():
+        return estimator.fit(*args)
