@@ -17,6 +17,7 @@ from tests.architecture.imports import Import, all_imports, unit_of
 LAYERS: dict[str, tuple[str, ...]] = {
     "base": (
         "_version",
+        "_categories",
         "errors",
         "ledger",
         "rng",
