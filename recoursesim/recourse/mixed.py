@@ -19,12 +19,11 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy.special import logit
 
 from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.recourse.separable import SeparableProblem, SeparableSolution, pareto_options
-from recoursesim.scoring.base import Scorer, margin_of
+from recoursesim.scoring.base import Scorer, clipped_logit, margin_of
 
 if TYPE_CHECKING:
     from recoursesim.features import FeatureSchema, MixedActionSet
@@ -226,7 +225,7 @@ def link_of(scores: np.ndarray, threshold: np.ndarray) -> str:
 def to_margin(scores: np.ndarray, link: str) -> np.ndarray:
     """Scores on an additive scale: the log-odds of a probability (``"logistic"``) or as they are."""
     scores = np.asarray(scores, dtype=float)
-    return logit(np.clip(scores, 1e-15, 1 - 1e-15)) if link == "logistic" else scores
+    return np.asarray(clipped_logit(scores)) if link == "logistic" else scores
 
 
 def margin_of_rows(scorer: Scorer, features: np.ndarray, link: str) -> np.ndarray:
