@@ -30,6 +30,19 @@ class _Seen:
     points: np.ndarray
 
 
+def conformal_rank(n: int, level: float) -> int:
+    """The 0-based rank of the order statistic that covers a new draw with probability ``level``.
+
+    For ``n`` exchangeable values the ``ceil((n + 1) * level)``-th smallest is at least a new
+    draw with probability at least ``level`` (the split-conformal quantile); when that rank
+    exceeds ``n`` the largest value is the best the history offers. Unlike an interpolated
+    quantile, it never falls between two observed values, where a drift that takes few distinct
+    values (a cut-off that rises in steps) would be covered less often than aimed.
+    """
+    rank = int(np.ceil((n + 1) * level - 1e-12))
+    return min(max(rank, 1), n) - 1
+
+
 @register("recourse", "margin", "horizon_margin")
 class MarginRecourse(HorizonRecourse):
     """The base generator's recommendation, aimed ``margin_`` above the cut-off so it still holds ``horizon`` steps on.
@@ -41,8 +54,8 @@ class MarginRecourse(HorizonRecourse):
     be accepted at ``v``: the rise of the cut-off plus what the model change took from the point
     (``m`` is the model's margin: the score itself for a ranker, the log-odds for a probability).
     Deficits over ``horizon`` steps are used when the run is that long, else shorter ones
-    scaled up in proportion (a steady drift); the margin is their ``validity`` quantile (at
-    least 0). With no history yet (the first step) the margin is 0.
+    scaled up in proportion (a steady drift); the margin is their ``validity`` quantile taken as
+    an order statistic (:func:`conformal_rank`; at least 0). With no history yet (the first step) the margin is 0.
 
     A call with the same agents as the call before (a trainer refitting before the agents act
     asks twice in a step) is the same step: the later model replaces the earlier one.
@@ -124,8 +137,8 @@ class MarginRecourse(HorizonRecourse):
             deficits.append((late.cutoff - early.cutoff) + lost)
         if not deficits:
             return 0.0
-        values = np.concatenate(deficits) * (self.horizon / lag)
-        return max(0.0, float(np.quantile(values, self._validity)))
+        values = np.sort(np.concatenate(deficits) * (self.horizon / lag))
+        return max(0.0, float(values[conformal_rank(values.size, self._validity)]))
 
     def strengthen(
         self, features: np.ndarray, scores: np.ndarray, threshold: np.ndarray, scorer: Scorer

@@ -19,9 +19,11 @@ interval across seeds; ``extra cost`` is a generator's mean cost minus ``exact``
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -84,36 +86,72 @@ def scenario_of(condition: Condition, steps: int | None = None) -> Scenario:
 
 
 def run_condition(condition: Condition, seed: int, steps: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """One run: its per-group row (durability, cost, rETR, dTTR) and its Kaplan–Meier tables."""
+    """One run: its per-group row (durability, cost, rETR, dTTR, run time) and its Kaplan–Meier tables."""
+    start, cpu = time.perf_counter(), time.process_time()
     result = simulate(scenario_of(condition, steps), seed)
     fates = result.durability
-    row = durability_summary(fates, HORIZONS)
-    model = result.model
-    ledger = result.ledger
-    names = list(model.feature_names)
-    moved = ledger[~ledger["selected"]]
-    if model.schema is None:
-        cost = model.recourse.cost(moved[[f"rec_{n}" for n in names]].to_numpy(float) - moved[names].to_numpy(float))
-        costs = pd.Series(cost, index=moved.index)
-        asked = costs > 0
+    row = durability_summary(fates, HORIZONS).astype({"group": str})
+    cost = recommendation_costs(result.model)
+    if not cost.empty:
         row = row.merge(
-            costs[asked].groupby(moved.loc[asked, "group"], observed=False).mean().rename("cost"),
-            left_on="group",
-            right_index=True,
-            how="left",
+            cost.groupby("group")["cost"].mean().rename("cost"), left_on="group", right_index=True, how="left"
         )
     summary = result.summary[["group", "retr", "dttr"]]
-    row = row.astype({"group": str}).merge(summary.astype({"group": str}), on="group", how="left")
+    row = row.merge(summary.astype({"group": str}), on="group", how="left")
     labels = {"scenario": condition.scenario, "policy": condition.policy, "generator": condition.generator}
-    row = row.assign(seed=seed, **labels)
+    wall, cpu_time = time.perf_counter() - start, time.process_time() - cpu
+    row = row.assign(seed=seed, wall_s=wall, cpu_s=cpu_time, **labels)
     curve = survival_by_group(fates).astype({"group": str}).assign(seed=seed, **labels)
     return row, curve
 
 
-def run(conditions: list[Condition], seeds: int, workers: int, steps: int | None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Every condition for seeds ``0 … seeds-1``; the stacked rows and curves."""
+def recommendation_costs(model: Any) -> pd.DataFrame:
+    """The cost (the generator's own cost model) of every recommendation that asks for a move, with its group.
+
+    Read from the ledger in the model's own encoding, so mixed-type features are priced as the
+    generator priced them.
+    """
+    ledger, table = model.ledger_store, model.table
+    groups, costs = [], []
+    for index in range(ledger.n_steps):
+        record = ledger.step_record(index)
+        recommendation = ledger.recommendation(index)
+        if recommendation is None or recommendation.shape[0] == 0:
+            continue
+        moves = np.asarray(recommendation, dtype=float) - record.features[~record.selected]
+        asked = np.any(moves != 0, axis=1)
+        costs.append(np.asarray(model.recourse.cost(moves[asked]), dtype=float))
+        groups.append(table.group[record.agent_id[~record.selected][asked].astype(np.int64)])
+    if not costs:
+        return pd.DataFrame({"group": pd.Series(dtype=str), "cost": pd.Series(dtype=float)})
+    names = np.asarray(list(model.group_names), dtype=object)
+    return pd.DataFrame({"group": names[np.concatenate(groups).astype(np.int64)], "cost": np.concatenate(costs)})
+
+
+def _cached(
+    condition: Condition, seed: int, steps: int | None, cache: Path | None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`run_condition`, read from (or written to) ``cache`` when one is given."""
+    if cache is None:
+        return run_condition(condition, seed, steps)
+    stem = cache / f"{condition.scenario}__{condition.policy}__{condition.generator}__{seed}"
+    rows_file, curves_file = stem.with_suffix(".rows.csv"), stem.with_suffix(".curves.csv")
+    if rows_file.exists() and curves_file.exists():
+        return pd.read_csv(rows_file, dtype={"group": str}), pd.read_csv(curves_file, dtype={"group": str})
+    rows, curves = run_condition(condition, seed, steps)
+    for frame, path in ((curves, curves_file), (rows, rows_file)):  # rows last: their presence marks a whole run
+        partial = path.with_name(path.name + ".part")
+        frame.to_csv(partial, index=False)
+        os.replace(partial, path)
+    return rows, curves
+
+
+def run(
+    conditions: list[Condition], seeds: int, workers: int, steps: int | None, cache: Path | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every condition for seeds ``0 … seeds-1``; the stacked rows and curves (runs in ``cache`` are reused)."""
     jobs = [(c, s) for c in conditions for s in range(seeds)]
-    out = Parallel(n_jobs=workers)(delayed(run_condition)(c, s, steps) for c, s in jobs)
+    out = Parallel(n_jobs=workers)(delayed(_cached)(c, s, steps, cache) for c, s in jobs)
     return pd.concat([r for r, _ in out], ignore_index=True), pd.concat([c for _, c in out], ignore_index=True)
 
 
@@ -169,43 +207,74 @@ def figure(curves: pd.DataFrame, path: Any) -> None:
             ax.set_xlabel("steps since issue")
             ax.set_ylabel("still valid (KM)")
             ax.legend(fontsize=6)
-    fig.suptitle("Survival of recommendations per group and generator (Kaplan–Meier, mean across seeds)")
+    title = "Recommendations still valid, per group and generator"
+    fig.suptitle(
+        f"{title}\n(Kaplan–Meier, mean across seeds)"
+        if len(policies) < 3
+        else f"{title} (Kaplan–Meier, mean across seeds)"
+    )
     fig.savefig(path, dpi=100)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run ``experiments/recourse_durability.py``: print and write the table and the figure."""
+    """Run ``experiments/recourse_durability.py``: print and write the table and the figures."""
     parser = argparse.ArgumentParser(description="Durability of recourse per group, policy and generator.")
     parser.add_argument("--seeds", type=int, default=30, help="seeds per condition (default 30)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--steps", type=int, default=None, help="override the scenarios' number of steps")
     parser.add_argument("--scenarios", nargs="+", default=list(SCENARIOS), help="scenarios (default: all four)")
     parser.add_argument("--policies", nargs="+", default=list(POLICIES), help="policies (default: all three)")
+    parser.add_argument("--generators", nargs="+", default=list(GENERATORS), help="generators (default: all three)")
     parser.add_argument("--out", default="results/recourse_durability", help="output directory")
+    parser.add_argument(
+        "--resume", action="store_true",
+        help="keep every finished run in OUT.runs/ and reuse the runs found there (an interrupted call resumes)",
+    )  # fmt: skip
+    parser.add_argument("--quick", action="store_true", help="a smoke test: 2 seeds of 3 steps")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.seeds, args.steps = 2, 3
     if args.seeds < 2 or args.workers < 1 or (args.steps is not None and args.steps < 1):
         print("error: --seeds must be >= 2, --workers >= 1 and --steps >= 1", file=sys.stderr)
         return 2
-    for value, known, what in ((args.scenarios, SCENARIOS, "scenario"), (args.policies, POLICIES, "policy")):
+    choices = ((args.scenarios, SCENARIOS, "scenario"), (args.policies, POLICIES, "policy"),
+               (args.generators, GENERATORS, "generator"))  # fmt: skip
+    for value, known, what in choices:
         unknown = sorted(set(value) - set(known))
         if unknown:
             print(f"error: unknown {what} {unknown[0]!r}; use {', '.join(known)}", file=sys.stderr)
             return 2
+    if "exact" not in args.generators:
+        args.generators = ["exact", *args.generators]  # extra cost is measured against it
+    cache = None
+    if args.resume:
+        cache = Path(args.out).with_name(Path(args.out).name + ".runs")
+        try:
+            cache.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            print(f"error: --resume cannot create {cache}: {error.strerror}; choose another --out", file=sys.stderr)
+            return 2
     start, cpu = time.perf_counter(), time.process_time()
-    conditions = [Condition(s, p, g) for s in args.scenarios for p in args.policies for g in GENERATORS]
+    conditions = [Condition(s, p, g) for s in args.scenarios for p in args.policies for g in args.generators]
     with atomic_output_dir(args.out, overwrite=True) as out:
-        rows, curves = run(conditions, args.seeds, args.workers, args.steps)
+        rows, curves = run(conditions, args.seeds, args.workers, args.steps, cache)
         result = table(rows)
         rows.to_csv(out / "runs.csv", index=False)
         curves.to_csv(out / "survival.csv", index=False)
         result.to_csv(out / "table.csv", index=False)
         figure(curves, out / "survival.png")
+        for scenario in args.scenarios:
+            figure(curves[curves["scenario"] == scenario], out / f"survival-{scenario}.png")
     elapsed = time.perf_counter() - start
     with pd.option_context("display.width", 250, "display.max_columns", 20):
         print(result.to_string(index=False))
     load = " ".join(f"{v:.1f}" for v in _load())
+    timing = rows.drop_duplicates(["scenario", "policy", "generator", "seed"]).groupby("scenario", sort=False)
+    per_run = ", ".join(f"{name} {part['wall_s'].mean():.1f} s wall / {part['cpu_s'].mean():.1f} s CPU"
+                        for name, part in timing)  # fmt: skip
     print(f"\n{args.seeds} seeds x {len(conditions)} conditions in {elapsed:.0f} s wall ({args.workers} workers; "
           f"driver CPU {time.process_time() - cpu:.0f} s); load average {load}")  # fmt: skip
+    print(f"mean per run (when it ran; reused runs keep their first timing): {per_run}")
     return 0
 
 
