@@ -31,3 +31,29 @@ def test_tiny_grid_prints_a_table_and_extra_cost_is_paired_with_exact(tmp_path, 
     exact = result[result["generator"] == "exact"]
     assert exact["extra cost"].str.startswith("0.00").all()
     assert (out / "survival.png").stat().st_size > 10_000
+
+
+def test_unknown_generator_exits_2(capsys):
+    assert main(["--generators", "oracle"]) == 2
+    assert "unknown generator 'oracle'" in capsys.readouterr().err
+
+
+def test_resume_reuses_finished_runs_and_quick_is_two_seeds_of_three_steps(tmp_path, capsys):
+    out = tmp_path / "out"
+    args = ["--quick", "--resume", "--scenarios", "rising-competition", "--policies", "CNS", "--generators", "margin",
+            "--out", str(out)]  # fmt: skip
+    assert main(args) == 0
+    runs = sorted(p.name for p in (tmp_path / "out.runs").glob("*.rows.csv"))
+    assert runs == [f"rising-competition__CNS__{g}__{s}.rows.csv" for g in ("exact", "margin") for s in (0, 1)]
+    first = pd.read_csv(out / "runs.csv")
+    assert set(first["seed"]) == {0, 1} and set(first["generator"]) == {"exact", "margin"}
+    # A kept run is read back, not recomputed: a value changed in its file reaches the new table.
+    kept = tmp_path / "out.runs" / "rising-competition__CNS__margin__1.rows.csv"
+    rows = pd.read_csv(kept)
+    rows["validity_1"] = 0.25
+    rows.to_csv(kept, index=False)
+    assert main(args) == 0
+    again = pd.read_csv(out / "runs.csv")
+    changed = again[(again["generator"] == "margin") & (again["seed"] == 1)]
+    assert (changed["validity_1"] == 0.25).all()
+    assert "mean per run" in capsys.readouterr().out
