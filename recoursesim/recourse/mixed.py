@@ -22,6 +22,7 @@ import numpy as np
 
 from recoursesim.component import Component
 from recoursesim.errors import ConfigError
+from recoursesim.recourse.probe_cache import score_distinct
 from recoursesim.recourse.separable import SeparableProblem, SeparableSolution, pareto_options
 from recoursesim.scoring.base import Scorer, clipped_logit, margin_of
 
@@ -106,7 +107,7 @@ class MixedRecourse(Component, ABC):
         if rows.size:
             moved, ok = self._search(features[rows], limit[rows], scorer)
             moved = np.where(ok[:, None], moved, features[rows])
-            accepted = np.asarray(scorer.score(moved), dtype=float) >= limit[rows]
+            accepted = score_distinct(scorer, moved) >= limit[rows]
             ok &= accepted & self.actions_.is_valid(features[rows], moved)
             recommendation[rows] = np.where(ok[:, None], moved, features[rows])
             found[rows] = ok

@@ -9,6 +9,9 @@ profile's probe scores and forgets them all when the model changes:
 - the scorer is another object (trainers return a new scorer when they refit), or
 - the scorer's score of a remembered profile differs from the one remembered with it (a model
   refitted in place).
+
+:func:`score_distinct` scores a batch with each distinct row given to the model once (random
+candidates and corrected points repeat rows).
 """
 
 from __future__ import annotations
@@ -22,6 +25,21 @@ def row_keys(rows: np.ndarray) -> np.ndarray:
     """One hashable, sortable key per row of a float array (its bytes)."""
     rows = np.ascontiguousarray(rows, dtype=float)
     return rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+
+
+def score_distinct(scorer: Any, rows: np.ndarray) -> np.ndarray:
+    """``scorer.score(rows)`` as floats, scoring each distinct row once.
+
+    A model scores every row on its own, so a repeated row gets the score of its first copy:
+    the result is the same as scoring every row, with fewer rows given to the model.
+    """
+    rows = np.asarray(rows, dtype=float)
+    if rows.shape[0] < 2:
+        return np.asarray(scorer.score(rows), dtype=float)
+    _, first, inverse = np.unique(row_keys(rows), return_index=True, return_inverse=True)
+    if first.size == rows.shape[0]:
+        return np.asarray(scorer.score(rows), dtype=float)
+    return np.asarray(scorer.score(rows[first]), dtype=float)[np.ravel(inverse)]
 
 
 class ProbeCache:

@@ -9,7 +9,7 @@ import numpy as np
 
 from recoursesim._validate import check_float, check_int
 from recoursesim.recourse.mixed import MixedRecourse, link_of, to_margin
-from recoursesim.recourse.probe_cache import ProbeCache
+from recoursesim.recourse.probe_cache import ProbeCache, score_distinct
 from recoursesim.recourse.separable import solve_separable
 from recoursesim.recourse.spheres import growing_spheres
 from recoursesim.registry import register
@@ -231,7 +231,7 @@ class SearchRecourse(MixedRecourse):
                 break
             moved = self.apply_solution(features[todo], solution, problem, direction, columns, discrete)
             moved = self.actions_.legalise(features[todo], moved)
-            reached = to_margin(np.asarray(scorer.score(moved), dtype=float), link)
+            reached = to_margin(score_distinct(scorer, moved), link)
             ok = solution.feasible & (reached >= target[todo])
             best[todo[ok]], found[todo[ok]] = moved[ok], True
             retry = solution.feasible & ~ok
@@ -285,8 +285,10 @@ class SearchRecourse(MixedRecourse):
     ) -> np.ndarray:
         """Step 4 of the class docstring: bisect numeric changes onto the cut-off, undo needless changes.
 
-        The bisection scores three fractions per call (the quarter points of the interval left),
-        so each call halves the interval twice, for the agents with a numeric or integer change;
+        The bisection tries three fractions per round (the quarter points of the interval left), so
+        each round halves the interval twice, for the agents with a numeric or integer change; the
+        points are scored lowest first, a higher one only for agents that rejected the lower ones
+        (the lowest accepted point decides the round);
         undoing tries every changed feature of every agent in one call and keeps the accepted undo
         that saves the most, twice (the second time only for agents whose point the first changed).
         Undoing an agent's only change gives back the agent, whose score ``base`` is known.
@@ -294,23 +296,7 @@ class SearchRecourse(MixedRecourse):
         n = features.shape[0]
         linear = self.schema_.is_numeric | self.schema_.is_integer
         delta = np.where(linear, moved - features, 0.0)
-        accepted = np.ones(n)
-        some = np.flatnonzero((delta != 0).any(axis=1))
-        rejected = np.zeros(some.size)
-        quarters = np.array([0.25, 0.5, 0.75])
-        for _ in range((self.bisection_steps + 1) // 2 if some.size else 0):
-            fractions = rejected[:, None] + (accepted[some] - rejected)[:, None] * quarters[None, :]
-            trial = self._at(
-                np.repeat(features[some], 3, 0),
-                np.repeat(moved[some], 3, 0),
-                np.repeat(delta[some], 3, 0),
-                fractions.ravel(),
-            )
-            ok = (np.asarray(scorer.score(trial), dtype=float) >= np.repeat(threshold[some], 3)).reshape(-1, 3)
-            lowest = np.where(ok, fractions, np.inf).min(axis=1)
-            highest_rejected = np.where(~ok & (fractions < lowest[:, None]), fractions, -np.inf).max(axis=1)
-            accepted[some] = np.where(np.isfinite(lowest), lowest, accepted[some])
-            rejected = np.maximum(rejected, highest_rejected)
+        accepted = self._bisect(features, moved, delta, threshold, scorer)
         best = self._at(features, moved, delta, accepted)
         below = base < threshold
         todo = np.ones(n, dtype=bool)
@@ -334,6 +320,34 @@ class SearchRecourse(MixedRecourse):
             todo[:] = False
             todo[agent[pick]] = True
         return best
+
+    def _bisect(
+        self, features: np.ndarray, moved: np.ndarray, delta: np.ndarray, threshold: np.ndarray, scorer: Scorer
+    ) -> np.ndarray:
+        """The bisection of :meth:`_shrink`: per agent, the lowest accepted fraction of its numeric move ``delta``."""
+        n = features.shape[0]
+        accepted = np.ones(n)
+        some = np.flatnonzero((delta != 0).any(axis=1))
+        rejected = np.zeros(some.size)
+        quarters = np.array([0.25, 0.5, 0.75])
+        for _ in range((self.bisection_steps + 1) // 2 if some.size else 0):
+            fractions = rejected[:, None] + (accepted[some] - rejected)[:, None] * quarters[None, :]
+            # Score the quarter points in rising order, each only for the agents that rejected every
+            # lower one: the points above an agent's lowest accepted one change nothing below.
+            ok = np.zeros(fractions.shape, dtype=bool)
+            pending = np.arange(some.size)
+            for column in range(3):
+                rows = some[pending]
+                trial = self._at(features[rows], moved[rows], delta[rows], fractions[pending, column])
+                ok[pending, column] = np.asarray(scorer.score(trial), dtype=float) >= threshold[rows]
+                pending = pending[~ok[pending, column]]
+                if pending.size == 0:
+                    break
+            lowest = np.where(ok, fractions, np.inf).min(axis=1)
+            highest_rejected = np.where(~ok & (fractions < lowest[:, None]), fractions, -np.inf).max(axis=1)
+            accepted[some] = np.where(np.isfinite(lowest), lowest, accepted[some])
+            rejected = np.maximum(rejected, highest_rejected)
+        return accepted
 
     def _at(self, features: np.ndarray, moved: np.ndarray, delta: np.ndarray, fraction: np.ndarray) -> np.ndarray:
         """``moved`` with its numeric/integer changes scaled by ``fraction`` (integers rounded away from the agent)."""

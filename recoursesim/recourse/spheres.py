@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from recoursesim.recourse.probe_cache import score_distinct
 from recoursesim.scoring.base import Scorer
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ def growing_spheres(
             pick = np.argmax(noise, axis=1).astype(float)
             candidate[:, j] = np.where(switch & options.any(axis=1), pick, origin[:, j])
         candidate = generator.actions_.legalise(origin, candidate)
-        accepted = np.asarray(scorer.score(candidate), dtype=float) >= np.repeat(threshold[todo], s)
+        accepted = score_distinct(scorer, candidate) >= np.repeat(threshold[todo], s)
         cost = np.where(accepted, generator.cost(candidate - origin), np.inf).reshape(m, s)
         pick = np.argmin(cost, axis=1)
         hit = np.isfinite(cost[np.arange(m), pick])

@@ -42,13 +42,15 @@ class CodeEncoder(TransformerMixin, BaseEstimator):
         categorical = np.flatnonzero(self.schema.is_categorical)
         sizes = self.schema.n_categories[categorical]
         width = int(sizes.sum())
-        out = np.zeros((X.shape[0], width + int((~self.schema.is_categorical).sum())))
+        n, total = X.shape[0], width + int((~self.schema.is_categorical).sum())
+        out = np.zeros((n, total))
         if categorical.size:
             codes = np.rint(X[:, categorical]).astype(np.int64)
             inside = (codes >= 0) & (codes < sizes)
             offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-            rows, cols = np.nonzero(inside)
-            out[rows, offsets[cols] + codes[rows, cols]] = 1.0
+            # one flat position per (row, categorical column): row * width of out + column of the code
+            flat = np.arange(0, n * total, total)[:, None] + offsets + codes
+            out.reshape(-1)[flat[inside]] = 1.0
         out[:, width:] = (X[:, ~self.schema.is_categorical] - self.mean_) / self.scale_
         return out
 
