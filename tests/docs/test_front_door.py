@@ -25,3 +25,15 @@ def test_every_docs_page_is_in_the_site_navigation() -> None:
     nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     pages = [p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md")]
     assert [p for p in pages if p not in nav] == []
+
+
+def test_architecture_page_draws_the_checked_layers() -> None:
+    from tests.architecture.test_layers import LAYERS
+
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    drawing = page.split("## The layers", 1)[1].split("```mermaid", 1)[1].split("```", 1)[0]
+    drawn = re.findall(r"^\s+(\w+)\[\"(\w+):", drawing, flags=re.M)
+    assert [node for node, _ in drawn] == list(LAYERS)
+    assert all(node == label for node, label in drawn)
+    arrows = re.findall(r"^\s+(\w+) --> (\w+)$", drawing, flags=re.M)
+    assert arrows == list(zip(list(LAYERS)[1:], list(LAYERS)[:-1], strict=True))
