@@ -177,3 +177,52 @@ def story_figure(session: DashboardSession) -> Figure:
     for ax in axes:
         ax.legend(fontsize=8)
     return fig
+
+
+#: Horizons of the durability view's validity panel and their line styles.
+DURABILITY_STYLES = {1: "-", 3: "--", 5: ":"}
+
+
+def durability_figure(session: DashboardSession) -> Figure:
+    """How long recommendations stay valid: validity ``h`` steps after issue by issue step, and Kaplan–Meier curves.
+
+    Left: per group (colour) and horizon ``h`` = 1, 3, 5 (line style), the share of the
+    recommendations issued at each step that would still be accepted ``h`` steps later (shown once
+    ``h`` steps have run since). Right: per group, the Kaplan–Meier estimate of the probability that
+    a recommendation is still valid ``h`` steps after issue (docs/durability.md).
+    """
+    from recoursesim.durability import durability_by_step, survival_by_group
+
+    fig = Figure(figsize=(10, 3.6), layout="constrained")
+    axes = fig.subplots(1, 2)
+    fates = session.durability()
+    names = session.model.group_names
+    by_step = durability_by_step(fates, tuple(DURABILITY_STYLES)).astype({"group": str})
+    curves = survival_by_group(fates).astype({"group": str})
+    for group in names:
+        colour = _colour(names, group)
+        mine = by_step.loc[by_step["group"] == group]
+        for h, style in DURABILITY_STYLES.items():
+            known = mine.loc[mine[f"validity_{h}"].notna()]
+            if not known.empty:
+                axes[0].plot(known["step"], known[f"validity_{h}"].astype(float), style, marker="o", markersize=3,
+                             color=colour, label=f"{group}, h = {h}")  # fmt: skip
+        curve = curves.loc[curves["group"] == group]
+        if not curve.empty:
+            axes[1].step(curve["time"], curve["survival"], where="post", color=colour, label=group)
+    axes[0].set_xlim(-0.5, max(session.scenario.steps, 1) + 0.5)
+    step_axis(axes[0])
+    axes[0].set_xlabel("step the recommendation was issued")
+    axes[0].set_ylabel("share still valid h steps later")
+    axes[0].set_title("validity h steps after issue", fontsize=10)
+    step_axis(axes[1])
+    axes[1].set_xlabel("steps since issue")
+    axes[1].set_ylabel("still valid (Kaplan–Meier)")
+    axes[1].set_title("survival of recommendations", fontsize=10)
+    for ax in axes:
+        ax.set_ylim(-0.03, 1.03)
+        if ax.get_lines():
+            ax.legend(fontsize=7, loc="lower left")
+    if fates.empty:
+        axes[0].text(0.5, 0.5, "no recommendation issued yet", ha="center", va="center", transform=axes[0].transAxes)
+    return fig

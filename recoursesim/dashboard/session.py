@@ -13,6 +13,8 @@ from recoursesim.metrics import recourse_over_time
 from recoursesim.model import RecourseModel
 from recoursesim.scenario import Scenario
 
+#: The longest horizon (steps after issue) the durability view follows.
+DURABILITY_HORIZON = 5
 #: Names given to the two agents the story follows (Bell et al. 2024, §1).
 STORY_NAMES = ("Anne", "Dawn")
 
@@ -50,6 +52,7 @@ class DashboardSession:
         self.scenario: Scenario = settings.to_scenario()
         self.model: RecourseModel = self.scenario.build_model(settings.seed)
         self._ledger: pd.DataFrame | None = None
+        self._fates: pd.DataFrame | None = None
         self.story: tuple[StoryAgent, ...] = ()
 
     @property
@@ -68,6 +71,7 @@ class DashboardSession:
             return False
         self.model.step()
         self._ledger = None
+        self._fates = None
         if not self.story:
             self.story = self._choose_story()
         return True
@@ -84,6 +88,19 @@ class DashboardSession:
         return recourse_over_time(
             self.ledger, effort=self.scenario.effort_measure, reference_group=self.scenario.reference_group
         )
+
+    def durability(self) -> pd.DataFrame:
+        """The fate of every recommendation issued so far (:func:`~recoursesim.durability.recommendation_fates`).
+
+        Judged under the decisions of the steps run so far, so validity ``h`` steps after issue is
+        known only for recommendations issued at least ``h`` steps ago (cached until the next step;
+        empty before the first step).
+        """
+        if self._fates is None:
+            from recoursesim.durability import recommendation_fates
+
+            self._fates = recommendation_fates(self.model, horizon=DURABILITY_HORIZON)
+        return self._fates
 
     def latest(self) -> pd.DataFrame:
         """The ledger rows of the latest step run (empty before the first step)."""

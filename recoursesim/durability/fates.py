@@ -123,6 +123,8 @@ def _durations(t: np.ndarray, end: np.ndarray, valid: np.ndarray, known: np.ndar
     A step at which the group's cut-off is unknown ends the follow-up there.
     """
     width = valid.shape[1]
+    if width == 0:  # no step has run: nothing was issued
+        return np.zeros(t.shape[0], dtype=np.int32), np.zeros(t.shape[0], dtype=bool)
     steps = np.arange(width)[None, :]
     window = (steps > t[:, None]) & (steps <= end[:, None])
     unknown = window & ~known

@@ -179,15 +179,22 @@ def table(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def figure(curves: pd.DataFrame, path: Any) -> None:
-    """Kaplan–Meier curves per group (line style) and generator (colour), one panel per scenario and policy."""
+    """Kaplan–Meier curves per group (line style) and generator (colour), one panel per scenario and policy.
+
+    Each curve is the mean across seeds of the seeds' Kaplan–Meier estimates, drawn up to the last
+    time every seed still follows some recommendation.
+    """
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
     followed = curves[curves["at_risk"] > 0]
     km = mean_ci(followed, ["scenario", "policy", "generator", "group", "time"], ["survival"])
+    # Average only where every seed still follows recommendations (a mean over fewer seeds jumps).
+    lines = ["scenario", "policy", "generator", "group"]
+    km = km[km["survival_n"] >= km.groupby(lines)["survival_n"].transform("max")]
     scenarios = [s for s in SCENARIOS if s in set(km["scenario"])]
     policies = [p for p in POLICIES if p in set(km["policy"])]
-    fig = Figure(figsize=(3.4 * len(policies), 2.8 * len(scenarios)), layout="constrained")
+    fig = Figure(figsize=(3.4 * len(policies), 2.8 * len(scenarios) + 0.5), layout="constrained")
     axes = np.atleast_2d(fig.subplots(len(scenarios), len(policies), squeeze=False))
     colours = dict(zip(GENERATORS, ("#1f77b4", "#ff7f0e", "#2ca02c"), strict=True))
     styles = ("-", "--", ":", "-.")
@@ -206,7 +213,8 @@ def figure(curves: pd.DataFrame, path: Any) -> None:
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             ax.set_xlabel("steps since issue")
             ax.set_ylabel("still valid (KM)")
-            ax.legend(fontsize=6)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 6), fontsize=7)
     title = "Recommendations still valid, per group and generator"
     fig.suptitle(
         f"{title}\n(Kaplan–Meier, mean across seeds)"

@@ -149,3 +149,33 @@ def test_ground_truth_colouring_follows_the_observer():
     assert "true qualification" in coloured.axes[0].get_title()
     plain = figures.scatter_figure(session)
     assert "advantaged" in [text.get_text() for text in plain.axes[0].get_legend().get_texts()]
+
+
+def test_durability_view_draws_validity_by_issue_step_and_the_kaplan_meier_curves():
+    from recoursesim.durability import durability_by_step, survival_by_group
+
+    # Under CDA the refitted model moves the boundary, so some recommendations expire.
+    session = DashboardSession(dataclasses.replace(SMALL, mitigation="cda", auditor=False))
+    empty = figures.durability_figure(session)
+    assert not empty.axes[0].get_lines() and "no recommendation" in empty.axes[0].texts[0].get_text()
+    while session.step():
+        pass
+    fates = session.durability()
+    assert fates is session.durability()  # cached until the next step
+    fig = figures.durability_figure(session)
+    left, right = fig.axes
+    by_step = durability_by_step(fates, (1, 3, 5)).astype({"group": str})
+    curves = survival_by_group(fates).astype({"group": str})
+    for group in session.model.group_names:
+        mine = by_step[by_step["group"] == group]
+        for h in (1, 3, 5):
+            line = next(line for line in left.get_lines() if line.get_label() == f"{group}, h = {h}")
+            known = mine[mine[f"validity_{h}"].notna()]
+            np.testing.assert_array_equal(line.get_xdata(), known["step"])
+            np.testing.assert_allclose(line.get_ydata(), known[f"validity_{h}"].astype(float))
+        km = next(line for line in right.get_lines() if line.get_label() == group)
+        np.testing.assert_allclose(km.get_ydata(), curves.loc[curves["group"] == group, "survival"])
+    # The last steps have no validity 5 steps on yet; some recommendation expired under CDA.
+    assert by_step["validity_5"].isna().any() and (by_step["validity_1"].dropna() < 1).any()
+    assert left.get_xlabel() == "step the recommendation was issued" and right.get_xlabel() == "steps since issue"
+    assert all(float(t).is_integer() for t in right.xaxis.get_major_locator().tick_values(0, 5))

@@ -110,3 +110,9 @@ def test_kaplan_meier_without_censoring_is_the_empirical_survival():
     curve = kaplan_meier(durations, np.ones(200, dtype=bool))
     for h in range(9):
         assert curve["survival"].iloc[h] == pytest.approx(np.mean(durations > h))
+
+
+def test_fates_of_a_model_that_has_not_stepped_are_empty():
+    model = Scenario.bundled("default").build_model(seed=0)
+    fates = recommendation_fates(model, horizon=3)
+    assert fates.empty and {"valid_3", "duration", "expired"} <= set(fates.columns)
