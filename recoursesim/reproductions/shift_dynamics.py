@@ -4,7 +4,7 @@ The logic of ``experiments/shift_dynamics.py``.
 
 For each world (the synthetic bell2024 population; German credit when the dataset population and
 the model-agnostic generators are installed), each registered recourse generator (the exact
-linear one; the search and data-manifold ones when present) and each retraining setting (fixed
+linear one and search; on German credit also the data-manifold one) and each retraining setting (fixed
 model; refit every step), runs SEEDS seeds of 20 steps and prints, at steps 0, 10 and 20, the mean
 and 95% CI across seeds of: MMD² between the step-0 and the current population (and its
 permutation p-value), the model's disagreement with the step-0 model and its parameter change,

@@ -52,3 +52,9 @@ def test_a_refused_run_is_reported_not_fatal():
     failed = dynamics.failures(rows)
     assert len(failed) == 2 and failed["error"].str.contains("selection.k").all()
     assert dynamics.summarise(pd.concat([rows, dynamics.run([good], seeds=2)])).shape[0] > 0
+
+
+def test_every_world_offers_only_generators_it_can_run() -> None:
+    # The manifold generator needs observed profiles: a data set's world only (60 failed runs otherwise).
+    assert "manifold" not in dynamics.GENERATORS
+    assert "manifold" in dynamics.GERMAN_GENERATORS
