@@ -6,6 +6,10 @@ Usage:
 
 ``--quick``: 20 runs per measurement, one round, no full Table 1.
 
+With dask.distributed installed (and without ``--skip-dask``), the same plans also run on a
+2-worker Dask ``LocalCluster``, in rounds alternating with the 2 loky workers:
+``dask_vs_joblib_2`` is the median ratio of Dask's wall time to joblib's (target <= 1.15).
+
 The workload is the Table-1 run (bell2024 preset, baseline strategy, paper scale: T = 20, 1000
 initial agents, k = 100), pooled metrics only, each run written as its own shard. The 2-worker pool
 is started (and its workers have imported recoursesim) before the clock starts, so the figure is
@@ -28,7 +32,8 @@ import time
 from pathlib import Path
 
 from recoursesim.reproductions.bell2024 import EFFORTS, QS, STRATEGIES, reproduce, setting_scenario
-from recoursesim.sweep import JoblibExecutor, Point, SweepPlan, execute, run_sweep
+from recoursesim.sweep import DaskExecutor, JoblibExecutor, Point, SweepPlan, execute, run_sweep
+from recoursesim.sweep.executors import Executor
 
 TABLE1_STRATEGIES = ("baseline", "cns", "cda", "cns+cda")
 
@@ -41,7 +46,7 @@ def _plan(n_runs: int, root_seed: int) -> SweepPlan:
     return SweepPlan(points, n_seeds=max(1, n_runs // len(points)), root_seed=root_seed, per_step=False)
 
 
-def _rate(plan: SweepPlan, executor: JoblibExecutor) -> tuple[float, float, float]:
+def _rate(plan: SweepPlan, executor: Executor) -> tuple[float, float, float]:
     """Runs per second, wall seconds, and the mean run time inside the workers."""
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
@@ -50,6 +55,33 @@ def _rate(plan: SweepPlan, executor: JoblibExecutor) -> tuple[float, float, floa
     if not report.ok:
         raise SystemExit(f"benchmark sweep failed: {report.failures[:1]}")
     return plan.n_runs / seconds, seconds, report.run_seconds / plan.n_runs
+
+
+def _dask_rounds(runs: int, repeats: int, loky: JoblibExecutor) -> dict[str, object] | None:
+    """Alternate 2-worker Dask and 2-worker loky rounds on the same plans; their median time ratio."""
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        print("dask.distributed is not installed: no Dask comparison")
+        return None
+    ratios = []
+    with DaskExecutor(local_workers=2) as dask:
+        _rate(_plan(4, root_seed=98), dask)  # workers import recoursesim before the clock starts
+        for repeat in range(repeats):
+            plan = _plan(runs, root_seed=101 + repeat)
+            rate_loky, _, _ = _rate(plan, loky)
+            rate_dask, _, _ = _rate(plan, dask)
+            ratios.append((rate_loky / rate_dask, os.getloadavg()[0]))
+            print(
+                f"dask round {repeat + 1}: loky {rate_loky:6.2f} runs/s, dask {rate_dask:6.2f} runs/s, "
+                f"dask takes {ratios[-1][0]:.2f}x loky's time, load {ratios[-1][1]:.2f}"
+            )
+    ratio = statistics.median(r[0] for r in ratios)
+    print(f"  Dask LocalCluster (2 workers) wall time / loky (2 workers): {ratio:.2f}x (target <= 1.15)")
+    return {
+        "dask_vs_joblib_2": round(ratio, 3),
+        "dask_rounds": [{"ratio": round(r, 3), "load_1min": round(load, 2)} for r, load in ratios],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -63,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         help="comma-separated Table-1 strategies to time (default: all four; those not defined are skipped)",
     )
     parser.add_argument("--skip-table1", action="store_true", help="do not time the full Table 1")
+    parser.add_argument("--skip-dask", action="store_true", help="do not compare with a 2-worker Dask cluster")
     parser.add_argument("--json", type=Path, default=None, help="write the figures as JSON")
     parser.add_argument("--quick", action="store_true", help="20 runs, one round, no full Table 1")
     args = parser.parse_args(argv)
@@ -90,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"2 workers {rate_2:6.2f} runs/s ({per_run_2 * 1e3:.1f} ms/run), "
                 f"efficiency {rate_2 / (2 * rate_1):.1%}, load {rounds[-1][4]:.2f}"
             )
+        dask = None if args.skip_dask else _dask_rounds(args.runs, args.repeats, two)
     rate_1 = statistics.median(r[0] for r in rounds)
     rate_2 = statistics.median(r[1] for r in rounds)
     efficiency = statistics.median(r[1] / (2 * r[0]) for r in rounds)
@@ -118,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
             for a, b, _, _, load in rounds
         ],
     }
+    if dask is not None:
+        results.update(dask)
     if not args.skip_table1:
         strategies = [s for s in args.table1_strategies.split(",") if s in STRATEGIES]
         n_runs = len(strategies) * len(EFFORTS) * len(QS) * args.table1_seeds

@@ -23,6 +23,8 @@ R = TypeVar("R")
 
 #: Seconds to wait for a Dask scheduler before giving up.
 DEFAULT_CONNECT_TIMEOUT = 10.0
+#: Runs per Dask task (see :class:`DaskExecutor`).
+DEFAULT_DASK_BATCH = 4
 
 
 class Executor(Protocol):
@@ -82,6 +84,47 @@ class ExitWithDriver[T, R]:
         return self.fn(item)
 
 
+@dataclass(frozen=True)
+class SingleThreaded[T, R]:
+    """``fn`` run with BLAS and OpenMP limited to one thread (threadpoolctl) in whatever process runs it.
+
+    The workers of a sweep each run one simulation; their parallelism is the number of workers.
+    A run's own linear algebra and tree predictions are small or memory-bound, and library
+    thread pools sized for the whole machine only make the workers' threads fight over the
+    same cores (or spin waiting for each other).
+
+    Attributes:
+        fn: The per-item function.
+    """
+
+    fn: Callable[[T], R]
+
+    def __call__(self, item: T) -> R:
+        """Apply ``fn`` with one BLAS/OpenMP thread."""
+        from recoursesim.threads import single_threaded
+
+        with single_threaded():
+            return self.fn(item)
+
+
+@dataclass(frozen=True)
+class Batch[T, R]:
+    """``fn`` applied to several items in one task (one round trip to a Dask worker for all of them).
+
+    Items that share objects (the runs of one grid point share its scenario) are pickled
+    together, so each shared object travels once per batch, not once per run.
+
+    Attributes:
+        fn: The per-item function.
+    """
+
+    fn: Callable[[T], R]
+
+    def __call__(self, items: list[T]) -> list[R]:
+        """``[fn(item) for item in items]``."""
+        return [self.fn(item) for item in items]
+
+
 class JoblibExecutor(_Closing):
     """Local processes through joblib's loky backend; one worker runs in this process.
 
@@ -103,6 +146,7 @@ class JoblibExecutor(_Closing):
     ) -> Iterator[R]:
         """Apply ``fn`` to every item in the worker processes; yield results as they finish."""
         parallel = Parallel(n_jobs=self.n_workers, backend=self.backend, return_as="generator_unordered")
+        fn = SingleThreaded(fn)
         if self.n_workers > 1:
             fn = ExitWithDriver(fn, os.getpid())
         return parallel(delayed(fn)(item) for item in items)
@@ -111,15 +155,19 @@ class JoblibExecutor(_Closing):
 class DaskExecutor(_Closing):
     """A Dask distributed cluster: an existing scheduler, or a ``LocalCluster`` started here.
 
-    At most ``in_flight`` tasks are submitted at a time, so a sweep of any size holds a bounded
-    number of pending results. Tasks are keyed by ``key(item)`` when given (run identities), so
-    the cluster never runs the same run twice at once.
+    Items go to the cluster ``batch`` at a time, one task per batch (the runs of a batch share one
+    transfer of their scenario and one scheduler round trip); results are still yielded one per
+    item. At most ``in_flight`` tasks are submitted at a time, so a sweep of any size holds a
+    bounded number of pending results. Tasks are keyed by ``key(first item)`` and the batch size
+    when given (run identities), so the cluster never runs the same runs twice at once. Each task
+    runs with one BLAS/OpenMP thread (:class:`SingleThreaded`).
 
     Args:
         address: Scheduler address (``tcp://host:8786``); ``None`` with ``local_workers``.
         local_workers: Start a ``LocalCluster`` with this many single-threaded worker processes.
         connect_timeout: Seconds to wait for the scheduler before raising.
-        in_flight: Maximum submitted, unfinished tasks (default: 4 per worker thread, at least 8).
+        in_flight: Maximum submitted, unfinished tasks (default: 2 per worker thread, at least 4).
+        batch: Items per task (default :data:`DEFAULT_DASK_BATCH`).
 
     Raises:
         ConfigError: dask.distributed is not installed, no scheduler answers within
@@ -133,6 +181,7 @@ class DaskExecutor(_Closing):
         local_workers: int | None = None,
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
         in_flight: int | None = None,
+        batch: int = 0,
     ) -> None:
         if (address is None) == (local_workers is None):
             raise ConfigError(
@@ -174,7 +223,8 @@ class DaskExecutor(_Closing):
                 "check the address and that `dask scheduler` is running there, or use --dask-local W",
             ) from None
         threads = sum(self._client.nthreads().values()) or 1
-        self.in_flight = in_flight or max(8, 4 * threads)
+        self.in_flight = in_flight or max(4, 2 * threads)
+        self.batch = batch or DEFAULT_DASK_BATCH
         if local_workers is None:
             self.description = f"dask scheduler {address}, {threads} worker threads"
 
@@ -184,24 +234,26 @@ class DaskExecutor(_Closing):
         """Submit ``fn(item)`` for every item, a bounded window at a time; yield results as they finish."""
         from distributed import as_completed
 
+        task: Callable[[Any], Any] = Batch(SingleThreaded(fn))
         if self._cluster is not None:  # workers on this machine: they end with this process
-            fn = ExitWithDriver(fn, os.getpid())
+            task = ExitWithDriver(task, os.getpid())
 
-        def submit(item: T) -> Any:
+        def submit(batch: list[T]) -> Any:
             if key is None:
-                return self._client.submit(fn, item, pure=False)
-            return self._client.submit(fn, item, key=f"recoursesim-{key(item)}", pure=False)
+                return self._client.submit(task, batch, pure=False)
+            return self._client.submit(task, batch, key=f"recoursesim-{key(batch[0])}-{len(batch)}", pure=False)
 
         iterator = iter(items)
+        batches = iter(lambda: list(islice(iterator, self.batch)), [])
         completed = as_completed(loop=self._client.loop)
-        for item in islice(iterator, self.in_flight):
-            completed.add(submit(item))
+        for batch in islice(batches, self.in_flight):
+            completed.add(submit(batch))
         for future in completed:
-            result = future.result()
+            results = future.result()
             future.release()
-            for item in islice(iterator, 1):
-                completed.add(submit(item))
-            yield result
+            for batch in islice(batches, 1):
+                completed.add(submit(batch))
+            yield from results
 
     def close(self) -> None:
         """Disconnect, and stop the ``LocalCluster`` if this executor started one."""
