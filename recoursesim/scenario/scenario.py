@@ -16,7 +16,14 @@ from recoursesim._files import check_input_file
 from recoursesim._validate import check_choice, check_int
 from recoursesim.errors import ConfigError
 from recoursesim.registry import build, check_names, install, names, plugin_classes
-from recoursesim.scenario.tables import bundled_names, bundled_text, dump_toml, read_toml, resolve_bases
+from recoursesim.scenario.tables import (
+    bundled_names,
+    bundled_text,
+    dump_toml,
+    read_toml,
+    resolve_bases,
+    scorer_shorthand,
+)
 
 if TYPE_CHECKING:
     from recoursesim.metrics.outcomes import EffortMeasure
@@ -107,7 +114,7 @@ class Scenario:
         from recoursesim.scenario.inputs import attach_inputs
 
         given = {key: value for key, value in dict(inputs or {}).items() if value is not None}
-        table = _scorer_shorthand(dict(data))
+        table = scorer_shorthand(data)
         if given.get("model") is not None and "scorer" not in table:
             table["scorer"] = {"name": "fitted"}  # the model given is the scorer: the table needs none
         try:
@@ -446,19 +453,8 @@ def load_scenario(
     return Scenario.from_file(path_or_name, inputs=inputs, allow_imports=allow_imports)
 
 
-def _scorer_shorthand(data: dict[str, Any]) -> dict[str, Any]:
-    """``[scorer] model_file = "..."`` without a name means the ``fitted`` scorer (and replaces a base's scorer).
-
-    (A relative ``model_file`` is made absolute by :func:`~recoursesim.scenario.tables.absolute_paths`.)
-    """
-    scorer = data.get("scorer")
-    if isinstance(scorer, dict) and "model_file" in scorer:
-        data["scorer"] = dict(scorer) if "name" in scorer else {"name": "fitted", **scorer}
-    return data
-
-
 def _resolve(data: dict[str, Any]) -> dict[str, Any]:
-    data = _scorer_shorthand(data)
+    data = scorer_shorthand(data)
     unknown = [key for key in data if key not in SECTIONS]
     if unknown:
         raise ConfigError(unknown[0], "unknown top-level key", _key_fix(unknown[0], SECTIONS))

@@ -38,6 +38,15 @@ OWN_KEYS: tuple[str, ...] = ("name", "description")
 FILE_FIELDS: tuple[tuple[str, str], ...] = (("population", "path"), ("scorer", "model_file"))
 
 
+def scorer_shorthand(table: Mapping[str, Any]) -> dict[str, Any]:
+    """``[scorer] model_file = "..."`` without a name means the ``fitted`` scorer (and replaces a base's scorer)."""
+    resolved = dict(table)
+    scorer = resolved.get("scorer")
+    if isinstance(scorer, Mapping) and "model_file" in scorer and "name" not in scorer:
+        resolved["scorer"] = {"name": "fitted", **scorer}
+    return resolved
+
+
 def absolute_paths(table: Mapping[str, Any], origin: Path | None) -> dict[str, Any]:
     """Return ``table`` with the relative paths of :data:`FILE_FIELDS` made absolute.
 
@@ -118,7 +127,7 @@ def resolve_bases(
 
 def _resolve(data: Mapping[str, Any], origin: Path | None, chain: list[tuple[str, str]]) -> dict[str, Any]:
     given = [key for key in BASE_KEYS if key in data]
-    own = absolute_paths({key: value for key, value in data.items() if key not in BASE_KEYS}, origin)
+    own = absolute_paths(scorer_shorthand({key: value for key, value in data.items() if key not in BASE_KEYS}), origin)
     if not given:
         return copy.deepcopy(own)
     if len(given) > 1:

@@ -79,3 +79,21 @@ def test_two_worker_sweep_from_other_working_directories(tmp_path, monkeypatch, 
     second = pd.read_parquet(tmp_path / "second" / "summary.parquet")
     pd.testing.assert_frame_equal(first, second)
     assert len(first) > 0
+
+
+def test_show_of_a_base_with_a_model_file_prints_a_scenario_that_loads_the_same(
+    tmp_path, monkeypatch, capsys, user_csv, user_model
+):
+    folder, elsewhere = _audit_folder(tmp_path, user_csv, user_model)
+    (folder / "k5.toml").write_text('base = "s.toml"\n[selection]\nk = 5\n[scorer]\nmodel_file = "model.skops"\n')
+    (folder / "s.toml").write_text(
+        SCENARIO.replace('[scorer]\nmodel_file = "model.skops"\n', '[scorer]\nname = "model"\n')
+    )
+    monkeypatch.chdir(elsewhere)
+    assert main(["show", str(folder / "k5.toml")]) == 0
+    (elsewhere / "shown.toml").write_text(capsys.readouterr().out)
+    shown, original = load_scenario(elsewhere / "shown.toml").spec, load_scenario(folder / "k5.toml").spec
+    assert (
+        shown["scorer"] == original["scorer"] == {"name": "fitted", "model_file": str(folder.resolve() / "model.skops")}
+    )
+    assert shown["population"] == original["population"] and shown["selection"]["k"] == 5
