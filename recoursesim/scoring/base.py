@@ -113,20 +113,49 @@ class Scorer(Protocol):
         ...
 
 
+@runtime_checkable
+class StatesLinearForm(Protocol):
+    """A scorer that can state its :class:`LinearForm` (``None`` when it has none)."""
+
+    def linear_form(self) -> LinearForm | None:
+        """The scorer's linear form, or ``None``."""
+        ...
+
+
+@runtime_checkable
+class StatesAdditiveForm(Protocol):
+    """A scorer that can state its :class:`AdditiveForm` exactly (``None`` when it has none)."""
+
+    def additive_form(self) -> AdditiveForm | None:
+        """The scorer's additive form, or ``None``."""
+        ...
+
+
+@runtime_checkable
+class OffersMargin(Protocol):
+    """A scorer that offers its margin: ``margin(features)`` and the link from margin to score."""
+
+    def margin_link(self) -> Literal["identity", "logistic"] | None:
+        """``"identity"``, ``"logistic"``, or ``None`` when this scorer has no margin after all."""
+        ...
+
+    def margin(self, features: np.ndarray) -> np.ndarray:
+        """The margin of each row."""
+        ...
+
+
 def linear_form_of(scorer: Scorer) -> LinearForm | None:
     """Return the scorer's :class:`LinearForm`, or ``None`` if it has none."""
-    method = getattr(scorer, "linear_form", None)
-    return method() if callable(method) else None
+    return scorer.linear_form() if isinstance(scorer, StatesLinearForm) else None
 
 
 def additive_form_of(scorer: Scorer, schema: FeatureSchema) -> AdditiveForm | None:
     """The :class:`AdditiveForm` a scorer states exactly (read from its coefficients), or ``None``.
 
-    A scorer states it with a method ``additive_form()`` (the built-in one-hot logistic model) or
-    through its :class:`LinearForm`.
+    A scorer states it with a method ``additive_form()`` (:class:`StatesAdditiveForm`, as the
+    built-in one-hot logistic model does) or through its :class:`LinearForm`.
     """
-    method = getattr(scorer, "additive_form", None)
-    form = method() if callable(method) else None
+    form = scorer.additive_form() if isinstance(scorer, StatesAdditiveForm) else None
     if form is not None:
         return form
     linear = linear_form_of(scorer)
@@ -137,14 +166,13 @@ def margin_of(scorer: Scorer) -> tuple[Callable[[np.ndarray], np.ndarray], Liter
     """A function giving the scorer's margin exactly, and the link from margin to score, or ``None``.
 
     A probability saturates at 0 or 1 far from the decision boundary, so its log-odds say little
-    there; a logistic model's decision function does not. A scorer offers its margin with the
-    methods ``margin_link()`` (``"identity"``, ``"logistic"`` or ``None``) and ``margin(features)``;
-    a scorer with a :class:`LinearForm` has one too.
+    there; a logistic model's decision function does not. A scorer offers its margin as an
+    :class:`OffersMargin` (``margin_link()`` not ``None``); a scorer with a :class:`LinearForm` has one too.
     """
-    method = getattr(scorer, "margin_link", None)
-    link = method() if callable(method) else None
-    if link is not None:
-        return scorer.margin, link  # type: ignore[attr-defined]
+    if isinstance(scorer, OffersMargin):
+        link = scorer.margin_link()
+        if link is not None:
+            return scorer.margin, link
     linear = linear_form_of(scorer)
     return None if linear is None else (linear.margin, linear.link)
 

@@ -92,14 +92,14 @@ class FactsObserver(Component):
         check_int("every", every, minimum=1)
         self.n_bins = n_bins
         check_int("n_bins", n_bins, minimum=1)
-        FactsAuditor(min_support=min_support, phis=tuple(phis), budgets=budgets)._check_params()  # refuse at load
         self.min_support = min_support
         self.phis = phis
         self.budgets = budgets
         self.actions = actions
         self.name = name
         self.action_defaults = action_defaults
-        FactsAuditor(min_support=min_support, phis=phis, budgets=budgets, actions=actions)._check_params()
+        # refused when the scenario is loaded, not at the first audit
+        FactsAuditor(min_support=min_support, phis=tuple(phis), budgets=budgets, actions=actions)._check_params()
 
     def observe(self, snapshot: PopulationSnapshot) -> pd.DataFrame:
         """Audit one snapshot; return rows ``metric, value`` (top score and unfair count per variant)."""
