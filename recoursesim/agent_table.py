@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import IntEnum
 
 import numpy as np
+import pandas as pd
 
+from recoursesim._categories import category_dtype
 from recoursesim.populations.base import Cohort
 
 
@@ -122,3 +125,19 @@ class AgentTable:
     def initial_score(self) -> np.ndarray:
         """Score at the agent's first scoring (NaN before it)."""
         return self._initial_score[: self.n]
+
+    def frame(self, group_names: Sequence[str]) -> pd.DataFrame:
+        """One row per agent ever entered: group, entry and exit step, status, effort capacity."""
+        table = self
+        return pd.DataFrame(
+            {
+                "agent_id": np.arange(table.n, dtype=np.int64),
+                "group": pd.Categorical.from_codes(table.group.astype(np.int64), dtype=category_dtype(group_names)),
+                "entry_step": table.entry_step.copy(),
+                "exit_step": table.exit_step.copy(),
+                "status": pd.Categorical.from_codes(
+                    table.status.astype(np.int64), dtype=category_dtype(s.name.lower() for s in Status)
+                ),
+                "effort_capacity": table.effort.copy(),
+            }
+        )

@@ -8,13 +8,12 @@ import mesa
 import numpy as np
 import pandas as pd
 
-from recoursesim._categories import category_dtype
 from recoursesim._validate import check_int
 from recoursesim.agent_table import AgentTable, Status
 from recoursesim.agents import RecourseAgent
 from recoursesim.behaviour.base import ActionContext, Behaviour
 from recoursesim.durability.decision import Decision
-from recoursesim.errors import ConfigError, DataError
+from recoursesim.errors import ConfigError
 from recoursesim.ledger import Ledger
 from recoursesim.observers import Observer, PopulationSnapshot, observation_rows
 from recoursesim.populations.base import Cohort, PopulationGenerator, entrants_schedule
@@ -23,7 +22,7 @@ from recoursesim.recourse.base import RecourseGenerator
 from recoursesim.refit_order import RefitOrder, StepState, refit_order_of, rows_of
 from recoursesim.rng import run_streams
 from recoursesim.scoring.base import Scorer, numeric_scores
-from recoursesim.selection.base import Selection, SelectionContext, Selector
+from recoursesim.selection.base import SelectionContext, Selector
 from recoursesim.training.base import Trainer, TrainingContext
 
 
@@ -177,7 +176,7 @@ class RecourseModel(mesa.Model):
     def _select(self, state: StepState) -> None:
         """Pick the winners and the threshold ``s_t``."""
         selection = self.selector.select(state.scores, self._selection_context(state.step, state.rows, state.features))
-        state.selected = _checked_mask(selection, state.rows.size)
+        state.selected = selection.checked_mask(state.rows.size)
         state.threshold = selection.threshold
         self.threshold = selection.threshold
         self.decisions.append(
@@ -314,21 +313,7 @@ class RecourseModel(mesa.Model):
     # ------------------------------------------------------------------ state
 
     def _admit(self, cohort: Cohort, entry_step: int) -> np.ndarray:
-        features = np.asarray(cohort.features, dtype=float)
-        if features.ndim != 2 or features.shape[1] != len(self.feature_names):
-            d = len(self.feature_names)
-            raise DataError(
-                "population",
-                f"produced features of shape {features.shape}, not (n, {d})",
-                f"make the population's sample(n, rng) return an (n, {d}) array, one column per feature",
-            )
-        if not np.all(np.isfinite(features)):
-            bad = self.feature_names[int(np.flatnonzero(~np.isfinite(features).all(axis=0))[0])]
-            raise DataError(
-                f"population.{bad}",
-                "a generated feature is NaN or infinite",
-                "give the population finite means, sds and scales (and no inf or nan in its data)",
-            )
+        cohort.check_features(self.feature_names)
         ids = self.table.append(cohort, entry_step)
         if self._views is not None:
             for agent_id in ids:
@@ -407,36 +392,4 @@ class RecourseModel(mesa.Model):
 
     def agent_frame(self) -> pd.DataFrame:
         """One row per agent ever entered: group, entry and exit step, status, effort capacity."""
-        table = self.table
-        return pd.DataFrame(
-            {
-                "agent_id": np.arange(table.n, dtype=np.int64),
-                "group": pd.Categorical.from_codes(
-                    table.group.astype(np.int64), dtype=category_dtype(self.group_names)
-                ),
-                "entry_step": table.entry_step.copy(),
-                "exit_step": table.exit_step.copy(),
-                "status": pd.Categorical.from_codes(
-                    table.status.astype(np.int64), dtype=category_dtype(s.name.lower() for s in Status)
-                ),
-                "effort_capacity": table.effort.copy(),
-            }
-        )
-
-
-def _checked_mask(selection: Selection, n: int) -> np.ndarray:
-    mask = np.asarray(selection.selected)
-    if mask.dtype != bool or mask.shape != (n,):
-        raise ConfigError(
-            "selection",
-            f"the selector returned {mask.dtype} of shape {mask.shape} for {n} agents",
-            f"make select() return Selection(selected=<bool array of length {n}>, threshold=...)",
-        )
-    threshold = selection.threshold
-    if not np.isscalar(threshold) and np.shape(threshold) != (n,):
-        raise ConfigError(
-            "selection",
-            f"the selector's threshold has shape {np.shape(threshold)} for {n} agents",
-            f"make select() return a single number or {n} numbers as the threshold",
-        )
-    return mask
+        return self.table.frame(self.group_names)

@@ -9,7 +9,7 @@ from typing import Any, Protocol, Self, runtime_checkable
 import numpy as np
 
 from recoursesim._validate import check_float, check_int
-from recoursesim.errors import ConfigError
+from recoursesim.errors import ConfigError, DataError
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,24 @@ class Cohort:
 
     def __len__(self) -> int:
         return int(self.group.shape[0])
+
+    def check_features(self, feature_names: Sequence[str]) -> None:
+        """Refuse features that are not an ``(n, d)`` array of finite numbers, one column per name."""
+        features = np.asarray(self.features, dtype=float)
+        if features.ndim != 2 or features.shape[1] != len(feature_names):
+            d = len(feature_names)
+            raise DataError(
+                "population",
+                f"produced features of shape {features.shape}, not (n, {d})",
+                f"make the population's sample(n, rng) return an (n, {d}) array, one column per feature",
+            )
+        if not np.all(np.isfinite(features)):
+            bad = feature_names[int(np.flatnonzero(~np.isfinite(features).all(axis=0))[0])]
+            raise DataError(
+                f"population.{bad}",
+                "a generated feature is NaN or infinite",
+                "give the population finite means, sds and scales (and no inf or nan in its data)",
+            )
 
 
 @runtime_checkable

@@ -61,6 +61,24 @@ class Selection:
     selected: np.ndarray
     threshold: float | np.ndarray
 
+    def checked_mask(self, n: int) -> np.ndarray:
+        """Return ``selected`` for ``n`` agents, or raise naming what the selector returned instead."""
+        mask = np.asarray(self.selected)
+        if mask.dtype != bool or mask.shape != (n,):
+            raise ConfigError(
+                "selection",
+                f"the selector returned {mask.dtype} of shape {mask.shape} for {n} agents",
+                f"make select() return Selection(selected=<bool array of length {n}>, threshold=...)",
+            )
+        threshold = self.threshold
+        if not np.isscalar(threshold) and np.shape(threshold) != (n,):
+            raise ConfigError(
+                "selection",
+                f"the selector's threshold has shape {np.shape(threshold)} for {n} agents",
+                f"make select() return a single number or {n} numbers as the threshold",
+            )
+        return mask
+
 
 @runtime_checkable
 class Selector(Protocol):
