@@ -188,7 +188,7 @@ def Page() -> None:  # noqa: N802 (Solara looks for a component named Page)
 
 @solara.component
 def Panels(session: DashboardSession, tick: int) -> None:  # noqa: N802 (a Solara component)
-    """Metrics, the scatter, ETR/TTR over time, the story of Anne and Dawn, the auditor and durability panels."""
+    """Metrics, the scatter, ETR/TTR over time, the story of Anne and Dawn and the auditor panel."""
     with solara.Div(classes=["rs-metrics"]):
         solara.Markdown(_metrics_markdown(session))
     with solara.Row():
@@ -208,14 +208,6 @@ def Panels(session: DashboardSession, tick: int) -> None:  # noqa: N802 (a Solar
             with solara.Div(classes=["rs-auditor"]):
                 solara.Markdown("### Auditor: equality of effort")
                 solara.FigureMatplotlib(figures.auditor_figure(session), dependencies=[session, tick], format="png")
-    with solara.Div(classes=["rs-durability"]):
-        solara.Markdown(
-            "### Durability: do recommendations still work later?\n\n"
-            "Whether carrying out a recommendation exactly would still be accepted 1, 3 or 5 steps after "
-            "it was issued, under the model and cut-off in force then, per group (the documentation's "
-            "Durability page defines it)."
-        )
-        solara.FigureMatplotlib(figures.durability_figure(session), dependencies=[session, tick], format="png")
 
 
 def _story_markdown(session: DashboardSession) -> str:

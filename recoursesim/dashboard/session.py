@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,6 +54,9 @@ class DashboardSession:
         self.model: RecourseModel = self.scenario.build_model(settings.seed)
         self._ledger: pd.DataFrame | None = None
         self._fates: pd.DataFrame | None = None
+        # Play steps the model in a worker thread while the page draws: the fates are read under
+        # the same lock as a step, so they never see a step half done.
+        self._lock = threading.Lock()
         self.story: tuple[StoryAgent, ...] = ()
 
     @property
@@ -69,9 +73,10 @@ class DashboardSession:
         """Run one step if the run has not finished; return whether a step ran."""
         if self.finished:
             return False
-        self.model.step()
-        self._ledger = None
-        self._fates = None
+        with self._lock:
+            self.model.step()
+            self._ledger = None
+            self._fates = None
         if not self.story:
             self.story = self._choose_story()
         return True
@@ -96,11 +101,12 @@ class DashboardSession:
         known only for recommendations issued at least ``h`` steps ago (cached until the next step;
         empty before the first step).
         """
-        if self._fates is None:
-            from recoursesim.durability import recommendation_fates
+        from recoursesim.durability import recommendation_fates
 
-            self._fates = recommendation_fates(self.model, horizon=DURABILITY_HORIZON)
-        return self._fates
+        with self._lock:
+            if self._fates is None:
+                self._fates = recommendation_fates(self.model, horizon=DURABILITY_HORIZON)
+            return self._fates
 
     def latest(self) -> pd.DataFrame:
         """The ledger rows of the latest step run (empty before the first step)."""
