@@ -23,6 +23,7 @@ from recoursesim.scoring.tabular import TabularModel, tabular_estimator
 from recoursesim.threads import fit_single_threaded
 from recoursesim.training.base import TrainingContext
 from recoursesim.training.estimators import ESTIMATORS, make_estimator
+from recoursesim.training.warm_logistic import fitted_logistic, solves_exactly
 
 log = logging.getLogger("recoursesim.training")
 
@@ -87,6 +88,12 @@ class RefitTrainer(Component):
         self.user_estimator = user_estimator
         self._prototype = _prototype_for(estimator, estimator_params, schema, user_estimator)
         self._configure(initial_threshold, retrain_every, output, order)
+        # The built-in logistic regression is refitted exactly by Newton's method from the previous
+        # step's solution (recoursesim.training.warm_logistic); a user's model is cloned and fitted.
+        built_in = isinstance(estimator, str) or (estimator is None and user_estimator is None)
+        self._newton = built_in and solves_exactly(self._prototype)
+        self._newton_params = self._prototype.get_params() if self._newton else {}
+        self._solution: np.ndarray | None = None
 
     def _configure(self, initial_threshold: float | None, retrain_every: int, output: str, order: str) -> None:
         """Check and set what every refitting trainer shares (subclasses with their own model call it)."""
@@ -103,6 +110,7 @@ class RefitTrainer(Component):
 
     def start(self, features: np.ndarray, group: np.ndarray, scorer: Scorer, rng: np.random.Generator) -> Scorer:
         """Fit the first model on the initial population (if ``initial_threshold`` is set)."""
+        self._solution = None  # a run never starts from another run's solution
         if self._initial_threshold is None:
             return scorer
         labels = (np.asarray(scorer.score(features)) > self._initial_threshold).astype(int)
@@ -144,6 +152,10 @@ class RefitTrainer(Component):
         self, features: np.ndarray, labels: np.ndarray, groups: np.ndarray, rng: np.random.Generator
     ) -> ClassifierScorer:
         """Fit a fresh copy of the estimator (``groups`` is unused here; group-aware trainers use it)."""
+        if getattr(self, "_newton", False):
+            estimator = fitted_logistic(self._newton_params, features, labels, self._solution)
+            self._solution = np.concatenate([estimator.coef_[0], estimator.intercept_])
+            return ClassifierScorer(estimator, output=self._output)
         estimator = clone(self._prototype)
         if estimator.get_params().get("random_state", 0) is None:  # not fixed by the user: the run's stream
             estimator.set_params(random_state=integer_seed(rng))

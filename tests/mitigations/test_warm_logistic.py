@@ -1,0 +1,100 @@
+"""The built-in logistic refit: Newton from the previous solution, equal to scikit-learn's converged fit."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.linear_model import LogisticRegression
+
+from recoursesim.reproductions.bell2024 import setting_scenario
+from recoursesim.training import CounterfactualAugmentationTrainer, RefitTrainer
+from recoursesim.training import refit as refit_module
+from recoursesim.training.warm_logistic import fit_newton, fitted_logistic, solves_exactly
+
+
+def converged_sklearn(features, labels, c=1.0):
+    """scikit-learn's own Newton solver run to convergence on the same objective."""
+    return LogisticRegression(C=c, solver="newton-cholesky", tol=1e-12, max_iter=1000).fit(features, labels)
+
+
+def cda_training_sets(monkeypatch, seed=1):
+    """The (features, labels) of every refit of a paper-scale CDA run, and the trainer's solutions."""
+    seen = []
+    fit = refit_module.fitted_logistic
+
+    def spy(prototype, features, labels, start):
+        estimator = fit(prototype, features, labels, start)
+        seen.append((features.copy(), labels.copy(), None if start is None else start.copy(), estimator))
+        return estimator
+
+    monkeypatch.setattr(refit_module, "fitted_logistic", spy)
+    setting_scenario("adv_more", 3, "cda").build_model(seed).run()
+    return seen
+
+
+def test_every_cda_refit_equals_a_fresh_sklearn_fit_within_1e_6(monkeypatch):
+    seen = cda_training_sets(monkeypatch)
+    assert len(seen) == 21  # the first fit on the initial population, then one per step from step 1 on
+    assert seen[0][2] is None and all(start is not None for _, _, start, _ in seen[1:])  # warm from step 1
+    for features, labels, _, ours in seen:
+        reference = converged_sklearn(features, labels)
+        np.testing.assert_allclose(ours.coef_, reference.coef_, rtol=0, atol=1e-6)
+        np.testing.assert_allclose(ours.intercept_, reference.intercept_, rtol=0, atol=1e-6)
+        np.testing.assert_array_equal(ours.classes_, reference.classes_)
+        np.testing.assert_allclose(ours.predict_proba(features), reference.predict_proba(features), atol=1e-9)
+
+
+def test_warm_start_takes_fewer_iterations_and_lands_on_the_same_solution(monkeypatch):
+    seen = cda_training_sets(monkeypatch)
+    for features, labels, _, ours in seen[1:]:
+        cold, cold_iterations = fit_newton(features, labels, 1.0)
+        np.testing.assert_allclose(np.r_[ours.coef_[0], ours.intercept_], cold, rtol=0, atol=1e-9)
+        assert ours.n_iter_[0] <= cold_iterations
+
+
+def test_hand_computed_optimum_of_a_symmetric_problem():
+    # x = -1 (label 0) and x = +1 (label 1): by symmetry b = 0; the objective is 2C·log(1 + e^(−w)) + w²/2,
+    # whose gradient −2C(1 − σ(w)) + w vanishes at w = 2C(1 − σ(w)); with C = 1, w ≈ 0.67483 (bisection below).
+    beta, _ = fit_newton(np.array([[-1.0], [1.0]]), np.array([0.0, 1.0]), 1.0)
+    lo, hi = 0.0, 2.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if mid < 2 * (1 - 1 / (1 + np.exp(-mid))) else (lo, mid)
+    assert beta[1] == pytest.approx(0.0, abs=1e-12)
+    assert beta[0] == pytest.approx(lo, abs=1e-10)
+    assert 0.6748 < beta[0] < 0.6749
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(20, 300),
+    d=st.integers(1, 4),
+    c=st.sampled_from([0.01, 0.1, 1.0, 10.0]),
+)
+def test_any_start_reaches_sklearns_solution(seed, n, d, c):
+    rng = np.random.default_rng(seed)
+    features = rng.normal(size=(n, d))
+    labels = (features @ rng.normal(size=d) + rng.normal(size=n) > 0).astype(int)
+    if labels.min() == labels.max():
+        labels[0] = 1 - labels[0]
+    start = rng.normal(scale=20.0, size=d + 1)  # far from the optimum: the line search must hold it
+    ours = fitted_logistic(LogisticRegression(C=c).get_params(), features, labels, start)
+    reference = converged_sklearn(features, labels, c)
+    np.testing.assert_allclose(ours.coef_, reference.coef_, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(ours.intercept_, reference.intercept_, rtol=0, atol=1e-6)
+
+
+def test_only_the_plain_logistic_objective_takes_the_newton_path():
+    assert solves_exactly(LogisticRegression()) and solves_exactly(LogisticRegression(C=0.1, max_iter=50))
+    for other in (
+        LogisticRegression(class_weight="balanced"),
+        LogisticRegression(fit_intercept=False),
+        LogisticRegression(l1_ratio=0.5, solver="saga"),
+        LogisticRegression(solver="liblinear"),
+    ):
+        assert not solves_exactly(other)
+    assert RefitTrainer()._newton and CounterfactualAugmentationTrainer(estimator_params={"C": 0.5})._newton
+    assert not RefitTrainer(estimator_params={"class_weight": "balanced"})._newton
+    # a user's estimator object is always cloned and fitted by scikit-learn, even a plain LogisticRegression
+    assert not RefitTrainer(estimator=LogisticRegression())._newton
