@@ -5,9 +5,14 @@ installed as the data package ``recoursesim.scenarios`` (read with ``importlib.r
 else about the build is declared in ``pyproject.toml``.
 """
 
-from setuptools import find_packages, setup
+from setuptools import find_namespace_packages, setup
 
 setup(
-    packages=[*find_packages(include=["recoursesim", "recoursesim.*"]), "recoursesim.scenarios"],
+    # Namespace discovery, as pyproject's own package finder does: folders holding only data files
+    # (recoursesim/datasets/data/...) are packages too, so their files are installed without a warning.
+    packages=[
+        *find_namespace_packages(include=["recoursesim", "recoursesim.*"], exclude=["*.__pycache__"]),
+        "recoursesim.scenarios",
+    ],
     package_dir={"recoursesim.scenarios": "scenarios"},
 )

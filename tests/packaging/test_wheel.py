@@ -58,6 +58,17 @@ def test_wheel_holds_every_bundled_scenario(wheel: Path) -> None:
     assert not any(name.startswith("scenarios/") for name in names), "no top-level 'scenarios' package"
 
 
+def test_wheel_holds_the_bundled_data_sets(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    shipped = sorted(
+        p.relative_to(ROOT).as_posix()
+        for p in (ROOT / "recoursesim" / "datasets" / "data").rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    )
+    assert shipped
+    assert [name for name in shipped if name not in names] == []
+
+
 def test_wheel_declares_the_command(wheel: Path) -> None:
     archive = zipfile.ZipFile(wheel)
     (entry_points,) = [n for n in archive.namelist() if n.endswith(".dist-info/entry_points.txt")]
