@@ -78,18 +78,23 @@ def test_observer_rows_match_a_hand_computed_audit():
     rows = observation_rows(observer.name, 3, observer.observe(grid_snapshot()))
     assert list(rows.columns) == ["step", "observer", "group", "metric", "value"]
     values = dict(zip(rows["metric"], rows["value"], strict=True))
+    _assert_grid_audit(values)
+    assert values["n_unfair:equal_choice_for_recourse[macro, phi=0.3]"] == 2
+    assert values["top_score:equal_choice_for_recourse[macro, phi=0.7]"] == 0
+    assert values["n_unfair:equal_cost_of_effectiveness[macro, phi=0.3]"] == 2
+    # Everyone with recourse pays 1 (or 2 in the (0,0) cell) in both groups.
+    assert values["top_score:equal_conditional_mean_recourse[micro]"] == 0
+
+
+def _assert_grid_audit(values: dict) -> None:
+    """The hand-computed FACTS audit of the {0, 1} grid, shared by its additive and product scorers."""
     assert values["n_subgroups"] == 7
     for view in ("micro", "macro"):
         assert values[f"top_score:equal_effectiveness[{view}]"] == pytest.approx(0.25)
         assert values[f"n_unfair:equal_effectiveness[{view}]"] == 2
     assert values["top_score:equal_choice_for_recourse[macro, phi=0.3]"] == 1
-    assert values["n_unfair:equal_choice_for_recourse[macro, phi=0.3]"] == 2
-    assert values["top_score:equal_choice_for_recourse[macro, phi=0.7]"] == 0
     assert values["n_unfair:equal_choice_for_recourse[macro, phi=0.7]"] == 0
     assert math.isinf(values["top_score:equal_cost_of_effectiveness[macro, phi=0.3]"])
-    assert values["n_unfair:equal_cost_of_effectiveness[macro, phi=0.3]"] == 2
-    # Everyone with recourse pays 1 (or 2 in the (0,0) cell) in both groups.
-    assert values["top_score:equal_conditional_mean_recourse[micro]"] == 0
 
 
 def test_observer_on_a_product_scorer_matches_the_hand_computed_audit():
@@ -99,13 +104,7 @@ def test_observer_on_a_product_scorer_matches_the_hand_computed_audit():
     observer = FactsObserver(every=2, n_bins=2, min_support=0.05)
     rows = observation_rows("facts", 3, observer.observe(grid_snapshot(ProductScorer(), threshold=1.0)))
     values = dict(zip(rows["metric"], rows["value"], strict=True))
-    assert values["n_subgroups"] == 7
-    for view in ("micro", "macro"):
-        assert values[f"top_score:equal_effectiveness[{view}]"] == pytest.approx(0.25)
-        assert values[f"n_unfair:equal_effectiveness[{view}]"] == 2
-    assert values["top_score:equal_choice_for_recourse[macro, phi=0.3]"] == 1
-    assert values["n_unfair:equal_choice_for_recourse[macro, phi=0.7]"] == 0
-    assert math.isinf(values["top_score:equal_cost_of_effectiveness[macro, phi=0.3]"])
+    _assert_grid_audit(values)
     # On continuous data, the product scorer still gives common subgroups and a positive top score.
     spread = FactsObserver(every=2, n_bins=4, min_support=0.05, actions="subsets").observe(snapshot(ProductScorer()))
     spread_values = dict(zip(spread["metric"], spread["value"], strict=True))
