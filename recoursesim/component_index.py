@@ -72,7 +72,7 @@ def builtin_components() -> tuple[ComponentInfo, ...]:
             module = f"{package}.{path.stem}" if path.stem != "__init__" else package
             for node in _parse(path).body:
                 if isinstance(node, ast.ClassDef):
-                    for kind, name, aliases in _registrations(node):
+                    for kind, name, aliases in registry.decorator_registrations(node):
                         found.append(_describe(kind, name, aliases, module, node))
     for kind, table in registry.lazy_builtins().items():
         for name, target in table.items():
@@ -116,22 +116,6 @@ def plugin_components() -> list[ComponentInfo]:
 def _describe(kind: str, name: str, aliases: tuple[str, ...], module: str, node: ast.ClassDef) -> ComponentInfo:
     summary = (ast.get_docstring(node) or "").strip().split("\n", 1)[0]
     return ComponentInfo(kind, name, aliases, f"{module}:{node.name}", summary, _parameters(module, node))
-
-
-def _registrations(node: ast.ClassDef) -> list[tuple[str, str, tuple[str, ...]]]:
-    """The ``@register("kind", "name", *aliases)`` decorators of a class."""
-    found = []
-    for decorator in node.decorator_list:
-        if (
-            isinstance(decorator, ast.Call)
-            and isinstance(decorator.func, ast.Name)
-            and decorator.func.id == "register"
-            and all(isinstance(arg, ast.Constant) and isinstance(arg.value, str) for arg in decorator.args)
-            and len(decorator.args) >= 2
-        ):
-            kind, name, *aliases = (arg.value for arg in decorator.args)  # type: ignore[attr-defined]
-            found.append((kind, name, tuple(aliases)))
-    return found
 
 
 def _parameters(module: str, node: ast.ClassDef) -> tuple[Parameter, ...]:

@@ -24,8 +24,11 @@ from __future__ import annotations
 import ast
 import difflib
 import importlib
+import importlib.util
 import inspect
 from collections.abc import Callable, Mapping
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from recoursesim._validate import check_float, check_int
@@ -56,19 +59,11 @@ PROTOCOL_METHODS: dict[str, str] = {
     "observer": "observe",
 }
 
-#: Built-in components whose modules are imported only when a scenario names them (the auditors
-#: pull in heavier dependencies than a plain run needs): ``kind -> name -> "module:Class"``.
-_LAZY: dict[str, dict[str, str]] = {
-    "observer": {
-        "facts": "recoursesim.auditors.facts.observer:FactsObserver",
-        "ccm": "recoursesim.auditors.ccm.observer:CounterfactualSwitchObserver",
-        "equality_of_effort": "recoursesim.auditors.effort.observer:EqualityOfEffortObserver",
-        "domain_shift": "recoursesim.shift.domain:DomainShiftObserver",
-        "model_shift": "recoursesim.shift.model_shift:ModelShiftObserver",
-        "selection_boundary": "recoursesim.shift.boundary:SelectionBoundaryObserver",
-        "ground_truth": "recoursesim.groundtruth.observer:GroundTruthObserver",
-    }
-}
+#: Packages holding built-in components whose modules are imported only when a scenario names one
+#: (the auditors pull in heavier dependencies than a plain run needs). Their classes carry the same
+#: ``@register`` decorator as every other component; the registry reads the decorators from the
+#: source (:func:`lazy_builtins`) so that listing or checking names imports nothing.
+LAZY_PACKAGES: tuple[str, ...] = ("recoursesim.auditors", "recoursesim.groundtruth", "recoursesim.shift")
 
 
 #: The packages whose modules define the built-in components (imported on first use).
@@ -111,7 +106,7 @@ def register[T: type](kind: str, name: str, *aliases: str) -> Callable[[T], T]:
 def names(kind: str) -> list[str]:
     """Return the sorted registered names of one kind."""
     _load_builtins()
-    return sorted(set(_REGISTRY[kind]) | set(_LAZY.get(kind, {})))
+    return sorted(set(_REGISTRY[kind]) | set(lazy_builtins().get(kind, {})))
 
 
 def lookup(kind: str, name: object, *, field: str | None = None, allow_imports: tuple[str, ...] = ()) -> type:
@@ -134,12 +129,9 @@ def lookup(kind: str, name: object, *, field: str | None = None, allow_imports: 
         check_import_allowed(name, allow_imports, field)
         return _import_class(kind, name, field)
     table = _REGISTRY[kind]
-    lazy = _LAZY.get(kind, {})
+    lazy = lazy_builtins().get(kind, {})
     if isinstance(name, str) and name not in table and name in lazy:
-        module, _, attribute = lazy[name].partition(":")
-        cls = getattr(importlib.import_module(module), attribute)
-        table[name] = cls
-        cls.registered_name = name
+        importlib.import_module(lazy[name].partition(":")[0])  # its @register decorator fills the table
     if not isinstance(name, str) or name not in table:
         known = names(kind)
         close = difflib.get_close_matches(str(name), known, n=1)
@@ -366,8 +358,49 @@ def supplied_parameters() -> frozenset[str]:
 
 
 def lazy_builtins() -> dict[str, dict[str, str]]:
-    """Built-in components imported only when named, as ``kind -> name -> "module:Class"``."""
-    return {kind: dict(table) for kind, table in _LAZY.items()}
+    """Built-in components imported only when named, as ``kind -> name -> "module:Class"``.
+
+    Read from the ``@register`` decorators in the source of :data:`LAZY_PACKAGES` (nothing is imported).
+    """
+    return {kind: dict(table) for kind, table in _lazy_table().items()}
+
+
+@cache
+def _lazy_table() -> dict[str, dict[str, str]]:
+    found: dict[str, dict[str, str]] = {}
+    for package in LAZY_PACKAGES:
+        spec = importlib.util.find_spec(package)
+        if spec is None or spec.origin is None:
+            continue
+        folder = Path(spec.origin).parent
+        for path in sorted(folder.rglob("*.py")):
+            source = path.read_text(encoding="utf-8")
+            if "@register(" not in source:
+                continue
+            parts = path.relative_to(folder).with_suffix("").parts
+            module = ".".join((package, *(parts[:-1] if parts[-1] == "__init__" else parts)))
+            for node in ast.parse(source).body:
+                if isinstance(node, ast.ClassDef):
+                    for kind, name, aliases in decorator_registrations(node):
+                        for key in (name, *aliases):
+                            found.setdefault(kind, {})[key] = f"{module}:{node.name}"
+    return found
+
+
+def decorator_registrations(node: ast.ClassDef) -> list[tuple[str, str, tuple[str, ...]]]:
+    """The ``@register("kind", "name", *aliases)`` decorators of a class, read from its source."""
+    found = []
+    for decorator in node.decorator_list:
+        if (
+            isinstance(decorator, ast.Call)
+            and isinstance(decorator.func, ast.Name)
+            and decorator.func.id == "register"
+            and all(isinstance(arg, ast.Constant) and isinstance(arg.value, str) for arg in decorator.args)
+            and len(decorator.args) >= 2
+        ):
+            kind, name, *aliases = (arg.value for arg in decorator.args)  # type: ignore[attr-defined]
+            found.append((kind, name, tuple(aliases)))
+    return found
 
 
 def registered() -> dict[str, dict[str, type]]:

@@ -23,6 +23,7 @@ from recoursesim.groundtruth.outcome import (
 )
 from recoursesim.ledger import StepRecord
 from recoursesim.observers import PopulationSnapshot
+from recoursesim.registry import register
 from recoursesim.shift._common import check_every, check_name, cut_off, rows, run_ledger
 
 #: Counts the observer reports per group, in order.
@@ -38,6 +39,7 @@ COUNTS: tuple[str, ...] = (
 )
 
 
+@register("observer", "ground_truth")
 class GroundTruthObserver(Component):
     """Tracks each agent's true features and true qualification next to the decision model's verdict.
 

@@ -7,9 +7,11 @@ import pandas as pd
 
 from recoursesim.component import Component
 from recoursesim.observers import PopulationSnapshot
+from recoursesim.registry import register
 from recoursesim.shift._common import check_every, check_name, cut_off, rows, run_ledger
 
 
+@register("observer", "selection_boundary")
 class SelectionBoundaryObserver(Component):
     """The cut-off ``s_t`` of the step just run, its change since the last observation and since step 0.
 

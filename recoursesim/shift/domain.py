@@ -9,10 +9,12 @@ from recoursesim._validate import check_int
 from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.observers import PopulationSnapshot
+from recoursesim.registry import register
 from recoursesim.shift._common import check_every, check_name, rows, step_zero
 from recoursesim.shift.mmd import check_bandwidth, median_bandwidth, mmd_test
 
 
+@register("observer", "domain_shift")
 class DomainShiftObserver(Component):
     """MMD between the step-0 population and the current waiting population, overall and per group.
 

@@ -11,10 +11,12 @@ from recoursesim._validate import check_int
 from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.observers import PopulationSnapshot
+from recoursesim.registry import register
 from recoursesim.scoring.base import Scorer, linear_form_of
 from recoursesim.shift._common import check_every, check_name, cut_off, rows, step_zero
 
 
+@register("observer", "model_shift")
 class ModelShiftObserver(Component):
     """Disagreement, decisiveness, parameter drift and test performance of the current decision model.
 

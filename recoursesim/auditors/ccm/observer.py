@@ -14,8 +14,10 @@ from recoursesim.auditors.too_few import too_few_rows
 from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.observers import PopulationSnapshot
+from recoursesim.registry import register
 
 
+@register("observer", "ccm")
 class CounterfactualSwitchObserver(Component):
     """Counterfactual Confusion Matrix observer (CCM switch rates per group and step).
 

@@ -18,12 +18,14 @@ from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.features import FeatureSchema
 from recoursesim.observers import PopulationSnapshot
+from recoursesim.registry import register
 from recoursesim.scoring.base import linear_form_of
 
 #: Group column name used internally for the snapshot's group codes.
 _GROUP = "__group__"
 
 
+@register("observer", "equality_of_effort")
 class EqualityOfEffortObserver(Component):
     """Equality of effort (ACR, RD) of the current decision model over the waiting population.
 

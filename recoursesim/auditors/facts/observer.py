@@ -16,6 +16,7 @@ from recoursesim.auditors.too_few import too_few_rows
 from recoursesim.component import Component
 from recoursesim.errors import DataError
 from recoursesim.observers import PopulationSnapshot
+from recoursesim.registry import register
 from recoursesim.scoring.base import Scorer
 
 #: Name of the protected column the observer builds from the snapshot's group codes.
@@ -46,6 +47,7 @@ class _BinnedScorerModel:
         return (np.asarray(self.scorer.score(matrix)) >= self.threshold).astype(np.int64)
 
 
+@register("observer", "facts")
 class FactsObserver(Component):
     """Per-step FACTS audit of the simulated population (the :class:`~recoursesim.observers.Observer` protocol).
 

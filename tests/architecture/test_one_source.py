@@ -1,0 +1,37 @@
+"""One source per concept: a second copy of a concept fails here when it reappears."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from recoursesim import registry
+
+PACKAGE = Path(registry.__file__).resolve().parent
+
+
+def _string_constants(path: Path) -> list[str]:
+    return [
+        node.value
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    ]
+
+
+def test_the_registry_holds_no_hand_written_table_of_component_classes() -> None:
+    """Lazily imported built-ins come from their ``@register`` decorators, not from a list in the registry."""
+    listed = [
+        text for text in _string_constants(PACKAGE / "registry.py") if re.fullmatch(r"recoursesim[\w.]*:\w+", text)
+    ]
+    assert listed == []
+
+
+def test_every_lazily_imported_builtin_registers_itself_under_the_listed_name() -> None:
+    lazy = registry.lazy_builtins()
+    assert set(lazy["observer"]) >= {"facts", "ccm", "ground_truth", "domain_shift"}
+    for kind, table in lazy.items():
+        for name, target in table.items():
+            cls = registry.lookup(kind, name)
+            assert f"{cls.__module__}:{cls.__qualname__}" == target
+            assert registry.registered()[kind][name] is cls
