@@ -84,7 +84,7 @@ def test_needs_a_dataset_population() -> None:
         ModelScorer("logistic").prepare(mixture, np.random.default_rng(0))
 
 
-@pytest.mark.parametrize("name", ["gradient_boosting", "logistic"])
+@pytest.mark.parametrize("name", ["random_forest", "logistic"])  # gradient boosting: test_boosting_tables.py
 def test_large_batches_are_scored_in_blocks_with_the_same_result(
     population: DatasetPopulation, name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,0 +1,247 @@
+"""Exact, vectorised scoring of the built-in gradient-boosting model by leaf tables.
+
+Scikit-learn's :class:`~sklearn.ensemble.HistGradientBoostingClassifier` walks every tree once per
+row, one call per tree, after validating its input. The search generator scores tens of
+thousands of rows per step in many small batches, so that per-call work and the per-row walk
+dominate a run. :class:`BoostingTables` gives the same numbers another way, for the built-in
+models (a :func:`~recoursesim.scoring.encoding.builtin_pipeline` ending in a binary
+histogram gradient-boosting classifier):
+
+- The leaves of each tree are numbered left to right, and every split node knows the set of
+  leaves in its left subtree (a bit mask). A row exits a tree at the leftmost leaf that is not in
+  the left subtree of any split whose test it fails (the row goes right there): the lowest set
+  bit of the AND of those nodes' complemented masks.
+- Every split tests one encoded column, and every encoded column comes from one code-space
+  feature. For a numeric, integer or ordinal feature the failed tests of a row are the splits
+  whose threshold lies below its encoded value: a prefix of that feature's thresholds in sorted
+  order, so one table row per prefix holds the AND over all trees, and a binary search finds
+  it. For a categorical feature there is one table row per category (and one for a code outside
+  the categories).
+- A row's leaf in every tree is then one table look-up and one AND per feature; the raw score
+  is the baseline plus the leaf values in tree order, added one at a time as scikit-learn adds
+  them, so the result is bit-for-bit the same (a check against scikit-learn on rows at every
+  threshold runs when the tables are built, and the tables are not used if it fails).
+
+Rows with a missing value (NaN) are scored by scikit-learn itself.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+import numpy as np
+
+from recoursesim.scoring.encoding import CodeEncoder
+from recoursesim.threads import single_threaded
+
+#: Rows per block: the per-block arrays (rows x trees) stay in the processor's cache.
+BLOCK_ROWS = 1024
+
+
+class BoostingTables:
+    """Leaf tables of a fitted ``Pipeline([CodeEncoder, HistGradientBoostingClassifier])`` (binary).
+
+    Build with :meth:`of`, which returns ``None`` for any other model. See the module docstring.
+
+    Attributes:
+        n_trees: Number of trees.
+    """
+
+    def __init__(self, pipeline: Any) -> None:
+        encoder, booster = pipeline.steps[0][1], pipeline.steps[-1][1]
+        schema = encoder.schema
+        self._booster = booster
+        self._encoder = encoder
+        self._baseline = np.asarray(booster._baseline_prediction, dtype=float).reshape(-1)
+        trees = [predictors[0].nodes for predictors in booster._predictors]
+        self.n_trees = len(trees)
+        leaves = [int(nodes["is_leaf"].sum()) for nodes in trees]
+        self._dtype = np.uint32 if max(leaves, default=1) <= 32 else np.uint64
+        width = max(leaves, default=1)
+        self._values = np.zeros((self.n_trees, width))
+        # for every split node: (tree, encoded column, threshold, mask of the leaves NOT in its left subtree)
+        split_tree, split_column, split_threshold, split_keep = [], [], [], []
+        for t, nodes in enumerate(trees):
+            left_leaves, leaf_values = _leaf_layout(nodes)
+            self._values[t, : leaf_values.size] = leaf_values
+            full = (1 << leaf_values.size) - 1
+            for node in np.flatnonzero(nodes["is_leaf"] == 0):
+                split_tree.append(t)
+                split_column.append(int(nodes["feature_idx"][node]))
+                split_threshold.append(float(nodes["num_threshold"][node]))
+                split_keep.append(full & ~left_leaves[node])
+        self._flat_offsets = (np.arange(self.n_trees) * width)[None, :]
+        tree = np.asarray(split_tree, dtype=np.int64)
+        column = np.asarray(split_column, dtype=np.int64)
+        threshold = np.asarray(split_threshold, dtype=float)
+        keep = np.asarray(split_keep, dtype=np.uint64).astype(self._dtype)
+        categorical = np.flatnonzero(schema.is_categorical)
+        sizes = np.asarray(schema.n_categories)[categorical].astype(np.int64)
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        linear = np.flatnonzero(~schema.is_categorical)
+        # one entry per code-space feature some split tests: (kind, feature, table, parameters)
+        self._features: list[tuple[str, int, np.ndarray, Any]] = []
+        for j, size, offset in zip(categorical, sizes, offsets, strict=True):
+            on = (column >= offset) & (column < offset + size)
+            if on.any():
+                table = self._category_table(int(size), column[on] - offset, threshold[on], tree[on], keep[on])
+                self._features.append(("category", int(j), table, int(size)))
+        width_onehot = int(sizes.sum())
+        for i, j in enumerate(linear):
+            on = column == width_onehot + i
+            if on.any():
+                order = np.argsort(threshold[on], kind="stable")
+                table = self._prefix_table(tree[on][order], keep[on][order])
+                mean, scale = float(encoder.mean_[i]), float(encoder.scale_[i])
+                self._features.append(("number", int(j), table, (threshold[on][order], mean, scale)))
+
+    @classmethod
+    def of(cls, pipeline: Any) -> BoostingTables | None:
+        """The tables of ``pipeline``, or ``None`` if it is not a model they can score exactly."""
+        try:
+            from sklearn.ensemble import HistGradientBoostingClassifier
+            from sklearn.pipeline import Pipeline
+
+            if not isinstance(pipeline, Pipeline) or len(pipeline.steps) != 2:
+                return None
+            encoder, booster = pipeline.steps[0][1], pipeline.steps[-1][1]
+            if type(encoder) is not CodeEncoder or type(booster) is not HistGradientBoostingClassifier:
+                return None
+            if len(booster.classes_) != 2 or booster.n_trees_per_iteration_ != 1:
+                return None
+            if any(p[0].nodes["is_categorical"].any() for p in booster._predictors):
+                return None
+            if max((int(p[0].nodes["is_leaf"].sum()) for p in booster._predictors), default=1) > 64:
+                return None
+            tables = cls(pipeline)
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+            return None  # a scikit-learn version whose internals differ: scikit-learn scores the rows
+        return tables if tables._agrees() else None
+
+    # ------------------------------------------------------------------ scoring
+
+    def raw(self, X: np.ndarray) -> np.ndarray:
+        """Raw scores (log-odds) of code-space rows, as ``booster.decision_function(encoder.transform(X))``."""
+        X = np.asarray(X, dtype=float)
+        out = np.empty(X.shape[0])
+        finite = np.isfinite(X).all(axis=1)
+        if not finite.all():  # missing values follow scikit-learn's rules: let it score those rows
+            with single_threaded():
+                out[~finite] = self._booster.decision_function(self._encoder.transform(X[~finite]))
+        rows = np.flatnonzero(finite)
+        if rows.size == X.shape[0]:
+            for start in range(0, rows.size, BLOCK_ROWS):
+                out[start : start + BLOCK_ROWS] = self._raw_block(X[start : start + BLOCK_ROWS])
+        else:
+            for start in range(0, rows.size, BLOCK_ROWS):
+                block = rows[start : start + BLOCK_ROWS]
+                out[block] = self._raw_block(X[block])
+        return out
+
+    def proba(self, X: np.ndarray) -> np.ndarray:
+        """Class probabilities ``(n, 2)``, as ``booster.predict_proba(encoder.transform(X))``."""
+        return np.asarray(self._booster._loss.predict_proba(self.raw(X)))
+
+    def _raw_block(self, X: np.ndarray) -> np.ndarray:
+        n = X.shape[0]
+        alive = np.empty((n, self.n_trees), dtype=self._dtype)
+        alive.fill(np.iinfo(self._dtype).max)
+        looked_up = np.empty_like(alive)
+        for kind, j, table, parameters in self._features:
+            if kind == "category":
+                codes = np.rint(X[:, j])
+                index = np.where((codes >= 0) & (codes < parameters), codes, parameters).astype(np.int64)
+            else:
+                thresholds, mean, scale = parameters
+                index = np.searchsorted(thresholds, (X[:, j] - mean) / scale, side="left")
+            np.take(table, index, axis=0, out=looked_up)
+            np.bitwise_and(alive, looked_up, out=alive)
+        lowest = alive & (~alive + self._dtype(1))
+        leaf = np.frexp(lowest.astype(float))[1] - 1
+        values = np.take(self._values, leaf + self._flat_offsets)
+        raw = np.zeros(n)
+        raw += self._baseline[0]
+        for t in range(self.n_trees):  # in tree order, one addition at a time, as scikit-learn adds
+            raw += values[:, t]
+        return raw
+
+    # ------------------------------------------------------------------ building
+
+    def _prefix_table(self, tree: np.ndarray, keep: np.ndarray) -> np.ndarray:
+        """Row ``p``: per tree, the AND of the masks of the first ``p`` splits (in threshold order)."""
+        table = np.empty((tree.size + 1, self.n_trees), dtype=self._dtype)
+        table[0] = np.iinfo(self._dtype).max
+        for p in range(tree.size):
+            table[p + 1] = table[p]
+            table[p + 1, tree[p]] &= keep[p]
+        return table
+
+    def _category_table(
+        self, size: int, column: np.ndarray, threshold: np.ndarray, tree: np.ndarray, keep: np.ndarray
+    ) -> np.ndarray:
+        """Row ``c``: per tree, the AND of the masks of the splits category ``c`` fails (row ``size``: no category)."""
+        table = np.empty((size + 1, self.n_trees), dtype=self._dtype)
+        table[:] = np.iinfo(self._dtype).max
+        for code in range(size + 1):
+            encoded = (column == code).astype(float)  # the one-hot value each split sees
+            for s in np.flatnonzero(~(encoded <= threshold)):
+                table[code, tree[s]] &= keep[s]
+        return table
+
+    def _agrees(self) -> bool:
+        """Whether the tables give scikit-learn's raw scores, bit for bit, on rows at and around every split."""
+        schema = self._encoder.schema
+        rng = np.random.default_rng(0)
+        d = len(schema.names)
+        candidates: list[np.ndarray] = [np.zeros(1) for _ in range(d)]
+        for kind, j, _, parameters in self._features:
+            if kind == "category":
+                candidates[j] = np.arange(-1, parameters + 1, dtype=float)
+            else:
+                thresholds, mean, scale = parameters
+                at = thresholds * scale + mean
+                candidates[j] = np.concatenate([at, np.nextafter(at, np.inf), np.nextafter(at, -np.inf)])
+        rows = np.column_stack([rng.choice(c, size=512) for c in candidates])
+        with single_threaded():
+            expected = self._booster.decision_function(self._encoder.transform(rows))
+        return bool(np.array_equal(self.raw(rows), np.asarray(expected, dtype=float)))
+
+
+def _leaf_layout(nodes: np.ndarray) -> tuple[list[int], np.ndarray]:
+    """Per node, the bit mask of the leaves in its left subtree (leaves numbered left to right); the leaf values."""
+    left_mask = [0] * nodes.shape[0]
+    values: list[float] = []
+
+    def visit(node: int) -> int:  # returns the mask of the leaves under ``node``
+        if nodes["is_leaf"][node]:
+            values.append(float(nodes["value"][node]))
+            return 1 << (len(values) - 1)
+        left = visit(int(nodes["left"][node]))
+        left_mask[node] = left
+        return left | visit(int(nodes["right"][node]))
+
+    visit(0)
+    return left_mask, np.asarray(values, dtype=float)
+
+
+_TABLES: weakref.WeakKeyDictionary[Any, tuple[int, BoostingTables | None]] = weakref.WeakKeyDictionary()
+
+
+def boosting_tables(pipeline: Any) -> BoostingTables | None:
+    """The (cached) :class:`BoostingTables` of a fitted pipeline, or ``None`` when they do not apply.
+
+    Cached per pipeline object while its booster keeps the same trees (a refit builds new ones).
+    """
+    steps = getattr(pipeline, "steps", None)
+    predictors = getattr(steps[-1][1], "_predictors", None) if steps else None
+    stamp = id(predictors) ^ (len(predictors) if predictors is not None else -1)
+    try:
+        cached = _TABLES.get(pipeline)
+    except TypeError:  # not weak-referenceable
+        return None
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    tables = BoostingTables.of(pipeline) if predictors is not None else None
+    _TABLES[pipeline] = (stamp, tables)
+    return tables
