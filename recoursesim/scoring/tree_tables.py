@@ -17,7 +17,9 @@ histogram gradient-boosting classifier):
   order, so one table row per prefix holds the AND over all trees, and a binary search finds
   it. For a categorical feature there is one table row per category (and one for a code outside
   the categories).
-- A row's leaf in every tree is then one table look-up and one AND per feature; the raw score
+- Small tables of several features are merged into one table of all their combinations (one
+  look-up serves them all).
+- A row's leaf in every tree is then one table look-up and one AND per table; the raw score
   is the baseline plus the leaf values in tree order, added one at a time as scikit-learn adds
   them, so the result is bit-for-bit the same (a check against scikit-learn on rows at every
   threshold runs when the tables are built, and the tables are not used if it fails).
@@ -37,6 +39,9 @@ from recoursesim.threads import single_threaded
 
 #: Rows per block: the per-block arrays (rows x trees) stay in the processor's cache.
 BLOCK_ROWS = 1024
+
+#: Most rows of a table merged from several features' tables.
+JOINT_ROWS = 4096
 
 
 class BoostingTables:
@@ -95,6 +100,7 @@ class BoostingTables:
                 table = self._prefix_table(tree[on][order], keep[on][order])
                 mean, scale = float(encoder.mean_[i]), float(encoder.scale_[i])
                 self._features.append(("number", int(j), table, (threshold[on][order], mean, scale)))
+        self._groups = self._joint_tables()
 
     @classmethod
     def of(cls, pipeline: Any) -> BoostingTables | None:
@@ -148,13 +154,16 @@ class BoostingTables:
         alive = np.empty((n, self.n_trees), dtype=self._dtype)
         alive.fill(np.iinfo(self._dtype).max)
         looked_up = np.empty_like(alive)
-        for kind, j, table, parameters in self._features:
-            if kind == "category":
-                codes = np.rint(X[:, j])
-                index = np.where((codes >= 0) & (codes < parameters), codes, parameters).astype(np.int64)
-            else:
-                thresholds, mean, scale = parameters
-                index = np.searchsorted(thresholds, (X[:, j] - mean) / scale, side="left")
+        for members, table in self._groups:
+            index = np.zeros(n, dtype=np.int64)
+            for kind, j, size, parameters in members:
+                if kind == "category":
+                    codes = np.rint(X[:, j])
+                    at = np.where((codes >= 0) & (codes < parameters), codes, parameters).astype(np.int64)
+                else:
+                    thresholds, mean, scale = parameters
+                    at = np.searchsorted(thresholds, (X[:, j] - mean) / scale, side="left")
+                index = index * size + at
             np.take(table, index, axis=0, out=looked_up)
             np.bitwise_and(alive, looked_up, out=alive)
         lowest = alive & (~alive + self._dtype(1))
@@ -167,6 +176,23 @@ class BoostingTables:
         return raw
 
     # ------------------------------------------------------------------ building
+
+    def _joint_tables(self) -> list[tuple[list[tuple[str, int, int, Any]], np.ndarray]]:
+        """Features whose tables are small, merged into one table of every combination of their rows.
+
+        One look-up then serves several features. Smallest tables are merged first, while a merged
+        table has at most :data:`JOINT_ROWS` rows (so it stays in the processor's cache).
+        """
+        groups: list[tuple[list[tuple[str, int, int, Any]], np.ndarray]] = []
+        for kind, j, table, parameters in sorted(self._features, key=lambda f: f[2].shape[0]):
+            member = (kind, j, table.shape[0], parameters)
+            if groups and groups[-1][1].shape[0] * table.shape[0] <= JOINT_ROWS:
+                members, joint = groups[-1]
+                merged = (joint[:, None, :] & table[None, :, :]).reshape(-1, self.n_trees)
+                groups[-1] = ([*members, member], merged)
+            else:
+                groups.append(([member], table))
+        return groups
 
     def _prefix_table(self, tree: np.ndarray, keep: np.ndarray) -> np.ndarray:
         """Row ``p``: per tree, the AND of the masks of the first ``p`` splits (in threshold order)."""
