@@ -16,6 +16,7 @@ from recoursesim.recourse.mixed import observed_rows
 from recoursesim.recourse.projection import project_l2
 from recoursesim.registry import register
 from recoursesim.scoring.base import LinearForm, Scorer, linear_form_of
+from recoursesim.threads import fit_single_threaded
 
 if TYPE_CHECKING:
     from recoursesim.features import FeatureSchema
@@ -168,7 +169,7 @@ class WorstCaseRecourse(HorizonRecourse):
             pick = rng.integers(0, rows.shape[0], size=rows.shape[0])
             if np.unique(labels[pick]).size < 2:  # a resample with one class cannot be fitted
                 continue
-            fitted = clone(estimator).fit(rows[pick], labels[pick].astype(int))
+            fitted = fit_single_threaded(clone(estimator), rows[pick], labels[pick].astype(int))
             models.append(ClassifierScorer(fitted, output=getattr(scorer, "output_", "auto")))
         return models
 
