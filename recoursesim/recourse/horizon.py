@@ -55,8 +55,6 @@ class HorizonRecourse(Component, ABC):
         population: Any = None,
         feature_names: Sequence[str] = ("x0", "x1"),
     ) -> None:
-        from recoursesim import registry  # the registry imports this package
-
         self.base = base
         self.schema = schema
         self.action_defaults = action_defaults
@@ -65,17 +63,30 @@ class HorizonRecourse(Component, ABC):
         spec = dict(base) if base is not None else default_base(schema)
         if not isinstance(spec, Mapping) or spec.get("name") in WRAPPERS:
             raise ConfigError("base", "must name an ordinary generator", 'use e.g. base = { name = "auto" }')
-        self.base_ = registry.build(
-            "recourse",
-            spec,
-            section="base",
-            schema=schema,
-            action_defaults=action_defaults,
-            population=population,
-            feature_names=tuple(feature_names),
-        )
+        self._base_spec = spec
+        self.base_ = self.build_base()
         #: Per agent of the latest call: whether the stronger recommendation was given.
         self.strengthened_ = np.zeros(0, dtype=bool)
+
+    def build_base(self) -> Any:
+        """A new instance of the base generator (the wrappers that ask it about two models keep one per model).
+
+        The search generator remembers its probes per model and forgets them when asked about
+        another one, so a generator that alternates between two models every step keeps one
+        base instance for each: each then keeps its probes, and chooses what to probe, once per model, as a
+        plain run of the base does.
+        """
+        from recoursesim import registry  # the registry imports this package
+
+        return registry.build(
+            "recourse",
+            self._base_spec,
+            section="base",
+            schema=self.schema,
+            action_defaults=self.action_defaults,
+            population=self.population,
+            feature_names=tuple(self.feature_names),
+        )
 
     @property
     def actions_(self) -> Any:

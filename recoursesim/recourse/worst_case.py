@@ -103,6 +103,9 @@ class WorstCaseRecourse(HorizonRecourse):
         self._tol = check_float("tol", tol, minimum=0.0)
         self._model: Scorer | None = None
         self._ensemble: _WorstOf | None = None
+        #: The base generator asked about the model set (``base_`` is asked about the current model
+        #: for the fallback): each keeps the probes of its own model across steps.
+        self.against_set_ = self.build_base()
 
     def strengthen(
         self, features: np.ndarray, scores: np.ndarray, threshold: np.ndarray, scorer: Scorer
@@ -115,7 +118,7 @@ class WorstCaseRecourse(HorizonRecourse):
             return self.solve_linear(features, threshold, form)
         worst = self._worst_of(scorer, threshold)
         worst_scores = worst.score(features)
-        moved = np.asarray(self.base_.recommend(features, worst_scores, threshold, worst), dtype=float)
+        moved = np.asarray(self.against_set_.recommend(features, worst_scores, threshold, worst), dtype=float)
         ok = worst.score(moved) >= threshold
         return moved, ok
 
