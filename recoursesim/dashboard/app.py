@@ -9,11 +9,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
+from collections.abc import Callable
 from threading import Event
 from typing import Any
 
 import numpy as np
 import solara
+from matplotlib.figure import Figure
 
 from recoursesim.dashboard import figures
 from recoursesim.dashboard.session import DashboardSession
@@ -155,7 +157,10 @@ def Page() -> None:  # noqa: N802 (Solara looks for a component named Page)
                 return
             version.value += 1
 
-    solara.use_thread(play, dependencies=[playing.value, session])
+    # Not intrusive: Solara's intrusive cancel traces every line the thread runs (sys.settrace),
+    # which doubled the CPU time of each step and of the redraws it triggers; the loop checks
+    # ``cancel`` itself between steps, so a step is never interrupted half done.
+    solara.use_thread(play, dependencies=[playing.value, session], intrusive_cancel=False)
 
     def step() -> None:
         if session is not None and session.step():
@@ -188,26 +193,38 @@ def Page() -> None:  # noqa: N802 (Solara looks for a component named Page)
 
 @solara.component
 def Panels(session: DashboardSession, tick: int) -> None:  # noqa: N802 (a Solara component)
-    """Metrics, the scatter, ETR/TTR over time, the story of Anne and Dawn and the auditor panel."""
+    """Metrics, the scatter, ETR/TTR over time, the story of Anne and Dawn, the auditor and durability panels."""
     with solara.Div(classes=["rs-metrics"]):
         solara.Markdown(_metrics_markdown(session))
     with solara.Row():
         with solara.Div(classes=["rs-scatter"]):
-            solara.FigureMatplotlib(
-                figures.scatter_figure(session, colour_by_truth.value),
-                dependencies=[session, tick, colour_by_truth.value],
-                format="png",
-            )
+            truth = colour_by_truth.value
+            StepFigure(lambda: figures.scatter_figure(session, truth), [session, tick, truth])
         with solara.Div(classes=["rs-etr-ttr"]):
-            solara.FigureMatplotlib(figures.metrics_figure(session), dependencies=[session, tick], format="png")
+            StepFigure(lambda: figures.metrics_figure(session), [session, tick])
     with solara.Row():
         with solara.Div(classes=["rs-story"]):
             solara.Markdown("### Story: Anne and Dawn\n\n" + _story_markdown(session))
-            solara.FigureMatplotlib(figures.story_figure(session), dependencies=[session, tick], format="png")
+            StepFigure(lambda: figures.story_figure(session), [session, tick])
         if session.settings.auditor:
             with solara.Div(classes=["rs-auditor"]):
                 solara.Markdown("### Auditor: equality of effort")
-                solara.FigureMatplotlib(figures.auditor_figure(session), dependencies=[session, tick], format="png")
+                StepFigure(lambda: figures.auditor_figure(session), [session, tick])
+    with solara.Div(classes=["rs-durability"]):
+        solara.Markdown(
+            "### Durability: do recommendations still work later?\n\n"
+            "Whether carrying out a recommendation exactly would still be accepted 1, 3 or 5 steps after "
+            "it was issued, under the model and cut-off in force then, per group, and the Kaplan–Meier "
+            "curve of the steps until it expires (the documentation's Durability page defines both)."
+        )
+        StepFigure(lambda: figures.durability_figure(session), [session, tick])
+
+
+@solara.component
+def StepFigure(build: Callable[[], Figure], dependencies: list[Any]) -> None:  # noqa: N802 (a Solara component)
+    """A figure built and converted to PNG only when ``dependencies`` change (a step, a toggle), not at every redraw."""
+    figure = solara.use_memo(build, dependencies)
+    solara.FigureMatplotlib(figure, dependencies=dependencies, format="png")
 
 
 def _story_markdown(session: DashboardSession) -> str:

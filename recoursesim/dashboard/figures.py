@@ -6,7 +6,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from recoursesim.dashboard.session import DashboardSession
+from recoursesim.dashboard.session import DURABILITY_HORIZONS, DashboardSession
 from recoursesim.report.figures import effort_label, step_axis
 from recoursesim.scoring import linear_form_of
 
@@ -180,7 +180,7 @@ def story_figure(session: DashboardSession) -> Figure:
 
 
 #: Horizons of the durability view's validity panel and their line styles.
-DURABILITY_STYLES = {1: "-", 3: "--", 5: ":"}
+DURABILITY_STYLES = dict(zip(DURABILITY_HORIZONS, ("-", "--", ":"), strict=True))
 
 
 def durability_figure(session: DashboardSession) -> Figure:
@@ -191,14 +191,11 @@ def durability_figure(session: DashboardSession) -> Figure:
     ``h`` steps have run since). Right: per group, the Kaplan–Meier estimate of the probability that
     a recommendation is still valid ``h`` steps after issue (docs/durability.md).
     """
-    from recoursesim.durability import durability_by_step, survival_by_group
-
     fig = Figure(figsize=(10, 3.6), layout="constrained")
     axes = fig.subplots(1, 2)
-    fates = session.durability()
+    view = session.durability_view()
+    fates, by_step, curves = view.fates, view.by_step, view.curves
     names = session.model.group_names
-    by_step = durability_by_step(fates, tuple(DURABILITY_STYLES)).astype({"group": str})
-    curves = survival_by_group(fates).astype({"group": str})
     for group in names:
         colour = _colour(names, group)
         mine = by_step.loc[by_step["group"] == group]

@@ -16,6 +16,8 @@ from recoursesim.scenario import Scenario
 
 #: The longest horizon (steps after issue) the durability view follows.
 DURABILITY_HORIZON = 5
+#: The horizons whose validity the durability panel draws.
+DURABILITY_HORIZONS = (1, 3, 5)
 #: Names given to the two agents the story follows (Bell et al. 2024, §1).
 STORY_NAMES = ("Anne", "Dawn")
 
@@ -33,6 +35,22 @@ class StoryAgent:
     name: str
     agent_id: int
     group: str
+
+
+@dataclass(frozen=True)
+class DurabilityView:
+    """The durability panel's tables for one step of the run.
+
+    Attributes:
+        fates: :func:`~recoursesim.durability.recommendation_fates` of the run so far.
+        by_step: Validity ``h`` steps after issue per issue step and group
+            (:func:`~recoursesim.durability.durability_by_step`, ``h`` in :data:`DURABILITY_HORIZONS`).
+        curves: Kaplan–Meier survival per group (:func:`~recoursesim.durability.survival_by_group`).
+    """
+
+    fates: pd.DataFrame
+    by_step: pd.DataFrame
+    curves: pd.DataFrame
 
 
 class DashboardSession:
@@ -54,6 +72,7 @@ class DashboardSession:
         self.model: RecourseModel = self.scenario.build_model(settings.seed)
         self._ledger: pd.DataFrame | None = None
         self._fates: pd.DataFrame | None = None
+        self._view: DurabilityView | None = None
         # Play steps the model in a worker thread while the page draws: the fates are read under
         # the same lock as a step, so they never see a step half done.
         self._lock = threading.Lock()
@@ -93,6 +112,24 @@ class DashboardSession:
         return recourse_over_time(
             self.ledger, effort=self.scenario.effort_measure, reference_group=self.scenario.reference_group
         )
+
+    def durability_view(self) -> DurabilityView:
+        """What the durability panel draws, computed once per step from :meth:`durability`'s columns.
+
+        A page redraws far more often than the model steps (every control, every toggle), so the
+        per-step tables are kept until the next step and each redraw only reads them.
+        """
+        from recoursesim.durability import durability_by_step, survival_by_group
+
+        fates = self.durability()
+        with self._lock:
+            if self._view is None or self._view.fates is not fates:
+                self._view = DurabilityView(
+                    fates,
+                    durability_by_step(fates, DURABILITY_HORIZONS).astype({"group": str}),
+                    survival_by_group(fates).astype({"group": str}),
+                )
+            return self._view
 
     def durability(self) -> pd.DataFrame:
         """The fate of every recommendation issued so far (:func:`~recoursesim.durability.recommendation_fates`).

@@ -59,6 +59,7 @@ def test_dashboard_in_a_real_browser(dashboard_url, browser_page):
     _wait_text(page, "steps run: 0")
     initial_scatter = _image(page, ".rs-scatter")
     initial_metrics_figure = _image(page, ".rs-etr-ttr")
+    initial_durability = _image(page, ".rs-durability")
     assert "adaptation continuous" in _metrics(page)
     # every slider shows its value on its thumb, not only while dragged
     thumbs = page.locator(".rs-controls .v-slider__thumb-label")
@@ -83,6 +84,7 @@ def test_dashboard_in_a_real_browser(dashboard_url, browser_page):
     assert _image(page, ".rs-etr-ttr") != initial_metrics_figure, "the ETR/TTR figure did not change"
     _image(page, ".rs-story")
     _image(page, ".rs-auditor")
+    assert _image(page, ".rs-durability") != initial_durability, "the durability panel did not change"
 
     # the ground-truth toggle recolours the agents without resetting the run
     by_group = _image(page, ".rs-scatter")
@@ -97,6 +99,9 @@ def test_dashboard_in_a_real_browser(dashboard_url, browser_page):
     # play runs further steps on its own; pause stops it
     page.locator(".rs-play").first.click()
     _wait_text(page, "steps run: 5")
+    playing = _image(page, ".rs-durability")
+    _wait_text(page, "steps run: 6")  # Play goes on with the durability panel on the page
+    assert _changes(page, ".rs-durability", playing), "the durability panel did not follow Play"
     page.locator(".rs-play", has_text="Pause").first.click()
     page.locator(".rs-play", has_text="Play").first.wait_for(state="visible")
     page.wait_for_timeout(1500)  # let the last figures arrive

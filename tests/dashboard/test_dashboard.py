@@ -162,6 +162,8 @@ def test_durability_view_draws_validity_by_issue_step_and_the_kaplan_meier_curve
         pass
     fates = session.durability()
     assert fates is session.durability()  # cached until the next step
+    view = session.durability_view()
+    assert view is session.durability_view() and view.fates is fates  # computed once per step, not per redraw
     fig = figures.durability_figure(session)
     left, right = fig.axes
     by_step = durability_by_step(fates, (1, 3, 5)).astype({"group": str})
