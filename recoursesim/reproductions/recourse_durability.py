@@ -155,6 +155,27 @@ def run(
     return pd.concat([r for r, _ in out], ignore_index=True), pd.concat([c for _, c in out], ignore_index=True)
 
 
+def cached_runs(directories: list[Path]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The finished runs in ``directories`` (``--resume`` caches of earlier calls): their rows and curves.
+
+    A run is finished when its ``.rows.csv`` is there (written after its curves). A condition and
+    seed found in several directories is taken from the first.
+    """
+    rows, curves, seen = [], [], set()
+    for directory in directories:
+        for rows_file in sorted(directory.glob("*.rows.csv")):
+            stem = rows_file.name.removesuffix(".rows.csv")
+            curves_file = rows_file.with_name(stem + ".curves.csv")
+            if stem in seen or not curves_file.exists():
+                continue
+            seen.add(stem)
+            rows.append(pd.read_csv(rows_file, dtype={"group": str}))
+            curves.append(pd.read_csv(curves_file, dtype={"group": str}))
+    if not rows:
+        return pd.DataFrame(), pd.DataFrame()
+    return pd.concat(rows, ignore_index=True), pd.concat(curves, ignore_index=True)
+
+
 def table(rows: pd.DataFrame) -> pd.DataFrame:
     """Mean and 95% CI per scenario, policy, generator and group (extra cost paired with ``exact`` by seed)."""
     keys = ["scenario", "policy", "generator", "group"]
@@ -239,6 +260,10 @@ def main(argv: list[str] | None = None) -> int:
         help="keep every finished run in OUT.runs/ and reuse the runs found there (an interrupted call resumes)",
     )  # fmt: skip
     parser.add_argument("--quick", action="store_true", help="a smoke test: 2 seeds of 3 steps")
+    parser.add_argument(
+        "--from-runs", nargs="+", type=Path, metavar="DIR",
+        help="run nothing: make the table and figures of the finished runs in these --resume directories",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     if args.quick:
         args.seeds, args.steps = 2, 3
@@ -252,6 +277,8 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             print(f"error: unknown {what} {unknown[0]!r}; use {', '.join(known)}", file=sys.stderr)
             return 2
+    if args.from_runs:
+        return _from_runs(args)
     if "exact" not in args.generators:
         args.generators = ["exact", *args.generators]  # extra cost is measured against it
     cache = None
@@ -283,6 +310,44 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{args.seeds} seeds x {len(conditions)} conditions in {elapsed:.0f} s wall ({args.workers} workers; "
           f"driver CPU {time.process_time() - cpu:.0f} s); load average {load}")  # fmt: skip
     print(f"mean per run (when it ran; reused runs keep their first timing): {per_run}")
+    return 0
+
+
+def _from_runs(args: argparse.Namespace) -> int:
+    """``--from-runs``: the table and figures of runs made before, with the seeds each condition has."""
+    missing = [str(d) for d in args.from_runs if not d.is_dir()]
+    if missing:
+        print(f"error: --from-runs {missing[0]} is not a directory; give the OUT.runs directory of a --resume call",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    rows, curves = cached_runs(list(args.from_runs))
+    keys = ["scenario", "policy", "generator"]
+    if not rows.empty:
+        chosen = rows["scenario"].isin(args.scenarios) & rows["policy"].isin(args.policies)
+        rows = rows[chosen & rows["generator"].isin(args.generators)]
+        curves = curves.merge(rows[keys].drop_duplicates(), on=keys)
+    if rows.empty:
+        print("error: --from-runs found no finished run of the chosen conditions; check the directories",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    with atomic_output_dir(args.out, overwrite=True) as out:
+        result = table(rows)
+        rows.to_csv(out / "runs.csv", index=False)
+        curves.to_csv(out / "survival.csv", index=False)
+        result.to_csv(out / "table.csv", index=False)
+        figure(curves, out / "survival.png")
+        for scenario in args.scenarios:
+            if scenario in set(curves["scenario"]):
+                figure(curves[curves["scenario"] == scenario], out / f"survival-{scenario}.png")
+    with pd.option_context("display.width", 250, "display.max_columns", 20):
+        print(result.to_string(index=False))
+    runs = rows.drop_duplicates([*keys, "seed"])
+    seeds = runs.groupby(keys, sort=False)["seed"].nunique()
+    print("\nseeds per condition: " + "; ".join(f"{' '.join(k)} {n}" for k, n in seeds.items()))
+    timing = runs.groupby("generator", sort=False)
+    per_run = ", ".join(f"{name} {part['wall_s'].mean():.1f} s wall / {part['cpu_s'].mean():.1f} s CPU"
+                        for name, part in timing)  # fmt: skip
+    print(f"runs read from {', '.join(map(str, args.from_runs))}; mean time per run (when it ran): {per_run}")
     return 0
 
 

@@ -126,6 +126,11 @@ def test_worst_case_on_a_boosted_model_uses_bootstrap_refits():
     result = simulate(Scenario.from_dict(spec), seed=0)
     generator = result.model.recourse
     assert len(generator._ensemble.models) == 4  # the model and three refits
+    # The searches against the set keep their own probe memory (the fallback searches the model with
+    # another instance), so it is not emptied by switching models within a step.
+    memory = generator.against_set_.search_.probe_cache_
+    assert generator.against_set_ is not generator.base_
+    assert memory._scorer is generator._ensemble and len(memory) > 0
     ledger = result.ledger
     assert ledger["recourse_found"].any()
 
