@@ -60,16 +60,15 @@ class MarginRecourse(HorizonRecourse):
     A call with the same agents as the call before (a trainer refitting before the agents act
     asks twice in a step) is the same step: the later model replaces the earlier one.
 
+    ``base`` (the generator to strengthen) and the builder's ``schema``, ``action_defaults``,
+    ``population`` and ``feature_names`` are those of every horizon-aware generator
+    (:class:`~recoursesim.recourse.horizon.HorizonRecourse`).
+
     Args:
         validity: The share of recommendations meant to be still valid ``horizon`` steps later.
         horizon: The horizon ``h`` in steps.
         window: Use only the latest ``window`` steps of history (``None``: all of it).
         sample: Points kept per step to measure the model's change on.
-        base: The generator to strengthen (see :class:`~recoursesim.recourse.horizon.HorizonRecourse`).
-        schema: Supplied by the builder.
-        action_defaults: Supplied by the builder.
-        population: Supplied by the builder.
-        feature_names: Supplied by the model.
     """
 
     def __init__(

@@ -57,6 +57,10 @@ class WorstCaseRecourse(HorizonRecourse):
     ``search`` for such a model) looks for the cheapest point whose worst-case score reaches the
     cut-off. Refits are made once per model (again after every refit of a trainer).
 
+    ``base`` (the generator to strengthen) and the builder's ``schema``, ``action_defaults``,
+    ``population`` and ``feature_names`` are those of every horizon-aware generator
+    (:class:`~recoursesim.recourse.horizon.HorizonRecourse`).
+
     Args:
         radius: How far the weights may move (the ball's radius; 0 gives the base's recommendation).
         norm: ``"l2"`` or ``"linf"``: the norm of the weight ball.
@@ -65,11 +69,6 @@ class WorstCaseRecourse(HorizonRecourse):
         seed: Seed of the bootstrap resamples.
         max_iter: Fixed-point iterations (linear models).
         tol: Largest change of a coordinate at convergence (linear models).
-        base: The generator to strengthen (see :class:`~recoursesim.recourse.horizon.HorizonRecourse`).
-        schema: Supplied by the builder.
-        action_defaults: Supplied by the builder.
-        population: Supplied by the builder.
-        feature_names: Supplied by the model.
     """
 
     def __init__(
