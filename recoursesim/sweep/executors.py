@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterable, Iterator
+import math
+from collections.abc import Callable, Iterable, Iterator, Sized
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Protocol, Self, TypeVar
@@ -23,8 +24,16 @@ R = TypeVar("R")
 
 #: Seconds to wait for a Dask scheduler before giving up.
 DEFAULT_CONNECT_TIMEOUT = 10.0
-#: Runs per Dask task (see :class:`DaskExecutor`).
-DEFAULT_DASK_BATCH = 4
+#: Largest number of runs per Dask task (see :class:`DaskExecutor`).
+DEFAULT_DASK_BATCH = 8
+#: Settings of the worker processes of a Dask ``LocalCluster`` started by :class:`DaskExecutor`.
+#: Dask's sampling profiler (a thread walking the task's stack every 10 ms) is off, and the
+#: workers keep the C allocator's defaults (Dask sets ``MALLOC_TRIM_THRESHOLD_``, which also
+#: fixes the size above which every allocation is a fresh ``mmap``); BLAS/OpenMP are single-threaded.
+LOCAL_WORKER_CONFIG: dict[str, Any] = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.nanny.pre-spawn-environ": {"OMP_NUM_THREADS": 1, "MKL_NUM_THREADS": 1, "OPENBLAS_NUM_THREADS": 1},
+}
 
 
 class Executor(Protocol):
@@ -155,9 +164,13 @@ class JoblibExecutor(_Closing):
 class DaskExecutor(_Closing):
     """A Dask distributed cluster: an existing scheduler, or a ``LocalCluster`` started here.
 
-    Items go to the cluster ``batch`` at a time, one task per batch (the runs of a batch share one
-    transfer of their scenario and one scheduler round trip); results are still yielded one per
-    item. At most ``in_flight`` tasks are submitted at a time, so a sweep of any size holds a
+    Items go to the cluster in batches, one task per batch (the runs of a batch share one transfer
+    of their scenario and one scheduler round trip); results are still yielded one per item, so a
+    sweep records (and can resume) every run as it comes back. When the number of items is known
+    (``items`` has a length) the batches are guided: each holds the not yet submitted items
+    divided by four times the worker threads, at most ``batch`` and at least one, so the first
+    tasks are large and the last ones single runs, and the workers finish together. Otherwise
+    every batch holds ``batch`` items. At most ``in_flight`` tasks are submitted at a time, so a sweep of any size holds a
     bounded number of pending results. Tasks are keyed by ``key(first item)`` and the batch size
     when given (run identities), so the cluster never runs the same runs twice at once. Each task
     runs with one BLAS/OpenMP thread (:class:`SingleThreaded`).
@@ -167,7 +180,7 @@ class DaskExecutor(_Closing):
         local_workers: Start a ``LocalCluster`` with this many single-threaded worker processes.
         connect_timeout: Seconds to wait for the scheduler before raising.
         in_flight: Maximum submitted, unfinished tasks (default: 2 per worker thread, at least 4).
-        batch: Items per task (default :data:`DEFAULT_DASK_BATCH`).
+        batch: Largest number of items per task (default :data:`DEFAULT_DASK_BATCH`).
 
     Raises:
         ConfigError: dask.distributed is not installed, no scheduler answers within
@@ -201,13 +214,16 @@ class DaskExecutor(_Closing):
         if local_workers is not None:
             if local_workers < 1:
                 raise ConfigError("--dask-local", f"must be a positive integer, got {local_workers}", "give 1 or more")
-            self._cluster = LocalCluster(
-                n_workers=local_workers,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-            )
+            import dask
+
+            with dask.config.set(LOCAL_WORKER_CONFIG):  # the nannies pass the configuration to their workers
+                self._cluster = LocalCluster(
+                    n_workers=local_workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    silence_logs=logging.ERROR,
+                )
             address = self._cluster.scheduler_address
             self.description = f"dask LocalCluster, {local_workers} worker processes"
         try:
@@ -223,6 +239,7 @@ class DaskExecutor(_Closing):
                 "check the address and that `dask scheduler` is running there, or use --dask-local W",
             ) from None
         threads = sum(self._client.nthreads().values()) or 1
+        self.threads = threads
         self.in_flight = in_flight or max(4, 2 * threads)
         self.batch = batch or DEFAULT_DASK_BATCH
         if local_workers is None:
@@ -244,7 +261,17 @@ class DaskExecutor(_Closing):
             return self._client.submit(task, batch, key=f"recoursesim-{key(batch[0])}-{len(batch)}", pure=False)
 
         iterator = iter(items)
-        batches = iter(lambda: list(islice(iterator, self.batch)), [])
+        remaining = len(items) if isinstance(items, Sized) else None
+
+        def next_batch() -> list[T]:
+            nonlocal remaining
+            size = self.batch
+            if remaining is not None:
+                size = guided_batch_size(remaining, self.threads, self.batch)
+                remaining = max(0, remaining - size)
+            return list(islice(iterator, size))
+
+        batches = iter(next_batch, [])
         completed = as_completed(loop=self._client.loop)
         for batch in islice(batches, self.in_flight):
             completed.add(submit(batch))
@@ -264,6 +291,38 @@ class DaskExecutor(_Closing):
         if self._cluster is not None:
             self._cluster.close()
             self._cluster = None
+
+
+def guided_batch_size(remaining: int, workers: int, largest: int) -> int:
+    """Items in the next batch of a guided schedule: ``ceil(remaining / (4 · workers))`` within ``[1, largest]``.
+
+    Args:
+        remaining: Items not yet submitted.
+        workers: Worker threads sharing them.
+        largest: The largest batch.
+    """
+    return max(1, min(largest, math.ceil(remaining / (4 * max(1, workers)))))
+
+
+@dataclass(frozen=True)
+class Counted[T]:
+    """An iterable with a known number of items, consumed lazily (so executors can plan batches).
+
+    Attributes:
+        items: The items.
+        count: How many there are.
+    """
+
+    items: Iterable[T]
+    count: int
+
+    def __iter__(self) -> Iterator[T]:
+        """The items."""
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        """How many items there are."""
+        return self.count
 
 
 def probe_scheduler(address: str, timeout: float) -> None:

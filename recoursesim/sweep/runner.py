@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from recoursesim.errors import ConfigError, RecourseSimError, os_cause
-from recoursesim.sweep.executors import Executor, JoblibExecutor
+from recoursesim.sweep.executors import Counted, Executor, JoblibExecutor
 from recoursesim.sweep.plan import RunTask, SweepPlan
 from recoursesim.sweep.progress import progress_bar
 from recoursesim.sweep.store import SweepStore
@@ -107,7 +107,7 @@ def run_sweep(
                     file=sys.stderr,
                 )
             skipped = sum(t.run_id in finished for t in plan.tasks())
-            pending = (t for t in plan.tasks() if t.run_id not in finished)
+            pending = Counted((t for t in plan.tasks() if t.run_id not in finished), plan.n_runs - skipped)
             succeeded = 0
             run_seconds = 0.0
             failures: list[dict[str, Any]] = []
