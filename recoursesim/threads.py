@@ -1,8 +1,12 @@
-"""Native thread pools (BLAS, OpenMP) limited to one thread around small, frequent computations.
+"""Native thread pools (BLAS, OpenMP) limited to one thread where a run's work gains nothing from them.
 
-The per-step fits and predictions are small: multi-threaded BLAS only adds contention (a CDA run
-took 4x longer with default threading on a busy 2-core machine), and parallel runs get their speed
-from running several simulations at once instead.
+Where the limit applies: every run of :func:`recoursesim.simulate.simulate` (and so of
+``recoursesim run``), every run of a sweep in its worker, and the refits and tabular predictions
+wherever they happen. The per-step fits and predictions are small: multi-threaded BLAS only adds
+contention (a CDA run took 4x longer with default threading on a busy 2-core machine). At large
+populations a step's work is elementwise and memory-bound: BLAS threads spinning on every core
+then take CPU time without making the run faster (``benchmarks/threads.py`` measures both, from
+1,000 to 1,000,000 agents). Parallel runs get their speed from running several simulations at once.
 """
 
 from __future__ import annotations

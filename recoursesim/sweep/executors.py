@@ -7,8 +7,8 @@ Both executors offer the same two operations, ``map_unordered`` (results as they
 from __future__ import annotations
 
 import logging
-import os
 import math
+import os
 from collections.abc import Callable, Iterable, Iterator, Sized
 from dataclasses import dataclass
 from itertools import islice
@@ -170,10 +170,10 @@ class DaskExecutor(_Closing):
     (``items`` has a length) the batches are guided: each holds the not yet submitted items
     divided by four times the worker threads, at most ``batch`` and at least one, so the first
     tasks are large and the last ones single runs, and the workers finish together. Otherwise
-    every batch holds ``batch`` items. At most ``in_flight`` tasks are submitted at a time, so a sweep of any size holds a
-    bounded number of pending results. Tasks are keyed by ``key(first item)`` and the batch size
-    when given (run identities), so the cluster never runs the same runs twice at once. Each task
-    runs with one BLAS/OpenMP thread (:class:`SingleThreaded`).
+    every batch holds ``batch`` items. At most ``in_flight`` tasks are submitted at a time, so a
+    sweep of any size holds a bounded number of pending results. Tasks are keyed by
+    ``key(first item)`` and the batch size when given (run identities), so the cluster never runs
+    the same runs twice at once. Each task runs with one BLAS/OpenMP thread (:class:`SingleThreaded`).
 
     Args:
         address: Scheduler address (``tcp://host:8786``); ``None`` with ``local_workers``.
