@@ -57,3 +57,31 @@ def test_resume_reuses_finished_runs_and_quick_is_two_seeds_of_three_steps(tmp_p
     changed = again[(again["generator"] == "margin") & (again["seed"] == 1)]
     assert (changed["validity_1"] == 0.25).all()
     assert "mean per run" in capsys.readouterr().out
+    # --from-runs runs nothing: it tables the runs of two directories (the first wins a duplicate)
+    other = tmp_path / "other.runs"
+    other.mkdir()
+    for kind in ("rows", "curves"):
+        frame = pd.read_csv(tmp_path / "out.runs" / f"rising-competition__CNS__exact__0.{kind}.csv")
+        frame.assign(seed=5).to_csv(other / f"rising-competition__CNS__exact__5.{kind}.csv", index=False)
+        if kind == "rows":
+            frame["validity_1"] = 0.5  # a duplicate of a run the first directory has: not read
+        frame.to_csv(other / f"rising-competition__CNS__exact__0.{kind}.csv", index=False)
+    (other / "rising-competition__CNS__exact__9.rows.csv").write_text("unfinished: no curves file\n")
+    capsys.readouterr()
+    merged = tmp_path / "merged"
+    assert main(["--from-runs", str(tmp_path / "out.runs"), str(other), "--out", str(merged)]) == 0
+    printed = capsys.readouterr().out
+    assert "rising-competition CNS exact 3" in printed and "rising-competition CNS margin 2" in printed
+    rows = pd.read_csv(merged / "runs.csv")
+    assert sorted(set(rows["seed"])) == [0, 1, 5]
+    assert (rows.loc[(rows["generator"] == "margin") & (rows["seed"] == 1), "validity_1"] == 0.25).all()
+    assert not (rows.loc[(rows["generator"] == "exact") & (rows["seed"] == 0), "validity_1"] == 0.5).any()
+    assert (merged / "survival-rising-competition.png").stat().st_size > 10_000
+    assert not (tmp_path / "merged.runs").exists()
+
+
+def test_from_runs_refuses_a_missing_or_empty_directory(tmp_path, capsys):
+    assert main(["--from-runs", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")]) == 2
+    assert "--from-runs" in capsys.readouterr().err
+    assert main(["--from-runs", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+    assert "no finished run" in capsys.readouterr().err and not (tmp_path / "out").exists()
