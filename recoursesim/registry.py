@@ -315,12 +315,7 @@ def _check_annotated(field: str, value: Any, annotation: Any) -> None:
     if optional and value is None:
         return
     if base.startswith("Literal[") and base.endswith("]"):
-        try:
-            choices = ast.literal_eval(f"({base[len('Literal[') : -1]},)")
-        except (ValueError, SyntaxError):
-            return
-        if not any(value == choice and type(value) is type(choice) for choice in choices):
-            raise ConfigError(field, f"unknown value {value!r}", f"use one of {', '.join(map(repr, choices))}")
+        _check_literal(field, value, base[len("Literal[") : -1])
         return
     container = base.split("[", 1)[0]
     if container in ("Sequence", "list", "tuple"):
@@ -329,6 +324,21 @@ def _check_annotated(field: str, value: Any, annotation: Any) -> None:
         return
     if container in ("Mapping", "dict") and not isinstance(value, Mapping):
         raise ConfigError(field, f"must be a table, got {value!r}", f"write {field} = {{ name = value, ... }}")
+    _check_plain(field, value, base)
+
+
+def _check_literal(field: str, value: Any, choices_text: str) -> None:
+    """Refuse a value that is not one of a ``Literal[...]`` annotation's choices (unreadable choices: accept)."""
+    try:
+        choices = ast.literal_eval(f"({choices_text},)")
+    except (ValueError, SyntaxError):
+        return
+    if not any(value == choice and type(value) is type(choice) for choice in choices):
+        raise ConfigError(field, f"unknown value {value!r}", f"use one of {', '.join(map(repr, choices))}")
+
+
+def _check_plain(field: str, value: Any, base: str) -> None:
+    """Refuse a value contradicting a plain ``int``, ``float``, ``bool`` or ``str`` annotation."""
     if base == "int":
         check_int(field, value)
     elif base == "float":

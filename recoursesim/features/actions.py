@@ -44,13 +44,7 @@ def merge_action_specs(defaults: Mapping[str, Any] | None, explicit: Mapping[str
         if key in given and not isinstance(given[key], list | tuple):
             lists[key] = given[key]  # not a list: left for from_spec to refuse, naming the key
     if isinstance(lists["immutable"], list):
-        frozen = set(lists["immutable"])
-        for key, other in (("increase_only", "decrease_only"), ("decrease_only", "increase_only")):
-            if isinstance(lists[key], list):
-                chosen = set(_names(given.get(other)))
-                lists[key] = [
-                    n for n in lists[key] if n not in frozen and not (n in chosen and n not in _names(given.get(key)))
-                ]
+        _drop_overruled_directions(lists, given)
     for key, value in lists.items():
         if key in base or key in given:
             merged[key] = list(dict.fromkeys(value)) if isinstance(value, list) else value
@@ -58,6 +52,17 @@ def merge_action_specs(defaults: Mapping[str, Any] | None, explicit: Mapping[str
         if isinstance(base.get(key), Mapping) and isinstance(given.get(key), Mapping):
             merged[key] = {**base[key], **given[key]}
     return merged
+
+
+def _drop_overruled_directions(lists: dict[str, Any], given: Mapping[str, Any]) -> None:
+    """Remove from the direction lists the immutable features and those the explicit table turns the other way."""
+    frozen = set(lists["immutable"])
+    for key, other in (("increase_only", "decrease_only"), ("decrease_only", "increase_only")):
+        if isinstance(lists[key], list):
+            chosen = set(_names(given.get(other)))
+            lists[key] = [
+                n for n in lists[key] if n not in frozen and not (n in chosen and n not in _names(given.get(key)))
+            ]
 
 
 def _names(value: Any) -> list[Any]:

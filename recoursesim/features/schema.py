@@ -156,13 +156,7 @@ class FeatureSchema:
                 raise ConfigError(where, f"unknown feature kind {kind!r}", f"use one of {', '.join(KINDS)}")
             values = frame[name].dropna()
             if kind in ("numeric", "integer"):
-                if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
-                    raise DataError(where, f"is declared {kind} but holds non-numbers", "declare it categorical")
-                numbers = values.to_numpy(dtype=float)
-                if kind == "integer" and not np.all(numbers == np.round(numbers)):
-                    raise DataError(where, "is declared integer but holds fractions", "declare it numeric")
-                lo, hi = (float(numbers.min()), float(numbers.max())) if numbers.size else (0.0, 0.0)
-                features.append(Feature(name, kind, (), lo, hi))
+                features.append(_numeric_feature(where, name, kind, values))
             elif kind == "ordinal":
                 if name not in orders:
                     raise ConfigError(where, "is ordinal but has no order", f"give {name}'s categories, lowest first")
@@ -305,3 +299,14 @@ class FeatureSchema:
                 dtype = pd.CategoricalDtype(list(feature.categories), ordered=feature.kind == "ordinal")
                 columns[feature.name] = pd.Categorical.from_codes(index, dtype=dtype)
         return pd.DataFrame(columns)
+
+
+def _numeric_feature(where: str, name: str, kind: str, values: pd.Series) -> Feature:
+    """A numeric or integer feature ranging over the observed values (missing values dropped)."""
+    if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+        raise DataError(where, f"is declared {kind} but holds non-numbers", "declare it categorical")
+    numbers = values.to_numpy(dtype=float)
+    if kind == "integer" and not np.all(numbers == np.round(numbers)):
+        raise DataError(where, "is declared integer but holds fractions", "declare it numeric")
+    lo, hi = (float(numbers.min()), float(numbers.max())) if numbers.size else (0.0, 0.0)
+    return Feature(name, kind, (), lo, hi)

@@ -128,60 +128,8 @@ def _parse_groups(groups: object) -> tuple[GroupSpec, ...]:
     if not isinstance(groups, Sequence) or isinstance(groups, str) or len(groups) == 0:
         raise ConfigError("groups", "must list at least one group", "add [[population.groups]] tables")
     parsed: list[GroupSpec] = []
-    n_features: int | None = None
     for index, spec in enumerate(groups):
-        field = f"groups[{index}]"
-        if not isinstance(spec, Mapping) or not spec:
-            raise ConfigError(field, "is empty", "give the group a name, share, qualification and effort")
-        unknown = set(spec) - {"name", "share", "qualification", "effort"}
-        if unknown:
-            raise ConfigError(f"{field}.{sorted(unknown)[0]}", "unknown key", "use name, share, qualification, effort")
-        for key in ("name", "share", "qualification"):
-            if key not in spec:
-                raise ConfigError(f"{field}.{key}", "is required", f"add {key} to the group")
-        share = check_float(f"{field}.share", spec["share"], minimum=0.0, maximum=1.0)
-        if share == 0:
-            raise ConfigError(
-                f"{field}.share", "is 0, so the group would be empty", "give it a positive share or remove it"
-            )
-        qualification = spec["qualification"]
-        if not isinstance(qualification, Sequence) or isinstance(qualification, str) or not qualification:
-            raise ConfigError(
-                f"{field}.qualification", "must list one distribution per feature", "add one table per feature"
-            )
-        mixtures = []
-        for j, feature in enumerate(qualification):
-            if not isinstance(feature, Mapping):
-                raise ConfigError(
-                    f"{field}.qualification[{j}]", "must be a table", "write { means = [...], sds = [...] }"
-                )
-            try:
-                mixtures.append(NormalMixture.from_spec(feature))
-            except ConfigError as error:
-                raise error.under(f"{field}.qualification[{j}]") from None
-        if n_features is None:
-            n_features = len(mixtures)
-        elif len(mixtures) != n_features:
-            raise ConfigError(
-                f"{field}.qualification",
-                f"has {len(mixtures)} features, group 0 has {n_features}",
-                "give every group the same features",
-            )
-        effort_spec = spec.get("effort", {})
-        if not isinstance(effort_spec, Mapping) or set(effort_spec) - {"mean", "sd", "scale"}:
-            raise ConfigError(
-                f"{field}.effort",
-                "must be a table with mean, sd, scale",
-                "write effort = { mean = 1.0, sd = 1.0, scale = 0.05 }",
-            )
-        try:
-            effort = FoldedNormal(**effort_spec)
-        except ConfigError as error:
-            raise error.under(f"{field}.effort") from None
-        name = spec["name"]
-        if not isinstance(name, str) or not name:
-            raise ConfigError(f"{field}.name", "must be a non-empty string", "name the group")
-        parsed.append(GroupSpec(name, share, tuple(mixtures), effort))
+        parsed.append(_parse_group(f"groups[{index}]", spec, len(parsed[0].qualification) if parsed else None))
     names = [group.name for group in parsed]
     if len(set(names)) != len(names):
         raise ConfigError("groups", "group names must be distinct", "rename the duplicate group")
@@ -189,3 +137,57 @@ def _parse_groups(groups: object) -> tuple[GroupSpec, ...]:
     if abs(total - 1.0) > 1e-9:
         raise ConfigError("groups", f"shares sum to {total:g}, not 1", "rescale the groups' shares to sum to 1")
     return tuple(parsed)
+
+
+def _parse_group(field: str, spec: object, n_features: int | None) -> GroupSpec:
+    """One ``[[population.groups]]`` table; ``n_features`` is the first group's count (``None`` for it)."""
+    if not isinstance(spec, Mapping) or not spec:
+        raise ConfigError(field, "is empty", "give the group a name, share, qualification and effort")
+    unknown = set(spec) - {"name", "share", "qualification", "effort"}
+    if unknown:
+        raise ConfigError(f"{field}.{sorted(unknown)[0]}", "unknown key", "use name, share, qualification, effort")
+    for key in ("name", "share", "qualification"):
+        if key not in spec:
+            raise ConfigError(f"{field}.{key}", "is required", f"add {key} to the group")
+    share = check_float(f"{field}.share", spec["share"], minimum=0.0, maximum=1.0)
+    if share == 0:
+        raise ConfigError(
+            f"{field}.share", "is 0, so the group would be empty", "give it a positive share or remove it"
+        )
+    mixtures = _parse_qualification(f"{field}.qualification", spec["qualification"])
+    if n_features is not None and len(mixtures) != n_features:
+        raise ConfigError(
+            f"{field}.qualification",
+            f"has {len(mixtures)} features, group 0 has {n_features}",
+            "give every group the same features",
+        )
+    effort = _parse_effort(f"{field}.effort", spec.get("effort", {}))
+    name = spec["name"]
+    if not isinstance(name, str) or not name:
+        raise ConfigError(f"{field}.name", "must be a non-empty string", "name the group")
+    return GroupSpec(name, share, mixtures, effort)
+
+
+def _parse_qualification(field: str, qualification: object) -> tuple[NormalMixture, ...]:
+    if not isinstance(qualification, Sequence) or isinstance(qualification, str) or not qualification:
+        raise ConfigError(field, "must list one distribution per feature", "add one table per feature")
+    mixtures = []
+    for j, feature in enumerate(qualification):
+        if not isinstance(feature, Mapping):
+            raise ConfigError(f"{field}[{j}]", "must be a table", "write { means = [...], sds = [...] }")
+        try:
+            mixtures.append(NormalMixture.from_spec(feature))
+        except ConfigError as error:
+            raise error.under(f"{field}[{j}]") from None
+    return tuple(mixtures)
+
+
+def _parse_effort(field: str, effort_spec: object) -> FoldedNormal:
+    if not isinstance(effort_spec, Mapping) or set(effort_spec) - {"mean", "sd", "scale"}:
+        raise ConfigError(
+            field, "must be a table with mean, sd, scale", "write effort = { mean = 1.0, sd = 1.0, scale = 0.05 }"
+        )
+    try:
+        return FoldedNormal(**effort_spec)
+    except ConfigError as error:
+        raise error.under(field) from None

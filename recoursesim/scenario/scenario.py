@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import difflib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -13,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from recoursesim._files import check_input_file
-from recoursesim._validate import check_choice, check_int
 from recoursesim.errors import ConfigError
-from recoursesim.registry import build, check_names, install, names, plugin_classes
+from recoursesim.registry import check_names, install, plugin_classes
+from recoursesim.scenario.checks import check_table, key_fix
 from recoursesim.scenario.tables import (
     bundled_names,
     bundled_text,
@@ -28,27 +27,6 @@ from recoursesim.scenario.tables import (
 if TYPE_CHECKING:
     from recoursesim.metrics.outcomes import EffortMeasure
 from recoursesim.trust import allowance
-
-#: Top-level scenario keys and what they hold.
-SECTIONS: dict[str, str] = {
-    "base": "a preset, bundled scenario or TOML file whose values this file overrides",
-    "preset": "another spelling of base",
-    "name": "short name of the scenario",
-    "description": "what the scenario is about",
-    "run": "steps (T) and seed",
-    "population": "generator name, initial size, entrants per step, generator parameters",
-    "scorer": "the decision model",
-    "selection": "the selector",
-    "recourse": "the recommendation generator",
-    "behaviour": "how agents act",
-    "training": "optional retraining of the decision model each step",
-    "observers": "optional per-step auditors (a list of tables)",
-    "model": "patience, record_recommendations",
-    "metrics": "effort measure and reference group",
-}
-_RUN_KEYS = ("steps", "seed")
-_MODEL_KEYS = ("patience", "record_recommendations")
-_METRIC_KEYS = ("effort", "reference_group")
 
 
 class ScenarioError(ConfigError):
@@ -119,7 +97,7 @@ class Scenario:
             table["scorer"] = {"name": "fitted"}  # the model given is the scorer: the table needs none
         try:
             allowed = allowance(allow_imports)
-            spec = _resolve(resolve_table(table, source, origin))
+            spec = check_table(resolve_table(table, source, origin))
             check_names(spec, allowed)
             spec, attached = attach_inputs(spec, given.get("model"), given.get("data"))
             scenario = cls(spec, source, attached, allowed)
@@ -204,9 +182,7 @@ class Scenario:
             table = spec
             for part in parts[:-1]:
                 if part not in table or not isinstance(table[part], dict):
-                    raise ScenarioError(
-                        self.source, ConfigError(dotted, "is not a scenario key", _key_fix(part, table))
-                    )
+                    raise ScenarioError(self.source, ConfigError(dotted, "is not a scenario key", key_fix(part, table)))
                 table = table[part]
             table[parts[-1]] = value
         return Scenario.from_dict(spec, source=self.source, inputs=self.inputs, allow_imports=self.allow_imports)
@@ -253,118 +229,9 @@ class Scenario:
         Args:
             dry_run: Only build and check the components; return ``{}`` (no population is drawn).
         """
-        from recoursesim.refit_order import refit_order_of
+        from recoursesim.scenario.assemble import model_arguments
 
-        spec = self.spec
-        population_spec = dict(spec["population"])
-        n_initial = check_int("population.initial", population_spec.pop("initial", None), minimum=1)
-        entrants = population_spec.pop("entrants", 0)
-        allowed = self.allow_imports
-        population = build("population", population_spec, data=self.inputs.get("data"), allow_imports=allowed)
-        feature_names = tuple(population.feature_names)
-        # Mixed-type populations hand their schema and default action set to the parts that need them.
-        mixed = {
-            "schema": getattr(population, "schema", None),
-            "action_defaults": getattr(population, "default_action_set", None),
-        }
-        scorer = build(
-            "scorer",
-            spec["scorer"],
-            population=population,
-            fitted_estimator=self.inputs.get("model"),
-            allow_imports=allowed,
-            **mixed,
-        )
-        n_features = getattr(scorer, "n_features_in_", len(feature_names))
-        if n_features != len(feature_names):
-            raise ConfigError(
-                "scorer.weights", f"has {n_features} entries but the population has {len(feature_names)} features",
-                f"give one weight per feature ({', '.join(feature_names)})",
-            )  # fmt: skip
-        selector = build("selector", spec["selection"], allow_imports=allowed)
-        recourse = build(
-            "recourse",
-            spec["recourse"],
-            feature_names=feature_names,
-            population=population,
-            allow_imports=allowed,
-            **mixed,
-        )
-        behaviour = build("behaviour", spec["behaviour"], allow_imports=allowed, **mixed)
-        # A refitting trainer refits clones of the user's own model, when the scorer is one.
-        refit = getattr(scorer, "refit_prototype", None)
-        user_estimator = refit() if callable(refit) else None
-        trainer = (
-            build("trainer", spec["training"], allow_imports=allowed, user_estimator=user_estimator, **mixed)
-            if "training" in spec
-            else None
-        )
-        refit_order_of(trainer)
-        observers = _build_observers(spec.get("observers", []), population, mixed, allowed)
-        reference = self.reference_group
-        if reference is not None and reference not in population.group_names:
-            raise ConfigError(
-                "metrics.reference_group",
-                f"{reference!r} is not a group",
-                f"use one of {', '.join(population.group_names)}",
-            )
-        model_spec = spec.get("model", {})
-        patience = model_spec.get("patience")
-        if dry_run:
-            from recoursesim.populations.base import entrants_schedule
-
-            if isinstance(entrants, int | np.integer) and not isinstance(entrants, bool):
-                check_int("population.entrants", entrants, minimum=0)  # no schedule array: T may be huge
-            else:
-                entrants_schedule(entrants, self.steps)
-            if patience is not None:
-                check_int("model.patience", patience, minimum=1)
-            return {}
-        return dict(
-            population=population,
-            scorer=scorer,
-            selector=selector,
-            recourse=recourse,
-            behaviour=behaviour,
-            n_initial=n_initial,
-            entrants=entrants,
-            n_steps=self.steps,
-            trainer=trainer,
-            observers=observers,
-            patience=patience,
-            record_recommendations=model_spec.get("record_recommendations", True),
-        )
-
-
-def _build_observers(
-    tables: list[dict[str, Any]], population: Any, mixed: dict[str, Any], allow_imports: tuple[str, ...] = ()
-) -> list[Any]:
-    """Build the ``[[observers]]``; each writes its rows under its ``label`` (default: its name), unique."""
-    observers: list[Any] = []
-    seen: dict[str, int] = {}
-    for i, table in enumerate(tables):
-        section = f"observers[{i}]"
-        params = {key: value for key, value in table.items() if key != "label"}
-        observer = build(
-            "observer", params, section=section, population=population, allow_imports=allow_imports, **mixed
-        )
-        if "label" in table:
-            label = table["label"]
-            if not isinstance(label, str) or not label.strip():
-                raise ConfigError(
-                    f"{section}.label", f"must be a non-empty string, got {label!r}", 'write label = "..."'
-                )
-            observer.name = label
-        name = str(observer.name)
-        if name in seen:
-            raise ConfigError(
-                f"{section}.label",
-                f"observers[{seen[name]}] and observers[{i}] would both write their rows as {name!r}",
-                f'give one of them its own label, e.g. label = "{name}-{i}"',
-            )
-        seen[name] = i
-        observers.append(observer)
-    return observers
+        return model_arguments(self, dry_run=dry_run)
 
 
 def _unpickle_scenario(
@@ -451,70 +318,6 @@ def load_scenario(
     if not text.endswith(".toml") and text in bundled_names() and not Path(text).exists():
         return Scenario.bundled(text, inputs=inputs)
     return Scenario.from_file(path_or_name, inputs=inputs, allow_imports=allow_imports)
-
-
-def _resolve(data: dict[str, Any]) -> dict[str, Any]:
-    data = scorer_shorthand(data)
-    unknown = [key for key in data if key not in SECTIONS]
-    if unknown:
-        raise ConfigError(unknown[0], "unknown top-level key", _key_fix(unknown[0], SECTIONS))
-    for key in ("name", "description"):
-        if key in data and not isinstance(data[key], str):
-            raise ConfigError(key, "must be a string", f'write {key} = "..."')
-    for section in ("run", "population", "scorer", "selection", "recourse", "behaviour"):
-        if section not in data:
-            raise ConfigError(section, "section is missing", f'add a [{section}] table (or base = "bell2024")')
-    for section in (
-        "run",
-        "population",
-        "scorer",
-        "selection",
-        "recourse",
-        "behaviour",
-        "training",
-        "model",
-        "metrics",
-    ):
-        if section in data and not isinstance(data[section], dict):
-            raise ConfigError(section, "must be a table", f"write it as [{section}]")
-    for section in ("population", "scorer", "selection", "recourse", "behaviour", "training"):
-        if section in data and "name" not in data[section]:
-            kind = {"selection": "selector", "training": "trainer"}.get(section, section)
-            raise ConfigError(f"{section}.name", "is missing", f"name one of: {', '.join(names(kind))}")
-    _check_keys("run", data["run"], _RUN_KEYS)
-    check_int("run.steps", data["run"].get("steps"), minimum=0)
-    check_int("run.seed", data["run"].get("seed", 0), minimum=0)
-    if "observers" in data and (
-        not isinstance(data["observers"], list) or not all(isinstance(o, dict) for o in data["observers"])
-    ):
-        raise ConfigError("observers", "must be a list of tables", "write [[observers]] tables")
-    if "model" in data:
-        _check_keys("model", data["model"], _MODEL_KEYS)
-        record = data["model"].get("record_recommendations", True)
-        if not isinstance(record, bool):
-            raise ConfigError("model.record_recommendations", "must be true or false", "write true or false")
-    if "metrics" in data:
-        _check_keys("metrics", data["metrics"], _METRIC_KEYS)
-        check_choice("metrics.effort", data["metrics"].get("effort", "cost"), ["cost", "score_gain"])
-        reference = data["metrics"].get("reference_group")
-        if reference is not None and not isinstance(reference, str):
-            raise ConfigError("metrics.reference_group", "must be a group name", 'write reference_group = "..."')
-    for key in ("initial", "entrants"):
-        if key not in data["population"]:
-            raise ConfigError(f"population.{key}", "is required", f"add {key} = ... to [population]")
-    return data
-
-
-def _check_keys(section: str, table: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
-    for key in table:
-        if key not in allowed:
-            raise ConfigError(f"{section}.{key}", "unknown key", _key_fix(key, allowed))
-
-
-def _key_fix(key: str, allowed: Any) -> str:
-    close = difflib.get_close_matches(key, list(allowed), n=1)
-    hint = f"did you mean {close[0]!r}? " if close else ""
-    return f"{hint}allowed keys: {', '.join(allowed)}"
 
 
 def _json_default(value: Any) -> Any:

@@ -207,12 +207,7 @@ def _nesting(text: str) -> int:
         if comment:
             comment = char != "\n"
         elif quote:
-            if escaped:
-                escaped = False
-            elif char == "\\" and quote == '"':
-                escaped = True
-            elif char == quote:
-                quote = ""
+            quote, escaped = _inside_string(char, quote, escaped)
         elif char in "\"'":
             quote = char
         elif char == "#":
@@ -223,6 +218,15 @@ def _nesting(text: str) -> int:
         elif char in "]}":
             depth = max(depth - 1, 0)
     return deepest
+
+
+def _inside_string(char: str, quote: str, escaped: bool) -> tuple[str, bool]:
+    """The string state after ``char`` inside a ``quote``-delimited string: ``(quote or "", escaped)``."""
+    if escaped:
+        return quote, False
+    if char == "\\" and quote == '"':
+        return quote, True
+    return ("" if char == quote else quote), False
 
 
 def _names_fix() -> str:

@@ -1,0 +1,115 @@
+"""Checking a resolved scenario table's sections and keys before any component is built."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from typing import Any
+
+from recoursesim._validate import check_choice, check_int
+from recoursesim.errors import ConfigError
+from recoursesim.registry import names
+from recoursesim.scenario.tables import scorer_shorthand
+
+#: Top-level scenario keys and what they hold.
+SECTIONS: dict[str, str] = {
+    "base": "a preset, bundled scenario or TOML file whose values this file overrides",
+    "preset": "another spelling of base",
+    "name": "short name of the scenario",
+    "description": "what the scenario is about",
+    "run": "steps (T) and seed",
+    "population": "generator name, initial size, entrants per step, generator parameters",
+    "scorer": "the decision model",
+    "selection": "the selector",
+    "recourse": "the recommendation generator",
+    "behaviour": "how agents act",
+    "training": "optional retraining of the decision model each step",
+    "observers": "optional per-step auditors (a list of tables)",
+    "model": "patience, record_recommendations",
+    "metrics": "effort measure and reference group",
+}
+_RUN_KEYS = ("steps", "seed")
+_MODEL_KEYS = ("patience", "record_recommendations")
+_METRIC_KEYS = ("effort", "reference_group")
+#: The sections every scenario has (after its ``base`` chain is merged in).
+_REQUIRED = ("run", "population", "scorer", "selection", "recourse", "behaviour")
+#: The sections written as one TOML table.
+_TABLES = (*_REQUIRED, "training", "model", "metrics")
+#: The sections naming a registered component, with the component's kind where it differs.
+_NAMED = {"population": "population", "scorer": "scorer", "selection": "selector", "recourse": "recourse"}
+_NAMED |= {"behaviour": "behaviour", "training": "trainer"}
+
+
+def check_table(data: dict[str, Any]) -> dict[str, Any]:
+    """Return the scenario table with its scorer shorthand expanded, after checking its sections and keys.
+
+    Raises:
+        ConfigError: the first unknown, missing or malformed section or key, naming its field.
+    """
+    data = scorer_shorthand(data)
+    _check_top_level(data)
+    _check_run(data["run"])
+    if "observers" in data and (
+        not isinstance(data["observers"], list) or not all(isinstance(o, dict) for o in data["observers"])
+    ):
+        raise ConfigError("observers", "must be a list of tables", "write [[observers]] tables")
+    if "model" in data:
+        _check_model(data["model"])
+    if "metrics" in data:
+        _check_metrics(data["metrics"])
+    for key in ("initial", "entrants"):
+        if key not in data["population"]:
+            raise ConfigError(f"population.{key}", "is required", f"add {key} = ... to [population]")
+    return data
+
+
+def _check_top_level(data: Mapping[str, Any]) -> None:
+    unknown = [key for key in data if key not in SECTIONS]
+    if unknown:
+        raise ConfigError(unknown[0], "unknown top-level key", key_fix(unknown[0], SECTIONS))
+    for key in ("name", "description"):
+        if key in data and not isinstance(data[key], str):
+            raise ConfigError(key, "must be a string", f'write {key} = "..."')
+    for section in _REQUIRED:
+        if section not in data:
+            raise ConfigError(section, "section is missing", f'add a [{section}] table (or base = "bell2024")')
+    for section in _TABLES:
+        if section in data and not isinstance(data[section], dict):
+            raise ConfigError(section, "must be a table", f"write it as [{section}]")
+    for section, kind in _NAMED.items():
+        if section in data and "name" not in data[section]:
+            raise ConfigError(f"{section}.name", "is missing", f"name one of: {', '.join(names(kind))}")
+
+
+def _check_run(run: Mapping[str, Any]) -> None:
+    check_keys("run", run, _RUN_KEYS)
+    check_int("run.steps", run.get("steps"), minimum=0)
+    check_int("run.seed", run.get("seed", 0), minimum=0)
+
+
+def _check_model(model: Mapping[str, Any]) -> None:
+    check_keys("model", model, _MODEL_KEYS)
+    if not isinstance(model.get("record_recommendations", True), bool):
+        raise ConfigError("model.record_recommendations", "must be true or false", "write true or false")
+
+
+def _check_metrics(metrics: Mapping[str, Any]) -> None:
+    check_keys("metrics", metrics, _METRIC_KEYS)
+    check_choice("metrics.effort", metrics.get("effort", "cost"), ["cost", "score_gain"])
+    reference = metrics.get("reference_group")
+    if reference is not None and not isinstance(reference, str):
+        raise ConfigError("metrics.reference_group", "must be a group name", 'write reference_group = "..."')
+
+
+def check_keys(section: str, table: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
+    """Refuse a key of ``[section]`` that is not in ``allowed`` (suggesting the closest)."""
+    for key in table:
+        if key not in allowed:
+            raise ConfigError(f"{section}.{key}", "unknown key", key_fix(key, allowed))
+
+
+def key_fix(key: str, allowed: Any) -> str:
+    """The fix for an unknown key: the closest allowed key, and all of them."""
+    close = difflib.get_close_matches(key, list(allowed), n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return f"{hint}allowed keys: {', '.join(allowed)}"
