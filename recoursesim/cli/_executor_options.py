@@ -19,8 +19,8 @@ from recoursesim.sweep import Executor, make_executor
 from recoursesim.sweep.executors import DEFAULT_CONNECT_TIMEOUT
 
 
-def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``--workers``, ``--scheduler`` / ``--dask-local``, ``--connect-timeout`` and ``--force``."""
+def add_worker_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--workers`` (local processes) and ``--force`` (run past the memory estimate)."""
     parser.add_argument(
         "--workers",
         type=positive_int,
@@ -30,6 +30,11 @@ def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--force", action="store_true", help="run even if the estimated memory exceeds what is available"
     )
+
+
+def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--workers``, ``--scheduler`` / ``--dask-local``, ``--connect-timeout`` and ``--force``."""
+    add_worker_arguments(parser)
     dask = parser.add_mutually_exclusive_group()
     dask.add_argument("--scheduler", metavar="ADDRESS", default=None, help="run on a Dask scheduler (tcp://host:8786)")
     dask.add_argument(

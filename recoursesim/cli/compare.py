@@ -9,6 +9,7 @@ from pathlib import Path
 
 from recoursesim.cli._allow_import import add_allow_import_argument
 from recoursesim.cli._common import non_negative_int, positive_int
+from recoursesim.cli._executor_options import add_worker_arguments
 from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out
 from recoursesim.compare import Comparison, compare_policies, comparison_figure, format_comparison
 from recoursesim.errors import ConfigError
@@ -46,15 +47,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--root-seed", type=non_negative_int, default=None, help="root entropy (default: the first scenario's run.seed)"
     )
-    parser.add_argument(
-        "--workers",
-        type=positive_int,
-        default=1,
-        help="parallel processes (default 1; capped at the CPU count and the number of runs)",
-    )
-    parser.add_argument(
-        "--force", action="store_true", help="run even if the estimated memory exceeds what is available"
-    )
+    add_worker_arguments(parser)
     add_out_arguments(parser, "write the tables and the figure to this directory")
     add_allow_import_argument(parser)
     parser.set_defaults(func=run)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
 import time
@@ -11,10 +10,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from recoursesim.cli._allow_import import add_allow_import_argument
-from recoursesim.cli._common import non_negative_int, positive_int
-from recoursesim.cli._executor_options import add_executor_arguments, check_executor
-from recoursesim.cli._output import atomic_output_dir, check_out, input_files, out_path, slug
+from recoursesim.cli._common import positive_int
+from recoursesim.cli._executor_options import check_executor
+from recoursesim.cli._output import slug
+from recoursesim.cli._study import add_study_arguments, check_new_out, check_resume_or_overwrite, study_directory
 from recoursesim.errors import ConfigError
 from recoursesim.ledger import write_parquet
 from recoursesim.policy.optimise import PolicySearch, PolicySpace, policy_toml
@@ -76,17 +75,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--batch", type=positive_int, default=None, help="trials run together (default: --workers or --dask-local)"
     )
     parser.add_argument("--startup-trials", type=positive_int, default=10, help="random trials before TPE (default 10)")
-    parser.add_argument(
-        "--root-seed", type=non_negative_int, default=None, help="seed of the runs and the sampler (default run.seed)"
-    )
-    parser.add_argument(
-        "--out", type=out_path, default=None, help="output directory (default: results/optimise-<scenario name>)"
-    )
-    parser.add_argument("--resume", action="store_true", help="continue the study in --out")
-    parser.add_argument("--overwrite", action="store_true", help="replace a --out that holds files, once done")
-    add_executor_arguments(parser)
-    parser.add_argument("--quiet", action="store_true", help="no progress and no table, only errors")
-    add_allow_import_argument(parser)
+    add_study_arguments(parser, command="optimise", seeded="the sampler", study="study")
     parser.set_defaults(func=optimise)
 
 
@@ -97,8 +86,7 @@ def optimise(args: argparse.Namespace) -> int:
     from recoursesim.policy.space import check_disjoint, parse_choices, parse_ranges
 
     require("optuna")
-    if args.overwrite and args.resume:
-        raise ConfigError("--overwrite", "cannot be combined with --resume", "continue the search, or replace it")
+    check_resume_or_overwrite(args, "search")
     scenario = load_scenario(args.scenario, allow_imports=args.allow_imports)
     ranges, choices = parse_ranges(args.param), parse_choices(args.choice)
     check_disjoint(ranges, choices)
@@ -107,16 +95,9 @@ def optimise(args: argparse.Namespace) -> int:
     batch = args.batch or args.dask_local or args.workers
     choice = check_executor(args, batch * args.seeds, [scenario])
     out = args.out or Path("results") / f"optimise-{slug(scenario.name)}"
-    replace = args.overwrite and out.is_dir() and any(out.iterdir())
-    if not args.resume and not replace:
-        check_out(out)
+    check_new_out(args, out)
     start = time.perf_counter()
-    with contextlib.ExitStack() as stack:
-        directory = (
-            stack.enter_context(atomic_output_dir(out, overwrite=True, protected=input_files(args.scenario)))
-            if replace
-            else out
-        )
+    with study_directory(args, out) as directory:
         search = PolicySearch(
             scenario,
             PolicySpace(tuple(ranges), tuple(choices)),

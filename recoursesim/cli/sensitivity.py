@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import math
 from pathlib import Path
 
-from recoursesim.cli._allow_import import add_allow_import_argument
-from recoursesim.cli._common import non_negative_int, positive_int
-from recoursesim.cli._executor_options import add_executor_arguments, check_executor
-from recoursesim.cli._output import atomic_output_dir, check_out, input_files, out_path, slug
+from recoursesim.cli._common import positive_int
+from recoursesim.cli._executor_options import check_executor
+from recoursesim.cli._output import slug
+from recoursesim.cli._study import add_study_arguments, check_new_out, check_resume_or_overwrite, study_directory
 from recoursesim.errors import ConfigError
 from recoursesim.ledger import write_parquet
 from recoursesim.scenario import bundled_names, load_scenario
@@ -64,17 +63,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--seeds", type=positive_int, default=4, help="seeds per sample (default 4)")
     parser.add_argument("--levels", type=positive_int, default=4, help="Morris grid levels (default 4)")
     parser.add_argument("--resamples", type=positive_int, default=500, help="bootstrap resamples (default 500)")
-    parser.add_argument(
-        "--root-seed", type=non_negative_int, default=None, help="seed of the runs and the design (default run.seed)"
-    )
-    parser.add_argument(
-        "--out", type=out_path, default=None, help="output directory (default: results/sensitivity-<scenario name>)"
-    )
-    parser.add_argument("--resume", action="store_true", help="continue the same analysis in --out")
-    parser.add_argument("--overwrite", action="store_true", help="replace a --out that holds files, once done")
-    add_executor_arguments(parser)
-    parser.add_argument("--quiet", action="store_true", help="no progress bar and no table, only errors")
-    add_allow_import_argument(parser)
+    add_study_arguments(parser, command="sensitivity", seeded="the design", study="analysis")
     parser.set_defaults(func=sensitivity)
 
 
@@ -84,8 +73,7 @@ def sensitivity(args: argparse.Namespace) -> int:
     from recoursesim.policy.sensitivity import design, run_sensitivity
     from recoursesim.policy.space import parse_metric, parse_ranges
 
-    if args.overwrite and args.resume:
-        raise ConfigError("--overwrite", "cannot be combined with --resume", "continue the analysis, or replace it")
+    check_resume_or_overwrite(args, "analysis")
     scenario = load_scenario(args.scenario, allow_imports=args.allow_imports)
     ranges = parse_ranges(args.param)
     if not ranges:
@@ -96,19 +84,12 @@ def sensitivity(args: argparse.Namespace) -> int:
     plan = the_design.plan(scenario, args.seeds, seed)
     choice = check_executor(args, plan.n_runs, [p.scenario for p in plan.points])
     out = args.out or Path("results") / f"sensitivity-{slug(scenario.name)}"
-    replace = args.overwrite and out.is_dir() and any(out.iterdir())
     if args.resume:
         if not (out / "sweep" / "manifest.json").is_file():
             raise ConfigError("--resume", f"{out} holds no analysis to continue", "drop --resume to start one")
         SweepStore(out / "sweep").check(plan, resume=True)
-    elif not replace:
-        check_out(out)
-    with contextlib.ExitStack() as stack:
-        directory = (
-            stack.enter_context(atomic_output_dir(out, overwrite=True, protected=input_files(args.scenario)))
-            if replace
-            else out
-        )
+    check_new_out(args, out)
+    with study_directory(args, out) as directory:
         directory.mkdir(parents=True, exist_ok=True)
         try:
             with choice.open() as executor:

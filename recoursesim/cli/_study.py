@@ -1,0 +1,74 @@
+"""Options and the output directory shared by the study commands, ``sensitivity`` and ``optimise``.
+
+Both run many sweeps into one ``--out`` directory that ``--resume`` continues and ``--overwrite``
+replaces once the new study is complete (the scenario file given is never replaced).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+
+from recoursesim.cli._allow_import import add_allow_import_argument
+from recoursesim.cli._common import non_negative_int
+from recoursesim.cli._executor_options import add_executor_arguments
+from recoursesim.cli._output import atomic_output_dir, check_out, input_files, out_path
+from recoursesim.errors import ConfigError
+
+
+def add_study_arguments(parser: argparse.ArgumentParser, *, command: str, seeded: str, study: str) -> None:
+    """Add the options every study takes: seed, output directory, resume or overwrite, executor, quiet, imports.
+
+    Args:
+        parser: The command's parser.
+        command: The command's name (the default output is ``results/<command>-<scenario name>``).
+        seeded: What the root seed seeds besides the runs (for the help text), e.g. ``"the sampler"``.
+        study: What ``--resume`` continues (for the help text), e.g. ``"study"``.
+    """
+    parser.add_argument(
+        "--root-seed",
+        type=non_negative_int,
+        default=None,
+        help=f"seed of the runs and {seeded} (default run.seed)",
+    )
+    parser.add_argument(
+        "--out", type=out_path, default=None, help=f"output directory (default: results/{command}-<scenario name>)"
+    )
+    parser.add_argument("--resume", action="store_true", help=f"continue the {study} in --out")
+    parser.add_argument("--overwrite", action="store_true", help="replace a --out that holds files, once done")
+    add_executor_arguments(parser)
+    parser.add_argument("--quiet", action="store_true", help="no progress and no table, only errors")
+    add_allow_import_argument(parser)
+
+
+def check_resume_or_overwrite(args: argparse.Namespace, study: str) -> None:
+    """Refuse ``--resume`` together with ``--overwrite`` (one line naming both)."""
+    if args.overwrite and args.resume:
+        raise ConfigError("--overwrite", "cannot be combined with --resume", f"continue the {study}, or replace it")
+
+
+def replaces(args: argparse.Namespace, out: Path) -> bool:
+    """Whether this call replaces a study already in ``out`` (``--overwrite`` and ``out`` holds files)."""
+    return bool(args.overwrite) and out.is_dir() and any(out.iterdir())
+
+
+def check_new_out(args: argparse.Namespace, out: Path) -> None:
+    """Refuse an ``out`` that holds files unless the call resumes or replaces it."""
+    if not args.resume and not replaces(args, out):
+        check_out(out)
+
+
+@contextlib.contextmanager
+def study_directory(args: argparse.Namespace, out: Path) -> Iterator[Path]:
+    """The directory to write the study into.
+
+    With ``--overwrite`` over a directory that holds files, a fresh directory that replaces ``out``
+    only when the block completes (the scenario file given is protected); otherwise ``out`` itself.
+    """
+    if replaces(args, out):
+        with atomic_output_dir(out, overwrite=True, protected=input_files(args.scenario)) as directory:
+            yield directory
+    else:
+        yield out
