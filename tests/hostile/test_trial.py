@@ -19,48 +19,7 @@ from recoursesim.datasets.user import favourable_labels, read_table
 from recoursesim.errors import ConfigError, DataError
 from recoursesim.scenario import Scenario
 from tests.hostile.conftest import one_line_error, small_text, tree
-
-USER = """
-[run]
-steps = 2
-[population]
-name = "dataset"
-path = "{path}"
-target = "approved"
-group = "sex"
-initial = 30
-entrants = 5
-{population}
-[population.feature_types]
-income = "numeric"
-years = "integer"
-sex = "categorical"
-[scorer]
-name = "model"
-model = "logistic"
-{scorer}
-[selection]
-name = "top_k"
-k = 5
-[recourse]
-name = "search"
-action_set = {{ immutable = ["sex"] }}
-{recourse}
-[behaviour]
-name = "bounded_effort"
-"""
-
-
-def people(n: int = 60) -> pd.DataFrame:
-    rng = np.random.default_rng(0)
-    return pd.DataFrame(
-        {
-            "income": rng.normal(30, 5, n).round(1),
-            "years": rng.integers(0, 10, n),
-            "sex": rng.choice(["f", "m"], n),
-            "approved": rng.integers(0, 2, n),
-        }
-    )
+from tests.user_csv import people, user_scenario_text
 
 
 def user_scenario(tmp_path: Path, frame: pd.DataFrame | None = None, name: str = "people.csv", **parts: str) -> Path:
@@ -68,8 +27,7 @@ def user_scenario(tmp_path: Path, frame: pd.DataFrame | None = None, name: str =
     if frame is not None:
         frame.to_csv(data, index=False)
     path = tmp_path / "user.toml"
-    text = USER.format(path=data, **{k: parts.get(k, "") for k in ("population", "scorer", "recourse")})
-    path.write_text(text, encoding="utf-8")
+    path.write_text(user_scenario_text(data, **parts), encoding="utf-8")
     return path
 
 

@@ -6,11 +6,11 @@ import re
 from importlib import resources
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
 from recoursesim.cli import main
+from tests.user_csv import people, user_scenario_text
 
 REAL = ("german-credit-lending", "adult-income-threshold")
 
@@ -42,52 +42,13 @@ def test_adult_income_threshold_runs(tmp_path: Path, capsys) -> None:
 
 
 def _people_csv(tmp_path: Path, nan: bool) -> Path:
-    rng = np.random.default_rng(0)
-    frame = pd.DataFrame(
-        {
-            "income": rng.normal(30, 5, 80).round(1),
-            "years": rng.integers(0, 10, 80),
-            "sex": rng.choice(["f", "m"], 80),
-            "approved": rng.integers(0, 2, 80),
-        }
-    )
-    if nan:
-        frame.loc[5, "income"] = np.nan
     path = tmp_path / "people.csv"
-    frame.to_csv(path, index=False)
+    people(80, nan_row=5 if nan else None).to_csv(path, index=False)
     return path
 
 
-USER = """
-[run]
-steps = 2
-[population]
-name = "dataset"
-path = "{path}"
-target = "approved"
-group = "sex"
-initial = 30
-entrants = 5
-[population.feature_types]
-income = "numeric"
-years = "integer"
-sex = "categorical"
-[scorer]
-name = "model"
-model = "logistic"
-[selection]
-name = "top_k"
-k = 5
-[recourse]
-name = "search"
-action_set = {{ immutable = ["sex"] }}
-[behaviour]
-name = "bounded_effort"
-"""
-
-
 def test_user_csv_scenario_runs(tmp_path: Path) -> None:
-    scenario = _variant(tmp_path, USER.format(path=_people_csv(tmp_path, nan=False)))
+    scenario = _variant(tmp_path, user_scenario_text(_people_csv(tmp_path, nan=False)))
     assert main(["run", scenario, "--out", str(tmp_path / "r")]) == 0
     assert (tmp_path / "r" / "ledger.parquet").exists()
 
@@ -114,7 +75,7 @@ BAD = {
         r"scorer\.model: unknown model 'xgboost'; fix: use one of logistic, random_forest, gradient_boosting, mlp",
     ),
     "CSV with NaN in a needed feature": (
-        lambda tmp: USER.format(path=_people_csv(tmp, nan=True)),
+        lambda tmp: user_scenario_text(_people_csv(tmp, nan=True)),
         r"population\.feature_types\.income: column has 1 missing \(NaN\) value\(s\) in .*people\.csv, first in data "
         r"row 6; fix: replace them",
     ),
