@@ -45,3 +45,32 @@ def user_pipeline(frame: pd.DataFrame, target: str) -> Pipeline:
         make_column_transformer((OneHotEncoder(handle_unknown="ignore"), categorical), remainder="passthrough"),
         HistGradientBoostingClassifier(max_iter=20, max_depth=3, random_state=0),
     ).fit(X, frame[target])
+
+
+def defendants_scenario(csv: object, *tables: str) -> str:
+    """A 2-step top-10 scenario with ``search`` recourse on the user's defendants CSV at ``csv``.
+
+    Args:
+        csv: The CSV path as the scenario states it (relative paths start at the scenario's folder).
+        *tables: Extra TOML tables appended as given, e.g. ``'[scorer]\\nmodel_file = "model.skops"\\n'``.
+    """
+    text = f"""
+name = "defendants"
+[run]
+steps = 2
+[population]
+name = "dataset"
+path = "{csv}"
+target = "no_recid"
+group = "race"
+initial = 80
+entrants = 5
+[selection]
+name = "top_k"
+k = 10
+[recourse]
+name = "search"
+[behaviour]
+name = "bounded_effort"
+"""
+    return text + "".join(tables)

@@ -9,31 +9,12 @@ from __future__ import annotations
 
 import pytest
 import skops.io as sio
+from own_model_helpers import defendants_scenario
 
 from recoursesim.scenario import load_scenario
 from recoursesim.sweep import JoblibExecutor, SweepPlan, run_sweep, summarise
 
-SCENARIO = """
-name = "defendants"
-[run]
-steps = 2
-[population]
-name = "dataset"
-path = "{csv}"
-target = "no_recid"
-group = "race"
-initial = 80
-entrants = 5
-[selection]
-name = "top_k"
-k = 10
-[recourse]
-name = "search"
-[behaviour]
-name = "bounded_effort"
-[training]
-name = "cda"
-"""
+CDA = '[training]\nname = "cda"\n'
 
 
 def _files(directory):
@@ -44,10 +25,9 @@ def test_user_model_sweeps_on_dask_as_on_joblib(tmp_path, user_csv, user_model):
     pytest.importorskip("distributed")
     from recoursesim.sweep import DaskExecutor
 
-    text = SCENARIO.format(csv=user_csv)
-    (tmp_path / "python.toml").write_text(text)
+    (tmp_path / "python.toml").write_text(defendants_scenario(user_csv, CDA))
     sio.dump(user_model, tmp_path / "model.skops")
-    (tmp_path / "file.toml").write_text(text + '[scorer]\nmodel_file = "model.skops"\n')
+    (tmp_path / "file.toml").write_text(defendants_scenario(user_csv, CDA, '[scorer]\nmodel_file = "model.skops"\n'))
     plans = {
         "python": SweepPlan.from_grid(load_scenario(tmp_path / "python.toml", model=user_model), n_seeds=2),
         "file": SweepPlan.from_grid(load_scenario(tmp_path / "file.toml"), n_seeds=2),

@@ -7,31 +7,13 @@ import tomllib
 
 import pandas as pd
 import skops.io as sio
+from own_model_helpers import defendants_scenario
 
 from recoursesim.cli import main
 from recoursesim.scenario import load_scenario
 
-SCENARIO = """
-name = "defendants"
-[run]
-steps = 2
-[population]
-name = "dataset"
-path = "data/defendants.csv"
-target = "no_recid"
-group = "race"
-initial = 80
-entrants = 5
-[scorer]
-model_file = "model.skops"
-[selection]
-name = "top_k"
-k = 10
-[recourse]
-name = "search"
-[behaviour]
-name = "bounded_effort"
-"""
+MODEL_FILE = '[scorer]\nmodel_file = "model.skops"\n'
+SCENARIO = defendants_scenario("data/defendants.csv", MODEL_FILE)
 
 
 def _audit_folder(root, user_csv, user_model):
@@ -86,9 +68,7 @@ def test_show_of_a_base_with_a_model_file_prints_a_scenario_that_loads_the_same(
 ):
     folder, elsewhere = _audit_folder(tmp_path, user_csv, user_model)
     (folder / "k5.toml").write_text('base = "s.toml"\n[selection]\nk = 5\n[scorer]\nmodel_file = "model.skops"\n')
-    (folder / "s.toml").write_text(
-        SCENARIO.replace('[scorer]\nmodel_file = "model.skops"\n', '[scorer]\nname = "model"\n')
-    )
+    (folder / "s.toml").write_text(defendants_scenario("data/defendants.csv", '[scorer]\nname = "model"\n'))
     monkeypatch.chdir(elsewhere)
     assert main(["show", str(folder / "k5.toml")]) == 0
     (elsewhere / "shown.toml").write_text(capsys.readouterr().out)
