@@ -124,6 +124,28 @@ def first_bad_cell(frame: pd.DataFrame, columns: list[str] | None = None) -> tup
     return None
 
 
+def require_complete(
+    frame: pd.DataFrame, columns: list[str] | None = None, *, field: str, source: str | None = None, fix: str
+) -> None:
+    """Raise a one-line :class:`DataError` for the first of ``columns`` holding a missing or infinite value.
+
+    Args:
+        frame: The table.
+        columns: The columns to check, in order (default: all).
+        field: The field the error names; ``{column}`` in it becomes the column's name.
+        source: Where the table came from (a file), said in the message when given.
+        fix: What the user should do.
+    """
+    bad = first_bad_cell(frame, columns)
+    if bad is None:
+        return
+    column, what, count, row = bad
+    where = f" in {source}" if source else ""
+    raise DataError(
+        field.format(column=column), f"column has {count} {what} value(s){where}, first in data row {row}", fix
+    )
+
+
 def favourable_labels(column: pd.Series, favourable: object, *, field: str, favourable_field: str) -> np.ndarray:
     """Return the 0/1 labels of a two-valued outcome column (1 = favourable).
 

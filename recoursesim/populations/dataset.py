@@ -12,7 +12,7 @@ import pandas as pd
 from recoursesim._validate import check_float
 from recoursesim.component import Component
 from recoursesim.datasets import LOADERS, Dataset
-from recoursesim.datasets.user import favourable_labels, first_bad_cell, read_table
+from recoursesim.datasets.user import favourable_labels, read_table, require_complete
 from recoursesim.errors import ConfigError, DataError
 from recoursesim.features.actions import MixedActionSet, merge_action_specs
 from recoursesim.features.defaults import DEFAULT_ACTIONS, DEFAULT_COLUMNS
@@ -205,14 +205,13 @@ class DatasetPopulation(Component):
         inferred = infer_feature_types(frame, [name for name in names if name not in table])
         report_inferred(source, inferred)
         self.inferred_types_ = inferred
-        bad = first_bad_cell(frame, [name for name in names if name in frame.columns])
-        if bad is not None:
-            column, what, count, row = bad
-            raise DataError(
-                f"feature_types.{column}",
-                f"column has {count} {what} value(s) in {source}, first in data row {row}",
-                "replace them with finite values or drop those rows",
-            )
+        require_complete(
+            frame,
+            [name for name in names if name in frame.columns],
+            field="feature_types.{column}",
+            source=source,
+            fix="replace them with finite values or drop those rows",
+        )
         return FeatureSchema.from_table(frame, {name: table.get(name, inferred.get(name)) for name in names})
 
     def _action_defaults(self, defaults: dict[str, Any]) -> dict[str, Any]:

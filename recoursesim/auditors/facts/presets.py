@@ -11,7 +11,7 @@ import pandas as pd
 from recoursesim.auditors.facts.binning import discretise
 from recoursesim.auditors.facts.config import FactsConfig
 from recoursesim.datasets import Dataset, load_adult, load_compas, load_german
-from recoursesim.datasets.user import favourable_labels, first_bad_cell
+from recoursesim.datasets.user import favourable_labels, require_complete
 from recoursesim.errors import ConfigError, DataError
 
 
@@ -215,14 +215,11 @@ def from_frame(
 
 def _check_complete(frame: pd.DataFrame) -> None:
     """Raise a one-line :class:`DataError` for the first column with a NaN or an infinite value."""
-    bad = first_bad_cell(frame)
-    if bad is not None:
-        column, what, count, row = bad
-        raise DataError(
-            f"column {column!r}",
-            f"has {count} {what} value(s), first in data row {row}",
-            "fill, replace or drop them before auditing (FACTS needs a value in every cell)",
-        )
+    require_complete(
+        frame,
+        field="{column}",
+        fix="fill, replace or drop them before auditing (FACTS needs a value in every cell)",
+    )
 
 
 PRESETS: dict[str, Callable[[], FactsData]] = {"adult": adult, "compas": compas, "german": german}

@@ -86,7 +86,7 @@ def test_cli_csv_with_nan_or_inf_is_one_line_error_naming_the_column(tmp_path, c
     assert main([*argv, "--support", "0.1", "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert (
-        err == f"error: column 'x': has 1 {what} value(s), first in data row 8; fix: fill, replace or drop them "
+        err == f"error: x: column has 1 {what} value(s), first in data row 8; fix: fill, replace or drop them "
         "before auditing (FACTS needs a value in every cell)\n"
     )
     assert not out.exists()
