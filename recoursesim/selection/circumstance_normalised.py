@@ -10,14 +10,7 @@ import numpy as np
 from recoursesim._validate import check_choice
 from recoursesim.component import Component
 from recoursesim.registry import register
-from recoursesim.selection.base import (
-    Selection,
-    SelectionContext,
-    check_places,
-    check_scores,
-    places_at,
-    top_k_mask,
-)
+from recoursesim.selection.base import Selection, SelectionContext, check_places, check_scores, places_at, top_k_mask
 
 
 def group_quotas(k: int, sizes: np.ndarray, best: np.ndarray, *, equal: bool = False) -> np.ndarray:

@@ -8,14 +8,7 @@ import numpy as np
 
 from recoursesim.component import Component
 from recoursesim.registry import register
-from recoursesim.selection.base import (
-    Selection,
-    SelectionContext,
-    check_places,
-    check_scores,
-    places_at,
-    top_k_mask,
-)
+from recoursesim.selection.base import Selection, SelectionContext, check_places, check_scores, places_at, top_k_mask
 
 
 @register("selector", "top_k", "topk")

@@ -19,6 +19,7 @@ from recoursesim.errors import ConfigError, DataError
 from recoursesim.scenario import Scenario
 from recoursesim.scenario.scenario import ScenarioError
 from tests.hostile.conftest import ROOT, one_line_error, small_text
+from tests.subprocesses import run_python
 
 README = ROOT / "docs" / "plugins.md"
 PLUGIN_TOML = '\n[selection]\nname = "{name}"\nk = 4\n'
@@ -39,12 +40,17 @@ def plugin_scenario(name: str) -> str:
 
 @pytest.fixture
 def clean_registry():
-    """Restore the registry's tables after a test that registers plug-ins."""
+    """Restore the registry's tables after a test that registers plug-ins.
+
+    Built-in components imported during the test (the registry imports some only when first named)
+    stay registered: their modules are imported once per process, so dropping them would lose them.
+    """
     saved = copy.deepcopy({kind: dict(table) for kind, table in registry._REGISTRY.items()})
     yield registry._REGISTRY
-    for kind, table in saved.items():
-        registry._REGISTRY[kind].clear()
-        registry._REGISTRY[kind].update(table)
+    for kind, table in registry._REGISTRY.items():
+        builtins = {name: cls for name, cls in table.items() if cls.__module__.startswith("recoursesim.")}
+        table.clear()
+        table.update({**builtins, **saved.get(kind, {})})
 
 
 @pytest.fixture
@@ -69,8 +75,7 @@ def site(tmp_path) -> Path:
 def run_cli(args: list[str], cwd: Path, site: Path | None = None) -> subprocess.CompletedProcess:
     path = [str(ROOT)] + ([str(site)] if site else [])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
-    command = [sys.executable, "-m", "recoursesim.cli", *args]
-    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    return run_python(["-m", "recoursesim.cli", *args], cwd, env)
 
 
 def test_readme_plugin_passes_check_selector(site, monkeypatch, clean_registry):
@@ -116,14 +121,7 @@ def test_plugin_registered_in_a_driver_script_runs_in_workers(tmp_path, executor
     (tmp_path / "s.toml").write_text(plugin_scenario("newcomers_first"))
     (tmp_path / "driver.py").write_text(DRIVER)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        [sys.executable, "driver.py", "plugin.py", "s.toml", "out", executor],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = run_python(["driver.py", "plugin.py", "s.toml", "out", executor], tmp_path, env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "3 3 []"
 

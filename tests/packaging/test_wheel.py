@@ -9,6 +9,7 @@ stand in for the wheel: only the wheel's own files and the third-party dependenc
 from __future__ import annotations
 
 import configparser
+import os
 import shutil
 import subprocess
 import sys
@@ -17,6 +18,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
+from tests.subprocesses import run_python
 
 pytestmark = pytest.mark.packaging
 
@@ -83,30 +86,12 @@ def test_unpacked_wheel_runs_default(wheel: Path, tmp_path: Path) -> None:
     deps = sysconfig.get_paths()["purelib"]
     env = {"PYTHONPATH": f"{unpacked}:{deps}", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     code = "import sys; from recoursesim.__main__ import main; sys.argv[0] = 'recoursesim'; sys.exit(main())"
-    run = subprocess.run(
-        [sys.executable, "-S", "-c", code, "run", "default", "--no-write"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    run = run_python(["-S", "-c", code, "run", "default", "--no-write"], tmp_path, env)
     assert run.returncode == 0, run.stderr
-    where = subprocess.run(
-        [sys.executable, "-S", "-c", "import recoursesim.scenarios as s; print(s.__file__)"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    where = run_python(["-S", "-c", "import recoursesim.scenarios as s; print(s.__file__)"], tmp_path, env)
+    assert where.returncode == 0, where.stderr
     assert where.stdout.strip().startswith(str(unpacked))
-    from_checkout = subprocess.run(
-        [sys.executable, "-m", "recoursesim", "run", "default", "--no-write"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    from_checkout = run_python(["-m", "recoursesim", "run", "default", "--no-write"], tmp_path, os.environ)
+    assert from_checkout.returncode == 0, from_checkout.stderr
     assert "advantaged" in run.stdout
     assert run.stdout == from_checkout.stdout
