@@ -105,7 +105,7 @@ def pareto_options(value: np.ndarray, gain: np.ndarray, cost: np.ndarray, usable
     # then position, an option survives exactly when it gains more than every option before it:
     # O(m log m) per agent, where comparing every pair would need an (n, m, m) array.
     order = np.lexsort((np.broadcast_to(np.arange(g.shape[1]), g.shape), -g, c), axis=1)
-    sorted_gain = np.take_along_axis(g, order, axis=1)
+    sorted_gain = _along_rows(g, order)
     before = np.maximum.accumulate(
         np.concatenate([np.full((g.shape[0], 1), -np.inf), sorted_gain[:, :-1]], axis=1), axis=1
     )
@@ -114,11 +114,11 @@ def pareto_options(value: np.ndarray, gain: np.ndarray, cost: np.ndarray, usable
     keep &= usable
     width = max(int(keep.sum(axis=1).max(initial=0)), 0)
     order = np.argsort(~keep, axis=1, kind="stable")[:, :width]
-    kept = np.take_along_axis(keep, order, axis=1)
+    kept = _along_rows(keep, order)
     return DiscreteOptions(
-        value=np.take_along_axis(value, order, axis=1),
-        gain=np.where(kept, np.take_along_axis(gain, order, axis=1), 0.0),
-        cost=np.where(kept, np.take_along_axis(cost, order, axis=1), np.inf),
+        value=_along_rows(value, order),
+        gain=np.where(kept, _along_rows(gain, order), 0.0),
+        cost=np.where(kept, _along_rows(cost, order), np.inf),
     )
 
 
@@ -180,6 +180,11 @@ def solve_separable(problem: SeparableProblem, max_integer_options: int = 128) -
     return solution
 
 
+def _along_rows(values: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``np.take_along_axis(values, order, axis=1)`` for 2-D arrays, without its per-call checks."""
+    return values[np.arange(order.shape[0])[:, None], order]
+
+
 def _unit_steps(problem: SeparableProblem, k: int) -> DiscreteOptions:
     """Moving integer feature ``k`` by 1, 2, ... units, as discrete options."""
     width = int(problem.room[:, k].max(initial=0.0))
@@ -221,8 +226,8 @@ def _frontier(
         cost = (cost[:, :, None] + add_cost[:, None, :]).reshape(r, -1)
         gain = np.minimum((gain[:, :, None] + add_gain[:, None, :]).reshape(r, -1), need[:, None])
         order = np.lexsort((-gain, cost), axis=1)
-        cost = np.take_along_axis(cost, order, axis=1)
-        gain = np.take_along_axis(gain, order, axis=1)
+        cost = _along_rows(cost, order)
+        gain = _along_rows(gain, order)
         earlier = np.maximum.accumulate(np.concatenate([np.full((r, 1), -np.inf), gain[:, :-1]], axis=1), axis=1)
         keep = (gain > earlier) & np.isfinite(cost)
         # move the kept points to the front of their row, in order
@@ -289,8 +294,8 @@ def _knapsack_tables(problem: SeparableProblem, rows: np.ndarray) -> tuple[np.nd
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(useful, unit / np.where(useful, slope, 1.0), np.inf)
     order = np.argsort(ratio, axis=1, kind="stable")
-    ratio = np.take_along_axis(ratio, order, axis=1)
-    cap = np.take_along_axis(np.where(useful, slope * room, 0.0), order, axis=1)
+    ratio = _along_rows(ratio, order)
+    cap = _along_rows(np.where(useful, slope * room, 0.0), order)
     before = np.cumsum(cap, axis=1) - cap
     return ratio, cap, before, order
 
@@ -311,7 +316,7 @@ def _knapsack_amount(
     """Per-feature move amounts filling ``left`` greedily (back in the features' own order)."""
     used = np.clip(left[:, None] - before, 0.0, cap)
     amount_sorted = np.zeros_like(used)
-    slope_sorted = np.take_along_axis(slope, order, axis=1)
+    slope_sorted = _along_rows(slope, order)
     np.divide(used, slope_sorted, out=amount_sorted, where=used > 0)
     amount = np.zeros_like(amount_sorted)
     np.put_along_axis(amount, order, amount_sorted, axis=1)
