@@ -14,13 +14,14 @@ from recoursesim._validate import check_float
 from recoursesim.auditors.facts import metrics as fm
 from recoursesim.auditors.facts.config import FactsConfig
 from recoursesim.auditors.facts.effects import ACTION_RULES, Evaluation, evaluate
-from recoursesim.auditors.facts.encoding import build_item_space
-from recoursesim.auditors.facts.estimate import MemoryGuard, estimate_audit
+from recoursesim.auditors.facts.encoding import ItemSpace, build_item_space
+from recoursesim.auditors.facts.estimate import MemoryGuard, PopulationBound, estimate_audit
 from recoursesim.auditors.facts.inputs import BinaryPredictor, CodePredictor, check_finite, distinct_values
 from recoursesim.auditors.facts.linear import linear_codes
 from recoursesim.auditors.facts.miners import MINERS
 from recoursesim.auditors.facts.mining import Itemsets, intersect
 from recoursesim.auditors.facts.populations import Population, mine_populations
+from recoursesim.auditors.facts.protected import ProtectedGroups, affected_rows, protected_groups
 from recoursesim.auditors.facts.ranking import ranking_table
 from recoursesim.auditors.facts.support import SupportRule, resolve_support, support_line
 from recoursesim.auditors.facts.variants import METRICS, TITLES, MetricVariant
@@ -154,65 +155,25 @@ class FactsAuditor:
         """
         self._check_params()
         started = time.perf_counter()
-        timings: dict[str, float] = {}
         config = self.config or FactsConfig()
         if protected not in X.columns:
             raise DataError("protected", f"column {protected!r} is not in the data", f"use one of {list(X.columns)}")
         config.check_columns(X)
         check_finite(X, protected)
         X = X.reset_index(drop=True)
-        values = X[protected].value_counts()
-        if len(values) < 2:
-            raise DataError(
-                "protected",
-                f"column {protected!r} has {len(values)} distinct value(s)",
-                "choose an attribute with at least two values",
-            )
-        reference = values.index[0] if reference_value is None else reference_value
-        if reference not in values.index:
-            raise DataError(
-                "reference_value",
-                f"{reference!r} does not occur in {protected!r}",
-                f"use one of {', '.join(map(str, values.index))}",
-            )
-        others = [v for v in values.index if v != reference]
-        group_names = (str(others[0]) if len(others) == 1 else f"non-{reference}", str(reference))
-        group = (X[protected] == reference).to_numpy().astype(np.int8)
-
+        groups = protected_groups(X, protected, reference_value)
         self.predict_ = BinaryPredictor(model, positive_label)
         positive = self.predict_(X) if y_pred is None else self.predict_.check(np.asarray(y_pred)[X.index])
-        affected = np.flatnonzero(~positive)
-        for g in (0, 1):
-            if not (group[affected] == g).any():
-                raise DataError(
-                    "protected",
-                    f"group {group_names[g]!r} has no negatively predicted (affected) individual",
-                    "audit a model or data where both groups have affected individuals",
-                )
+        affected = affected_rows(positive, groups)
         immutable = set(config.immutable) | {protected}
         space = build_item_space(X, config, immutable)
-        timings["encode"] = time.perf_counter() - started
+        timings = {"encode": time.perf_counter() - started}
 
-        pj = space.features.index(protected)
-        subgroup_features = [j for j in range(len(space.features)) if j != pj]
-        if self.actions == "subsets":
-            # An action fixing an immutable feature must keep it, so under the subset rule it has
-            # the effect of the same action without that feature: mine mutable features only.
-            action_features = [j for j in subgroup_features if space.features[j] not in immutable]
-        else:
-            # The paper's rule needs actions over exactly a subgroup's features, immutable ones
-            # included (kept at the subgroup's value; feasibility forbids changing them).
-            action_features = subgroup_features
-        subgroup_rule, action_rule = self._support_rules()
-        populations = [
-            Population(f"affected {group_names[g]}", affected[group[affected] == g], subgroup_features, subgroup_rule)
-            for g in (0, 1)
-        ]
-        populations.append(Population("unaffected", np.flatnonzero(positive), action_features, action_rule))
         t = time.perf_counter()
+        populations = self._populations(space, groups, immutable, affected, positive)
         bounds = [population.bound(space) for population in populations]
         self.estimate_ = estimate_audit(bounds, len(space.features))
-        self.support_ = support_line(bounds, subgroup_rule, action_rule)
+        self.support_ = support_line(bounds, populations[0].rule, populations[2].rule)
         if echo is not None:
             echo(self.support_)
             echo(self.estimate_.line())
@@ -225,17 +186,16 @@ class FactsAuditor:
         timings["mine"] = time.perf_counter() - t
 
         t = time.perf_counter()
-        codes_predict = CodePredictor(space, self.predict_)
-        linear = linear_codes(model, space, positive_label)
+        in_group = groups.of_row[affected].astype(np.int64)
         ev = evaluate(
             space,
             affected,
-            group[affected].astype(np.int64),
+            in_group,
             subgroups,
             actions,
-            codes_predict,
+            CodePredictor(space, self.predict_),
             rule=self.actions,
-            linear=linear,
+            linear=linear_codes(model, space, positive_label),
             progress=self.progress,
         )
         timings["effectiveness"] = time.perf_counter() - t
@@ -243,33 +203,61 @@ class FactsAuditor:
         t = time.perf_counter()
         self.warnings_: list[str] = []
         self.phis_ = distinct_values(self.phis)
-        budgets, self.budget_rule_ = self._budgets(ev)
-        n_group = np.array([(group[affected] == g).sum() for g in (0, 1)])
-        self.space_ = space
-        self.protected_ = protected
-        self.group_names_ = group_names
-        self.subgroups_ = subgroups
-        self.actions_ = actions
-        self.evaluation_ = ev
-        self.budgets_ = budgets
-        self.n_affected_ = n_group
+        self.budgets_, self.budget_rule_ = self._budgets(ev)
+        self.n_affected_ = np.bincount(in_group, minlength=2)
+        self.space_, self.protected_, self.group_names_ = space, protected, groups.names
+        self.subgroups_, self.actions_, self.evaluation_ = subgroups, actions, ev
         items = [[space.label(j, c) for c in range(len(values))] for j, values in enumerate(space.values)]
         self.subgroup_labels_ = [
             ", ".join(items[j][c] for j, c in enumerate(row) if c >= 0) for row in subgroups.values.tolist()
         ]
-        self.ranking_ = ranking_table(self, ev, n_group)
+        self.ranking_ = ranking_table(self, ev, self.n_affected_)
         timings["rank"] = time.perf_counter() - t
         timings["total"] = time.perf_counter() - started
         self.timings_ = timings
-        self.summary_: dict[str, Any] = {
-            "rows": len(X),
-            "affected": len(affected),
-            "affected_per_group": dict(zip(group_names, n_group.tolist(), strict=True)),
-            "subgroups_per_group": dict(zip(group_names, [len(s) for s in per_group], strict=True)),
-            "common_subgroups": len(subgroups),
+        self.summary_ = self._summary(len(X), len(affected), [len(s) for s in per_group], bounds)
+        return self
+
+    def _populations(
+        self,
+        space: ItemSpace,
+        groups: ProtectedGroups,
+        immutable: set[str],
+        affected: np.ndarray,
+        positive: np.ndarray,
+    ) -> list[Population]:
+        """The three mined populations: each group's affected rows (subgroups) and the unaffected (actions)."""
+        pj = space.features.index(groups.column)
+        subgroup_features = [j for j in range(len(space.features)) if j != pj]
+        if self.actions == "subsets":
+            # An action fixing an immutable feature must keep it, so under the subset rule it has
+            # the effect of the same action without that feature: mine mutable features only.
+            action_features = [j for j in subgroup_features if space.features[j] not in immutable]
+        else:
+            # The paper's rule needs actions over exactly a subgroup's features, immutable ones
+            # included (kept at the subgroup's value; feasibility forbids changing them).
+            action_features = subgroup_features
+        subgroup_rule, action_rule = self._support_rules()
+        in_group = groups.of_row[affected]
+        populations = [
+            Population(f"affected {groups.names[g]}", affected[in_group == g], subgroup_features, subgroup_rule)
+            for g in (0, 1)
+        ]
+        populations.append(Population("unaffected", np.flatnonzero(positive), action_features, action_rule))
+        return populations
+
+    def _summary(self, rows: int, affected: int, per_group: list[int], bounds: list[PopulationBound]) -> dict[str, Any]:
+        """The fitted audit in numbers and lines (``summary_``)."""
+        ev, names, n_subgroups = self.evaluation_, self.group_names_, len(self.subgroups_)
+        return {
+            "rows": rows,
+            "affected": affected,
+            "affected_per_group": dict(zip(names, self.n_affected_.tolist(), strict=True)),
+            "subgroups_per_group": dict(zip(names, per_group, strict=True)),
+            "common_subgroups": n_subgroups,
             "mined": (
-                f"{len(subgroups):,} subgroups common to both groups (of {len(per_group[0]):,} and "
-                f"{len(per_group[1]):,}) and {len(actions):,} actions"
+                f"{n_subgroups:,} subgroups common to both groups (of {per_group[0]:,} and "
+                f"{per_group[1]:,}) and {len(self.actions_):,} actions"
             ),
             "support": self.support_,
             "estimate": self.estimate_.line(),
@@ -277,17 +265,16 @@ class FactsAuditor:
             "bound_by": {b.name: b.binding for b in bounds},
             "miner": self.miner,
             "action_rule": self.actions,
-            "actions": len(actions),
+            "actions": len(self.actions_),
             "valid_pairs": len(ev.pair_subgroup),
             "merged_duplicate_pairs": ev.n_merged_pairs,
             "applications": ev.n_applications,
             "counterfactual_rows": ev.n_counterfactuals,
             "model_calls": ev.n_model_calls + 1,
-            "budgets": list(budgets),
+            "budgets": list(self.budgets_),
             "budget_rule": self.budget_rule_,
             "warnings": list(self.warnings_),
         }
-        return self
 
     def _budgets(self, ev: Evaluation) -> tuple[tuple[float, ...], str]:
         """Return the distinct budgets (sorted) and the rule that chose them."""
