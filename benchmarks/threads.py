@@ -16,8 +16,9 @@ process, so a change in the machine's load hits both alike; the figures are the 
 - ``by_size``: the same figures for every population size;
 - ``load_average``: the 1-minute load average before and after.
 
-:func:`recoursesim.simulate.simulate` (and ``recoursesim run``) pins every run, whatever its size:
-these figures are what that decision rests on.
+:func:`recoursesim.simulate.simulate` (and ``recoursesim run``) pins a run from
+``recoursesim.threads.PIN_FROM_AGENTS`` (100,000) initial agents on: these figures are what that
+threshold rests on.
 
 On a 2-core machine the work of one run is memory-bound at this size; BLAS threads spinning on
 both cores then cost CPU time (taken from other processes) without making the run faster.
@@ -44,7 +45,7 @@ def timed(initial: int, steps: int, pinned: bool) -> tuple[float, float]:
     )
     scenario = scenario.with_overrides({"run.steps": steps})
     start, cpu = time.perf_counter(), time.process_time()
-    if pinned:  # what simulate() and `recoursesim run` do
+    if pinned:  # what simulate() and `recoursesim run` do from PIN_FROM_AGENTS agents on
         with single_threaded():
             model = scenario.build_model(0).run()
     else:

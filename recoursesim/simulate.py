@@ -20,7 +20,7 @@ from recoursesim.metrics import agent_outcomes, recourse_over_time, recourse_sum
 from recoursesim.model import RecourseModel
 from recoursesim.resources import check_run_memory
 from recoursesim.scenario import Scenario, load_scenario
-from recoursesim.threads import single_threaded
+from recoursesim.threads import threads_for_run
 
 #: Files a run writes, and what each holds.
 RESULT_FILES: dict[str, str] = {
@@ -176,7 +176,7 @@ def simulate(
     if seed is None:
         seed = scenario.seed
     model = scenario.build_model(seed)
-    with single_threaded():  # see recoursesim.threads: one run's native work gains nothing from BLAS threads
+    with threads_for_run(model.n_initial):  # large runs: one BLAS/OpenMP thread (see recoursesim.threads)
         model.run()
     return RunResult(scenario, seed, model)
 
