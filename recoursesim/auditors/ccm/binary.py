@@ -89,22 +89,39 @@ def flip_units(
     for _level in range(2, max_depth + 1):
         if not frontier.any():
             break
-        fired = np.zeros_like(frontier)
-        for a in np.flatnonzero(frontier.any(axis=0)):
-            for u in np.flatnonzero(allowed):
-                if u == a:
-                    continue
-                rows = np.flatnonzero(frontier[:, a] & ~flipped[:, u])
-                if rows.size == 0:
-                    continue
-                table = conditional_table(target_codes[:, a], target_codes[:, u], n_categories[a], n_categories[u])
-                values = sample_codes[rows, u]
-                gap = np.abs(table[new[rows, a], values] - table[sample_codes[rows, a], values])
-                fired[rows[gap >= tau - TIE_TOLERANCE], u] = True  # NaN (empty condition) never fires
+        fired = _fired_by(frontier, flipped, allowed, sample_codes, new, target_codes, n_categories, tau)
         for u in np.flatnonzero(fired.any(axis=0)):
             flip(u, np.flatnonzero(fired[:, u]))
         frontier = fired
     return new
+
+
+def _fired_by(
+    frontier: np.ndarray,
+    flipped: np.ndarray,
+    allowed: np.ndarray,
+    sample_codes: np.ndarray,
+    new: np.ndarray,
+    target_codes: np.ndarray,
+    n_categories: list[int],
+    tau: float,
+) -> np.ndarray:
+    """The next level's flips, as ``(n, u)`` booleans.
+
+    Unit ``u`` of a row fires when the flip of a unit ``a`` at the last level moved
+    ``P(u = value | a)`` in the target group by at least ``tau``.
+    """
+    fired = np.zeros_like(frontier)
+    for a in np.flatnonzero(frontier.any(axis=0)):
+        for u in np.flatnonzero(allowed & (np.arange(len(allowed)) != a)):
+            rows = np.flatnonzero(frontier[:, a] & ~flipped[:, u])
+            if rows.size == 0:
+                continue
+            table = conditional_table(target_codes[:, a], target_codes[:, u], n_categories[a], n_categories[u])
+            values = sample_codes[rows, u]
+            gap = np.abs(table[new[rows, a], values] - table[sample_codes[rows, a], values])
+            fired[rows[gap >= tau - TIE_TOLERANCE], u] = True  # NaN (empty condition) never fires
+    return fired
 
 
 def _replacement_codes(p_target: np.ndarray) -> np.ndarray:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -111,15 +111,8 @@ def generate_counterfactuals(
                 cf[sensitive] = group_b
                 reason = _empty_cell_reason(src, tgt, group_a, group_b, y)
                 if not reason:
-                    for column in continuous:
-                        if column in allowed:
-                            values = cf[column].to_numpy(dtype=float)
-                            cf[column] = quantile_map(values, _ref(train_df, column, src), _ref(train_df, column, tgt))
-                    for column in ordinal:
-                        if column in allowed:
-                            values = cf[column].to_numpy(dtype=float)
-                            mapped = ordinal_map(values, _ref(train_df, column, src), _ref(train_df, column, tgt))
-                            cf[column] = np.where(np.isnan(values), np.nan, mapped)
+                    _map_numeric(cf, train_df, src, tgt, [c for c in continuous if c in allowed], quantile_map)
+                    _map_numeric(cf, train_df, src, tgt, [c for c in ordinal if c in allowed], ordinal_map, True)
                     if units:
                         new_codes = flip_units(
                             sample_codes[rows],
@@ -253,6 +246,25 @@ def _decode_units(cf: pd.DataFrame, units: list[list[str]], new: np.ndarray, old
             block[changed] = 0
             block[np.flatnonzero(changed), new[changed, u]] = 1
             cf[cols] = block
+
+
+def _map_numeric(
+    cf: pd.DataFrame,
+    train_df: pd.DataFrame,
+    src: np.ndarray,
+    tgt: np.ndarray,
+    columns: list[str],
+    mapper: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray],
+    keep_missing: bool = False,
+) -> None:
+    """Map ``columns`` of ``cf`` from the source cell's distribution to the target cell's, in place.
+
+    With ``keep_missing``, a missing value stays missing whatever the mapper returns for it.
+    """
+    for column in columns:
+        values = cf[column].to_numpy(dtype=float)
+        mapped = mapper(values, _ref(train_df, column, src), _ref(train_df, column, tgt))
+        cf[column] = np.where(np.isnan(values), np.nan, mapped) if keep_missing else mapped
 
 
 def _ref(frame: pd.DataFrame, column: str, mask: np.ndarray) -> np.ndarray:

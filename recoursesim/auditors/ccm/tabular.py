@@ -100,18 +100,9 @@ def encode_table(
         DataError: Missing columns, a non-binary label, or values outside an ordinal order.
     """
     orders = dict(ordinal_orders or {})
-    for option, column in (("sensitive", sensitive), ("label", label)):
-        if column not in frame.columns:
-            raise DataError(option, f"{column!r} is not a column of the data", f"use one of {list(frame.columns)}")
+    _check_label_and_groups(frame, sensitive, label)
     chosen = [c for c in feature_types if c not in (sensitive, label)] if features is None else list(features)
-    y = frame[label]
-    if y.isna().any() or not y.isin([0, 1]).all():
-        raise DataError(label, "must be a binary 0/1 label without missing values", "binarise it (1 = favourable)")
-    if frame[sensitive].isna().any():
-        raise DataError(sensitive, "has missing values", "drop those rows or give them a group")
-    if frame[sensitive].nunique() < 2:
-        raise DataError(sensitive, "has a single value", "audit an attribute with two or more groups")
-    out = {sensitive: frame[sensitive].to_numpy(), label: y.to_numpy(dtype=np.int64)}
+    out = {sensitive: frame[sensitive].to_numpy(), label: frame[label].to_numpy(dtype=np.int64)}
     enc = EncodedTable(pd.DataFrame(), sensitive, label)
     for column in chosen:
         if column not in frame.columns:
@@ -129,18 +120,12 @@ def encode_table(
             out[column] = _ordinal_codes(column, values, orders.get(column))
             enc.ordinal.append(column)
         elif kind == "binary":
-            distinct = sorted(values.dropna().unique().tolist(), key=str)
-            if values.isna().any() or len(distinct) > 2:
-                raise DataError(
-                    column,
-                    "a binary feature must have at most two values and no NaN",
-                    "declare it categorical (--types COL=categorical), or drop the rows with other values",
-                )
-            if len(distinct) < 2:
+            pair = _binary_values(column, values)
+            if pair is None:
                 continue
-            out[column] = (values == distinct[1]).to_numpy(dtype=np.int64)
+            out[column] = (values == pair[1]).to_numpy(dtype=np.int64)
             enc.binary.append(column)
-            enc.binary_values[column] = (distinct[0], distinct[1])
+            enc.binary_values[column] = pair
         else:
             filled = values.astype(object).where(values.notna(), MISSING).astype(str)
             categories = sorted(filled.unique())
@@ -154,6 +139,32 @@ def encode_table(
     return EncodedTable(
         encoded, sensitive, label, enc.continuous, enc.ordinal, enc.binary, enc.onehot_groups, enc.binary_values
     )
+
+
+def _check_label_and_groups(frame: pd.DataFrame, sensitive: str, label: str) -> None:
+    """Refuse a missing sensitive or label column, a label that is not 0/1, or fewer than two complete groups."""
+    for option, column in (("sensitive", sensitive), ("label", label)):
+        if column not in frame.columns:
+            raise DataError(option, f"{column!r} is not a column of the data", f"use one of {list(frame.columns)}")
+    y = frame[label]
+    if y.isna().any() or not y.isin([0, 1]).all():
+        raise DataError(label, "must be a binary 0/1 label without missing values", "binarise it (1 = favourable)")
+    if frame[sensitive].isna().any():
+        raise DataError(sensitive, "has missing values", "drop those rows or give them a group")
+    if frame[sensitive].nunique() < 2:
+        raise DataError(sensitive, "has a single value", "audit an attribute with two or more groups")
+
+
+def _binary_values(column: str, values: pd.Series) -> tuple[object, object] | None:
+    """A binary feature's two values (sorted as text), or ``None`` for a constant column (dropped)."""
+    distinct = sorted(values.dropna().unique().tolist(), key=str)
+    if values.isna().any() or len(distinct) > 2:
+        raise DataError(
+            column,
+            "a binary feature must have at most two values and no NaN",
+            "declare it categorical (--types COL=categorical), or drop the rows with other values",
+        )
+    return None if len(distinct) < 2 else (distinct[0], distinct[1])
 
 
 def _ordinal_codes(column: str, values: pd.Series, order: Sequence | None) -> np.ndarray:

@@ -104,13 +104,22 @@ class MinimalInterventionRecourse:
 
     def _validate(self) -> None:
         names = self.scm.variables
-        d = len(names)
         self.coef_ = _vector("coef", self.coef, names)
         self.intercept_ = float(self.intercept)
         self.threshold_ = float(self.threshold)
         ranges = _vector("ranges", self.ranges, names)
         if (ranges < 0).any():
             raise ConfigError("ranges", "must be non-negative", "pass max - min of each variable")
+        self.actionable_index_ = self._actionable_index(ranges)
+        self.ranges_ = ranges
+        for name, value in self.direction.items():
+            check_choice(f"direction.{name}", value, ["increase", "decrease", "both"])
+        self.scm.index(self.direction)
+        self._set_bounds_and_weights(len(names))
+        self._check_intervention()
+
+    def _actionable_index(self, ranges: np.ndarray) -> list[int]:
+        """The indices of the actionable variables that vary (a warning names those with range 0)."""
         if not self.actionable:
             raise ConfigError("actionable", "is empty", "name at least one actionable variable")
         forbidden = sorted(set(self.actionable) & set(self.sensitive))
@@ -119,18 +128,18 @@ class MinimalInterventionRecourse:
         idx = self.scm.index(self.actionable)
         zero = [self.actionable[k] for k, j in enumerate(idx) if ranges[j] == 0]
         if zero:
-            warnings.warn(f"actionable variable(s) {zero} have range 0 and are excluded", UserWarning, stacklevel=3)
-        self.actionable_index_ = [j for j in idx if ranges[j] > 0]
-        if not self.actionable_index_:
+            warnings.warn(f"actionable variable(s) {zero} have range 0 and are excluded", UserWarning, stacklevel=4)
+        index = [j for j in idx if ranges[j] > 0]
+        if not index:
             raise DataError(
                 "ranges",
                 "every actionable variable has range 0 (the same value in every row)",
                 "make a variable that varies in the data actionable",
             )
-        self.ranges_ = ranges
-        for name, value in self.direction.items():
-            check_choice(f"direction.{name}", value, ["increase", "decrease", "both"])
-        self.scm.index(self.direction)
+        return index
+
+    def _set_bounds_and_weights(self, d: int) -> None:
+        """``lower_``, ``upper_`` (infinite where not given) and ``weights_`` (1 where not given) over the variables."""
         self.lower_ = np.full(d, -np.inf)
         self.upper_ = np.full(d, np.inf)
         for bound, values in ((self.lower_, self.lower), (self.upper_, self.upper)):
@@ -139,8 +148,12 @@ class MinimalInterventionRecourse:
         self.weights_ = np.ones(d)
         for k, v in zip(self.scm.index(self.weights), self.weights.values(), strict=True):
             if not float(v) > 0:
-                raise ConfigError(f"weights.{names[k]}", "must be positive", "use a positive relative cost")
+                field = f"weights.{self.scm.variables[k]}"
+                raise ConfigError(field, "must be positive", "use a positive relative cost")
             self.weights_[k] = float(v)
+
+    def _check_intervention(self) -> None:
+        """Check ``intervention`` and ``method`` against the actionable set and bounds; set ``needs_lp_``."""
         if self.intervention not in ("antichain", "subsets"):
             raise ConfigError("intervention", f"unknown value {self.intervention!r}", "use antichain or subsets")
         if self.method not in ("auto", "closed_form", "lp"):
