@@ -80,6 +80,29 @@ def probe_additive_form(
         saturates: ``function`` is a probability: values within 1e-9 of 0 or 1 are not checked.
     """
     base = features[0]
+    probes, where = _one_feature_probes(base, schema, mutable)
+    check, origin = _check_pairs(features, schema, mutable)
+    values = np.asarray(function(np.concatenate([base[None, :], *probes, check, origin])), dtype=float)
+    if links is None:
+        links = ["logistic", "identity"] if np.all((values > 0) & (values < 1)) else ["identity"]
+    for link in links:
+        margin = to_margin(values, link) if saturates else values
+        form, at = _measured_form(margin, where, schema, features.shape[1], link)
+        predicted = form.contribution(check) - form.contribution(origin)
+        observed = margin[at : at + 64] - margin[at + 64 :]
+        usable = np.ones(64, dtype=bool)
+        if saturates and link == "logistic":
+            within = (values[at:] > _SATURATED) & (values[at:] < 1 - _SATURATED)
+            usable = within[:64] & within[64:]
+        if np.all(np.abs(predicted - observed)[usable] <= tolerance * (1 + np.abs(observed[usable]))):
+            return form
+    return None
+
+
+def _one_feature_probes(
+    base: np.ndarray, schema: FeatureSchema, mutable: np.ndarray
+) -> tuple[list[np.ndarray], list[tuple[int, np.ndarray]]]:
+    """Rows that change one mutable feature of ``base`` at a time (its bounds, or each category)."""
     probes, where = [], []
     for j in np.flatnonzero(mutable):
         if schema.is_numeric[j] or schema.is_integer[j]:
@@ -90,6 +113,11 @@ def probe_additive_form(
         rows[:, j] = values
         probes.append(rows)
         where.append((int(j), values))
+    return probes, where
+
+
+def _check_pairs(features: np.ndarray, schema: FeatureSchema, mutable: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """64 pairs of rows (seeded) that differ in several mutable features at once, immutable ones shared."""
     rng = np.random.default_rng(0)
     check = features[rng.integers(0, features.shape[0], size=64)].copy()
     for j in np.flatnonzero(mutable):
@@ -101,31 +129,28 @@ def probe_additive_form(
             check[:, j] = rng.integers(0, schema.n_categories[j], size=64)
     origin = features[rng.integers(0, features.shape[0], size=64)].copy()
     origin[:, ~mutable] = check[:, ~mutable]
-    values = np.asarray(function(np.concatenate([base[None, :], *probes, check, origin])), dtype=float)
-    if links is None:
-        links = ["logistic", "identity"] if np.all((values > 0) & (values < 1)) else ["identity"]
-    for link in links:
-        margin = to_margin(values, link) if saturates else values
-        slope = np.zeros(features.shape[1])
-        tables = [np.zeros(0)] * features.shape[1]
-        at = 1
-        for column, levels in where:
-            part = margin[at : at + levels.size] - margin[0]
-            at += levels.size
-            if schema.is_numeric[column] or schema.is_integer[column]:
-                slope[column] = (part[1] - part[0]) / (levels[1] - levels[0])
-            else:
-                tables[column] = part
-        form = AdditiveForm(link, 0.0, slope, tuple(tables))
-        predicted = form.contribution(check) - form.contribution(origin)
-        observed = margin[at : at + 64] - margin[at + 64 :]
-        usable = np.ones(64, dtype=bool)
-        if saturates and link == "logistic":
-            within = (values[at:] > _SATURATED) & (values[at:] < 1 - _SATURATED)
-            usable = within[:64] & within[64:]
-        if np.all(np.abs(predicted - observed)[usable] <= tolerance * (1 + np.abs(observed[usable]))):
-            return form
-    return None
+    return check, origin
+
+
+def _measured_form(
+    margin: np.ndarray,
+    where: list[tuple[int, np.ndarray]],
+    schema: FeatureSchema,
+    n_features: int,
+    link: Literal["identity", "logistic"],
+) -> tuple[AdditiveForm, int]:
+    """The additive form the one-feature probes measure, and where the check rows start in ``margin``."""
+    slope = np.zeros(n_features)
+    tables = [np.zeros(0)] * n_features
+    at = 1
+    for column, levels in where:
+        part = margin[at : at + levels.size] - margin[0]
+        at += levels.size
+        if schema.is_numeric[column] or schema.is_integer[column]:
+            slope[column] = (part[1] - part[0]) / (levels[1] - levels[0])
+        else:
+            tables[column] = part
+    return AdditiveForm(link, 0.0, slope, tuple(tables)), at
 
 
 @register("recourse", "exact_linear", "linear_mixed")
