@@ -18,15 +18,25 @@ RANGES = [
 ]
 
 
+def _analyse(tmp_path, method, n, *, seed, n_seeds, metric, expected_samples):
+    """Run the known-answer analysis; return the result and its indices by parameter."""
+    the_design = design(RANGES, method, n, seed=seed)
+    assert len(the_design.params) == expected_samples
+    result = run_sensitivity(
+        load_scenario("default"),
+        the_design,
+        parse_metric(metric),
+        tmp_path / "sweep",
+        n_seeds=n_seeds,
+        runner=known_runner,
+    )
+    return result, result.indices.set_index("parameter")
+
+
 def test_sobol_recovers_a_known_answer(tmp_path):
     # y = 4·x1 + x2 (x uniform on [0, 1]) + seed noise; x3 inert. Var(y) = (16 + 1)/12, so
     # ST(x1) = 16/17 ≈ 0.94, ST(x2) = 1/17 ≈ 0.06, ST(x3) = 0.
-    the_design = design(RANGES, "sobol", 64, seed=3)
-    assert len(the_design.params) == 64 * 5
-    result = run_sensitivity(
-        load_scenario("default"), the_design, parse_metric("dTTR:a"), tmp_path / "sweep", n_seeds=3, runner=known_runner
-    )
-    table = result.indices.set_index("parameter")
+    result, table = _analyse(tmp_path, "sobol", 64, seed=3, n_seeds=3, metric="dTTR:a", expected_samples=64 * 5)
     assert table.loc["selection.k", "rank"] == 1
     assert table.loc["population.entrants", "rank"] == 2
     inert = table.loc["scorer.intercept"]
@@ -47,12 +57,7 @@ def test_sobol_recovers_a_known_answer(tmp_path):
 
 
 def test_morris_ranks_the_dominant_parameter_first(tmp_path):
-    the_design = design(RANGES, "morris", 12, seed=1)
-    assert len(the_design.params) == 12 * 4
-    result = run_sensitivity(
-        load_scenario("default"), the_design, parse_metric("dttr:a"), tmp_path / "sweep", n_seeds=2, runner=known_runner
-    )
-    table = result.indices.set_index("parameter")
+    _, table = _analyse(tmp_path, "morris", 12, seed=1, n_seeds=2, metric="dttr:a", expected_samples=12 * 4)
     assert table.loc["selection.k", "rank"] == 1
     assert table.loc["scorer.intercept", "mu_star"] == pytest.approx(0.0, abs=1e-9)
     assert table.loc["selection.k", "mu_star"] == pytest.approx(4.0, rel=0.1)  # effect of the full range

@@ -12,18 +12,7 @@ import numpy as np
 from recoursesim.recourse import SearchRecourse
 from recoursesim.recourse.probe_cache import score_distinct
 from recoursesim.scoring import LinearScorer
-
-
-class Counting:
-    """A scorer that counts the rows it scores."""
-
-    def __init__(self, scorer) -> None:
-        self.scorer = scorer
-        self.rows = 0
-
-    def score(self, features: np.ndarray) -> np.ndarray:
-        self.rows += len(features)
-        return self.scorer.score(features)
+from tests.counting import Counting
 
 
 class EagerShrink(SearchRecourse):
