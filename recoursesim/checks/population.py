@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from recoursesim.checks._common import Check, check_picklable, same
+from recoursesim.features.capabilities import OffersTrainingData, schema_of
 
 KIND = "population"
 
@@ -73,7 +74,7 @@ def check_schema_codes(factory: Callable[[], Any], seed: int = 0) -> None:
     features and 0/1 labels with both outcomes.
     """
     population = _fitted(factory, seed)
-    schema = getattr(population, "schema", None)
+    schema = schema_of(population)
     if schema is None:
         return
     name = type(population).__name__
@@ -84,9 +85,8 @@ def check_schema_codes(factory: Callable[[], Any], seed: int = 0) -> None:
     inside = (features >= schema.lower - 1e-9) & (features <= schema.upper + 1e-9)
     assert inside.all(), f"{name}: features outside the schema's observed range"
     np.testing.assert_array_equal(schema.encode(schema.decode(features)), features, f"{name}: decode/encode")
-    training = getattr(population, "training_data", None)
-    if callable(training):
-        X, y = training()
+    if isinstance(population, OffersTrainingData):
+        X, y = population.training_data()
         assert np.asarray(X).shape[1:] == (len(schema),) and len(X) == len(y), f"{name}: training rows misaligned"
         assert set(np.unique(y).tolist()) == {0, 1}, f"{name}: training labels must be 0/1 with both outcomes"
 

@@ -11,6 +11,7 @@ import pandas as pd
 from recoursesim._validate import check_choice, check_float
 from recoursesim.component import Component
 from recoursesim.errors import ConfigError
+from recoursesim.features.capabilities import schema_of
 from recoursesim.groundtruth.outcome import (
     OUTCOMES,
     DecisionOutcome,
@@ -113,7 +114,7 @@ class GroundTruthObserver(Component):
             raise ConfigError("weights", f"only the linear outcome takes weights, not {outcome!r}", "remove weights")
         self.population = population
         self._labelled = None
-        self._schema = getattr(population, "schema", None)
+        self._schema = schema_of(population)
         if self.outcome == "fitted":
             self._labelled = labelled_rows(population)
             if self._labelled is None:
@@ -170,7 +171,7 @@ class GroundTruthObserver(Component):
             return LinearOutcome(weight_vector(self.weights, names), float(self._cutoff))  # type: ignore[arg-type]
         if self.outcome == "fitted":
             features, labels = self._labelled  # type: ignore[misc]
-            kinds = getattr(self._schema, "kinds", ())
+            kinds = self._schema.kinds if self._schema is not None else ()
             categorical = [j for j, kind in enumerate(kinds) if kind == "categorical"]
             return FittedOutcome(features, labels, 0.5 if self._cutoff is None else self._cutoff, categorical)
         if snapshot.initial_scorer is None:

@@ -14,6 +14,7 @@ import inspect
 from typing import Any
 
 from recoursesim.errors import ConfigError
+from recoursesim.features.capabilities import DescribedBySchema, action_defaults_of, schema_of
 
 
 def bind_to_population(component: Any, population: Any, field: str) -> Any:
@@ -32,18 +33,18 @@ def bind_to_population(component: Any, population: Any, field: str) -> Any:
     Raises:
         ConfigError: the component cannot be rebuilt (a constructor parameter it does not keep).
     """
-    schema = getattr(population, "schema", None)
+    schema = schema_of(population)
     if component is None or schema is None:
         return component
     try:
         parameters = inspect.signature(type(component)).parameters
     except (TypeError, ValueError):
         return component
-    if "schema" not in parameters or not hasattr(component, "schema"):
+    if "schema" not in parameters or not isinstance(component, DescribedBySchema):
         return component  # a component that does not show its schema was built knowingly: leave it
-    defaults = getattr(population, "default_action_set", None)
+    defaults = action_defaults_of(population)
     wants_defaults = "action_defaults" in parameters and bool(defaults)
-    same_schema = getattr(component, "schema", None) == schema
+    same_schema = component.schema == schema
     if same_schema and not (wants_defaults and getattr(component, "action_defaults", None) is None):
         return component
     params = _constructor_parameters(component, parameters, field, population)

@@ -22,6 +22,7 @@ import numpy as np
 
 from recoursesim.component import Component
 from recoursesim.errors import ConfigError
+from recoursesim.features.capabilities import OffersTrainingData
 from recoursesim.recourse.probe_cache import score_distinct
 from recoursesim.recourse.separable import SeparableProblem, SeparableSolution, pareto_options
 from recoursesim.scoring.base import Scorer, clipped_logit, margin_of
@@ -259,7 +260,7 @@ def observed_rows(reference: Any, population: Any, generator: str, purpose: str)
         ConfigError: Neither source gives rows.
     """
     rows = reference
-    if rows is None and population is not None and hasattr(population, "training_data"):
+    if rows is None and population is not None and isinstance(population, OffersTrainingData):
         rows = population.training_data()[0]
     if rows is None:
         raise ConfigError(

@@ -8,7 +8,9 @@ import numpy as np
 
 from recoursesim._validate import check_int
 from recoursesim.errors import ConfigError
+from recoursesim.features.capabilities import action_defaults_of, schema_of
 from recoursesim.registry import build
+from recoursesim.scoring.fitted import RefitsUserModel
 
 if TYPE_CHECKING:
     from recoursesim.scenario.scenario import Scenario
@@ -26,9 +28,9 @@ def model_arguments(scenario: Scenario, *, dry_run: bool = False) -> dict[str, A
     population = build("population", population_spec, data=scenario.inputs.get("data"), allow_imports=allowed)
     feature_names = tuple(population.feature_names)
     # Mixed-type populations hand their schema and default action set to the parts that need them.
-    mixed = {
-        "schema": getattr(population, "schema", None),
-        "action_defaults": getattr(population, "default_action_set", None),
+    mixed: dict[str, Any] = {
+        "schema": schema_of(population),
+        "action_defaults": action_defaults_of(population),
     }
     scorer = build(
         "scorer",
@@ -55,8 +57,7 @@ def model_arguments(scenario: Scenario, *, dry_run: bool = False) -> dict[str, A
     )
     behaviour = build("behaviour", spec["behaviour"], allow_imports=allowed, **mixed)
     # A refitting trainer refits clones of the user's own model, when the scorer is one.
-    refit = getattr(scorer, "refit_prototype", None)
-    user_estimator = refit() if callable(refit) else None
+    user_estimator = scorer.refit_prototype() if isinstance(scorer, RefitsUserModel) else None
     trainer = (
         build("trainer", spec["training"], allow_imports=allowed, user_estimator=user_estimator, **mixed)
         if "training" in spec

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -209,6 +209,15 @@ def _model_columns(estimator: Any, schema: FeatureSchema, field: str) -> tuple[s
             f"(features: {', '.join(schema.names)})",
         )
     return names
+
+
+@runtime_checkable
+class RefitsUserModel(Protocol):
+    """A scorer around the user's own model, which a refitting trainer refits clones of."""
+
+    def refit_prototype(self) -> Any:
+        """An unfitted clone of the user's model, in code space."""
+        ...
 
 
 @register("scorer", "fitted")

@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 from recoursesim._validate import check_choice
 from recoursesim.component import Component
 from recoursesim.errors import ConfigError
+from recoursesim.features.capabilities import OffersTrainingData, schema_of
 from recoursesim.features.schema import FeatureSchema
 from recoursesim.registry import register
 from recoursesim.rng import integer_seed
@@ -229,15 +230,14 @@ class ModelScorer(Component):
 
     def prepare(self, population: Any, rng: np.random.Generator) -> ClassifierScorer:
         """Fit the model on ``population.training_data()``; return the fitted scorer."""
-        schema = getattr(population, "schema", None) or self.schema
-        training = getattr(population, "training_data", None)
-        if schema is None or not callable(training):
+        schema = schema_of(population) or self.schema
+        if schema is None or not isinstance(population, OffersTrainingData):
             raise ConfigError(
                 "scorer.name",
                 f"{self.registered_name!r} is fitted on a dataset population's training rows",
                 'use [population] name = "dataset", or a fixed scorer such as "linear"',
             )
-        features, labels = training()
+        features, labels = population.training_data()
         if np.unique(labels).size < 2:
             raise ConfigError("population", "the training rows have a single outcome", "use more rows or another split")
         estimator = tabular_estimator(schema, clone(self._prototype))

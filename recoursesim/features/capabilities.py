@@ -1,0 +1,49 @@
+"""What a population can tell the components built on it: typed capabilities instead of attribute probes.
+
+A population of mixed-type features states its :class:`~recoursesim.features.FeatureSchema`, may
+carry its data set's default action set, and may hand out labelled training rows. Components ask
+through these protocols (``isinstance(population, DescribedBySchema)``) rather than probing for
+attribute names, so the capability has one name and one documented meaning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from recoursesim.features.schema import FeatureSchema
+
+
+@runtime_checkable
+class DescribedBySchema(Protocol):
+    """Something whose features a :class:`~recoursesim.features.FeatureSchema` describes (``None``: not known)."""
+
+    schema: FeatureSchema | None
+
+
+@runtime_checkable
+class OffersActionDefaults(Protocol):
+    """A population whose data set comes with a default action set (an ``action_set`` table, or ``None``)."""
+
+    default_action_set: Mapping[str, Any] | None
+
+
+@runtime_checkable
+class OffersTrainingData(Protocol):
+    """A population that hands out labelled training rows in code space."""
+
+    def training_data(self) -> tuple[np.ndarray, np.ndarray]:
+        """Return ``(features, labels)``: code-space rows and their 0/1 outcomes."""
+        ...
+
+
+def schema_of(population: object) -> FeatureSchema | None:
+    """The population's feature schema, or ``None`` for a population that states none."""
+    return population.schema if isinstance(population, DescribedBySchema) else None
+
+
+def action_defaults_of(population: object) -> Mapping[str, Any] | None:
+    """The population's default action set, or ``None`` for a population without one."""
+    return population.default_action_set if isinstance(population, OffersActionDefaults) else None
