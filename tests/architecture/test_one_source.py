@@ -35,3 +35,24 @@ def test_every_lazily_imported_builtin_registers_itself_under_the_listed_name() 
             cls = registry.lookup(kind, name)
             assert f"{cls.__module__}:{cls.__qualname__}" == target
             assert registry.registered()[kind][name] is cls
+
+
+def _module_level_names(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {target.id for target in targets if isinstance(target, ast.Name)}
+    return names
+
+
+def test_one_registry_of_decision_models() -> None:
+    """``scoring.tabular`` alone names the built-in models; others build on its ``make_model``."""
+    defining = {
+        path.relative_to(PACKAGE).as_posix()
+        for path in PACKAGE.rglob("*.py")
+        if _module_level_names(path) & {"MODELS", "make_model"}
+    }
+    assert defining == {"scoring/tabular.py"}

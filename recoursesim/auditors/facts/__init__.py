@@ -15,14 +15,14 @@ from __future__ import annotations
 from recoursesim.auditors.facts import presets
 from recoursesim.auditors.facts.auditor import METRICS, FactsAuditor, FactsWarning, MetricVariant
 from recoursesim.auditors.facts.config import FactsConfig
-from recoursesim.auditors.facts.models import MODELS, FrameEncoder, make_model
+from recoursesim.auditors.facts.models import AUDITED_MODELS, FrameEncoder, audit_pipeline
 from recoursesim.auditors.facts.observer import FactsObserver
 from recoursesim.auditors.facts.report import ComparativeCounterfactual, comparative_counterfactual
 from recoursesim.auditors.facts.setup import PaperSetup, paper_setup
 
 __all__ = [
+    "AUDITED_MODELS",
     "METRICS",
-    "MODELS",
     "ComparativeCounterfactual",
     "FactsAuditor",
     "FactsConfig",
@@ -31,8 +31,8 @@ __all__ = [
     "FrameEncoder",
     "MetricVariant",
     "PaperSetup",
+    "audit_pipeline",
     "comparative_counterfactual",
-    "make_model",
     "paper_setup",
     "presets",
 ]

@@ -1,24 +1,23 @@
-"""A small registry of models to audit, and the fast encoder they share.
+"""The models FACTS audits, and the fast encoder they share.
 
-Models are built by name (no unpickling of user files). Each is a scikit-learn pipeline:
-:class:`FrameEncoder` (one-hot encoding of discrete columns, standard scaling of numeric ones)
-followed by a classifier, so the audited model is stable (scaled features) and fast on the large
-batches of counterfactuals FACTS scores.
+Models are built by name from the decision-model registry (no unpickling of user files). Each
+is a scikit-learn pipeline: :class:`FrameEncoder` (one-hot encoding of discrete columns,
+standard scaling of numeric ones) followed by a classifier, so the audited model is stable
+(scaled features) and fast on the large batches of counterfactuals FACTS scores.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import sparse
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
-from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 
 from recoursesim.errors import ConfigError
+from recoursesim.scoring.tabular import make_model
 
 
 class FrameEncoder(TransformerMixin, BaseEstimator):
@@ -87,38 +86,29 @@ def _codes(series: pd.Series, categories: pd.Index) -> np.ndarray:
     return categories.get_indexer(series.astype(str))
 
 
-def _logistic(random_state: int) -> Pipeline:
-    return Pipeline([("encode", FrameEncoder()), ("model", LogisticRegression(max_iter=2000))])
-
-
-def _random_forest(random_state: int) -> Pipeline:
-    forest = RandomForestClassifier(n_estimators=100, min_samples_leaf=5, random_state=random_state, n_jobs=1)
-    return Pipeline([("encode", FrameEncoder()), ("model", forest)])
-
-
-def _gradient_boosting(random_state: int) -> Pipeline:
-    boosting = HistGradientBoostingClassifier(random_state=random_state)
-    return Pipeline([("encode", FrameEncoder(dense=True)), ("model", boosting)])
-
-
-#: Model builders by name: each takes a random_state and returns an unfitted pipeline.
-MODELS: dict[str, Callable[[int], Pipeline]] = {
-    "logistic": _logistic,
-    "random_forest": _random_forest,
-    "gradient_boosting": _gradient_boosting,
+#: The models FACTS audits, by name: the decision-model registry's model
+#: (:data:`recoursesim.scoring.tabular.MODELS`) with these parameters, after a :class:`FrameEncoder`.
+AUDITED_MODELS: dict[str, dict[str, Any]] = {
+    "logistic": {"max_iter": 2000},
+    "random_forest": {"n_jobs": 1},
+    "gradient_boosting": {"early_stopping": "auto"},
 }
+#: Audited models that take the audit's random state, and those given a dense encoding.
+_SEEDED = frozenset({"random_forest", "gradient_boosting"})
+_DENSE = frozenset({"gradient_boosting"})
 
 
-def make_model(name: str, random_state: int = 131313) -> Pipeline:
-    """Build an unfitted model pipeline by name.
+def audit_pipeline(name: str, random_state: int = 131313) -> Pipeline:
+    """Build an unfitted model pipeline to audit, by name.
 
     Args:
-        name: One of :data:`MODELS` (``"logistic"`` is the paper's default logistic regression).
+        name: One of :data:`AUDITED_MODELS` (``"logistic"`` is the paper's default logistic regression).
         random_state: Seed for stochastic models.
 
     Raises:
         ConfigError: If ``name`` is unknown.
     """
-    if name not in MODELS:
-        raise ConfigError("--model", f"unknown model {name!r}", f"use one of {sorted(MODELS)}")
-    return MODELS[name](random_state)
+    if name not in AUDITED_MODELS:
+        raise ConfigError("--model", f"unknown model {name!r}", f"use one of {sorted(AUDITED_MODELS)}")
+    params = {**AUDITED_MODELS[name], **({"random_state": random_state} if name in _SEEDED else {})}
+    return Pipeline([("encode", FrameEncoder(dense=name in _DENSE)), ("model", make_model(name, params, "--model"))])

@@ -8,7 +8,7 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import Pipeline
 
-from recoursesim.auditors.facts.models import make_model
+from recoursesim.auditors.facts.models import audit_pipeline
 from recoursesim.auditors.facts.presets import FactsData, preset
 
 #: The paper's split seed.
@@ -46,7 +46,7 @@ def paper_setup(
 
     Args:
         data: A bundled data set name (``adult``, ``compas``, ``german``) or prepared data.
-        model: A name from :data:`recoursesim.auditors.facts.models.MODELS`.
+        model: A name from :data:`recoursesim.auditors.facts.models.AUDITED_MODELS`.
         test_size: Test fraction.
         random_state: Seed of the split and of stochastic models.
 
@@ -54,7 +54,7 @@ def paper_setup(
         The :class:`PaperSetup`.
     """
     prepared = preset(data) if isinstance(data, str) else data
-    estimator = make_model(model, random_state)
+    estimator = audit_pipeline(model, random_state)
     X = prepared.frame[prepared.features]
     y = prepared.frame[prepared.target]
     X_train, X_test, y_train, y_test = train_test_split(

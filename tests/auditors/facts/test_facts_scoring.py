@@ -13,7 +13,7 @@ from recoursesim.auditors.facts.keys import MixedRadix, code_radix
 from recoursesim.auditors.facts.lattice import membership
 from recoursesim.auditors.facts.linear import LinearScorer, linear_codes
 from recoursesim.auditors.facts.mining import Itemsets, feature_masks, frequent_itemsets, mask_columns
-from recoursesim.auditors.facts.models import FrameEncoder, make_model
+from recoursesim.auditors.facts.models import FrameEncoder, audit_pipeline
 from recoursesim.auditors.facts.pricing import distinct_rows
 
 
@@ -65,7 +65,7 @@ def test_linear_terms_reproduce_the_models_predictions():
     rng = np.random.default_rng(3)
     frame = _frame(rng, 300)
     y = ((frame["colour"] == "red") & (frame["size"] > 2) | (frame["grade"] == "b")).astype(int)
-    model = make_model("logistic").fit(frame, y)
+    model = audit_pipeline("logistic").fit(frame, y)
     space = build_item_space(frame, FactsConfig(), set())
     linear = linear_codes(model, space, 1)
     assert linear is not None and linear.favourable_above
@@ -80,7 +80,7 @@ def test_linear_terms_reproduce_the_models_predictions():
     # With 0 as the favourable label the decision flips.
     assert not linear_codes(model, space, 0).favourable_above
     # Anything else is scored by calling the model.
-    assert linear_codes(make_model("random_forest").fit(frame, y), space, 1) is None
+    assert linear_codes(audit_pipeline("random_forest").fit(frame, y), space, 1) is None
     assert linear_codes(model, space, 7) is None
 
 
@@ -111,7 +111,7 @@ def test_audit_with_linear_terms_equals_audit_calling_the_model():
     frame = _frame(rng, 400)
     frame["s"] = rng.choice(["F", "M"], size=len(frame))
     y = ((frame["colour"] == "red") | (frame["size"] > 3)).astype(int) * (rng.random(len(frame)) < 0.8)
-    model = make_model("logistic").fit(frame, y)
+    model = audit_pipeline("logistic").fit(frame, y)
 
     class Wrapped:  # the same model, hidden from the code-space scorer
         def predict(self, X: pd.DataFrame) -> np.ndarray:
