@@ -152,6 +152,8 @@ PROBES: dict[tuple[str, str], tuple[int, str, str]] = {
     ("scoring/fitted.py", "getattr:target_"): (1, "foreign", "a plug-in population may not name its target"),
     ("scoring/fitted.py", "hasattr:decision_function"): (1, "foreign", "the user's fitted model"),
     ("scoring/fitted.py", "hasattr:predict_proba"): (1, "foreign", "the user's fitted model"),
+    ("scoring/tree_tables.py", "getattr:steps"): (1, "foreign", "scikit-learn Pipeline"),
+    ("scoring/tree_tables.py", "getattr:_predictors"): (1, "foreign", "scikit-learn's private tree predictors"),
     ("scoring/tabular.py", "getattr:<dynamic>"): (1, "by-name", "the estimator's scoring method, named by output"),
     ("scoring/tabular.py", "getattr:_validate_params"): (1, "foreign", "scikit-learn >= 1.2 parameter check"),
     ("scoring/tabular.py", "hasattr:decision_function"): (1, "foreign", "scikit-learn estimator's methods"),
