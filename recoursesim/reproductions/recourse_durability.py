@@ -235,7 +235,8 @@ def figure(curves: pd.DataFrame, path: Any) -> None:
             ax.set_xlabel("steps since issue")
             ax.set_ylabel("still valid (KM)")
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 6), fontsize=7)
+    # Two legend columns per panel fit the width of the figure (six labels need three panels for one row).
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 2 * len(policies)), fontsize=7)
     title = "Recommendations still valid, per group and generator"
     fig.suptitle(
         f"{title}\n(Kaplan–Meier, mean across seeds)"
