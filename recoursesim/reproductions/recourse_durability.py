@@ -246,6 +246,20 @@ def figure(curves: pd.DataFrame, path: Any) -> None:
     fig.savefig(path, dpi=100)
 
 
+def write_outputs(directory: Any, rows: pd.DataFrame, curves: pd.DataFrame, scenarios: list[str]) -> pd.DataFrame:
+    """Write the runs, curves, table and figures into ``directory`` (replaced whole, once written); return the table."""
+    with atomic_output_dir(directory, overwrite=True) as out:
+        result = table(rows)
+        rows.to_csv(out / "runs.csv", index=False)
+        curves.to_csv(out / "survival.csv", index=False)
+        result.to_csv(out / "table.csv", index=False)
+        figure(curves, out / "survival.png")
+        for scenario in scenarios:
+            if scenario in set(curves["scenario"]):
+                figure(curves[curves["scenario"] == scenario], out / f"survival-{scenario}.png")
+    return result
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ``experiments/recourse_durability.py``: print and write the table and the figures."""
     parser = argparse.ArgumentParser(description="Durability of recourse per group, policy and generator.")
@@ -292,15 +306,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     start, cpu = time.perf_counter(), time.process_time()
     conditions = [Condition(s, p, g) for s in args.scenarios for p in args.policies for g in args.generators]
-    with atomic_output_dir(args.out, overwrite=True) as out:
-        rows, curves = run(conditions, args.seeds, args.workers, args.steps, cache)
-        result = table(rows)
-        rows.to_csv(out / "runs.csv", index=False)
-        curves.to_csv(out / "survival.csv", index=False)
-        result.to_csv(out / "table.csv", index=False)
-        figure(curves, out / "survival.png")
-        for scenario in args.scenarios:
-            figure(curves[curves["scenario"] == scenario], out / f"survival-{scenario}.png")
+    rows, curves = run(conditions, args.seeds, args.workers, args.steps, cache)
+    result = write_outputs(args.out, rows, curves, args.scenarios)
     elapsed = time.perf_counter() - start
     with pd.option_context("display.width", 250, "display.max_columns", 20):
         print(result.to_string(index=False))
@@ -331,15 +338,7 @@ def _from_runs(args: argparse.Namespace) -> int:
         print("error: --from-runs found no finished run of the chosen conditions; check the directories",
               file=sys.stderr)  # fmt: skip
         return 2
-    with atomic_output_dir(args.out, overwrite=True) as out:
-        result = table(rows)
-        rows.to_csv(out / "runs.csv", index=False)
-        curves.to_csv(out / "survival.csv", index=False)
-        result.to_csv(out / "table.csv", index=False)
-        figure(curves, out / "survival.png")
-        for scenario in args.scenarios:
-            if scenario in set(curves["scenario"]):
-                figure(curves[curves["scenario"] == scenario], out / f"survival-{scenario}.png")
+    result = write_outputs(args.out, rows, curves, args.scenarios)
     with pd.option_context("display.width", 250, "display.max_columns", 20):
         print(result.to_string(index=False))
     runs = rows.drop_duplicates([*keys, "seed"])
