@@ -31,7 +31,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from recoursesim._validate import check_float, check_int
+from recoursesim._validate import check_annotated
 from recoursesim.errors import ConfigError
 from recoursesim.trust import check_import_allowed
 
@@ -291,7 +291,7 @@ def build(
         raise ConfigError(f"{section}.{missing[0]}", "is required", f"add {missing[0]} = ... to [{section}]")
     signature = inspect.signature(cls)
     for key, value in params.items():
-        _check_annotated(f"{section}.{key}", value, signature.parameters[key].annotation)
+        check_annotated(f"{section}.{key}", value, signature.parameters[key].annotation)
     kwargs = {**params, **{k: v for k, v in extra.items() if k in signature.parameters}}
     try:
         return cls(**kwargs)
@@ -305,48 +305,6 @@ def build(
             f"give {section} parameters of the types {spec['name']!r} documents (see its docstring: "
             f"help(recoursesim.registry.lookup({kind!r}, {spec['name']!r})))",
         ) from None
-
-
-def _check_annotated(field: str, value: Any, annotation: Any) -> None:
-    """Refuse a scenario value contradicting a plain (bool, int, float, str), ``Literal``, list or table annotation."""
-    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
-    optional = text.endswith(" | None")
-    base = text.removesuffix(" | None")
-    if optional and value is None:
-        return
-    if base.startswith("Literal[") and base.endswith("]"):
-        _check_literal(field, value, base[len("Literal[") : -1])
-        return
-    container = base.split("[", 1)[0]
-    if container in ("Sequence", "list", "tuple"):
-        if isinstance(value, str) or not isinstance(value, list | tuple):
-            raise ConfigError(field, f"must be a list, got {value!r}", f"write {field} = [...]")
-        return
-    if container in ("Mapping", "dict") and not isinstance(value, Mapping):
-        raise ConfigError(field, f"must be a table, got {value!r}", f"write {field} = {{ name = value, ... }}")
-    _check_plain(field, value, base)
-
-
-def _check_literal(field: str, value: Any, choices_text: str) -> None:
-    """Refuse a value that is not one of a ``Literal[...]`` annotation's choices (unreadable choices: accept)."""
-    try:
-        choices = ast.literal_eval(f"({choices_text},)")
-    except (ValueError, SyntaxError):
-        return
-    if not any(value == choice and type(value) is type(choice) for choice in choices):
-        raise ConfigError(field, f"unknown value {value!r}", f"use one of {', '.join(map(repr, choices))}")
-
-
-def _check_plain(field: str, value: Any, base: str) -> None:
-    """Refuse a value contradicting a plain ``int``, ``float``, ``bool`` or ``str`` annotation."""
-    if base == "int":
-        check_int(field, value)
-    elif base == "float":
-        check_float(field, value)
-    elif base == "bool" and not isinstance(value, bool):
-        raise ConfigError(field, f"must be true or false, got {value!r}", f"write {field} = true or false")
-    elif base == "str" and not isinstance(value, str):
-        raise ConfigError(field, f"must be a string, got {value!r}", f'write {field} = "..."')
 
 
 def accepted_parameters(cls: type) -> list[str]:
