@@ -177,7 +177,10 @@ def cached_runs(directories: list[Path]) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def table(rows: pd.DataFrame) -> pd.DataFrame:
-    """Mean and 95% CI per scenario, policy, generator and group (extra cost paired with ``exact`` by seed)."""
+    """Mean and 95% CI per scenario, policy, generator and group (extra cost paired with ``exact`` by seed).
+
+    Shares get percentile-bootstrap intervals (inside [0, 1]); costs, rETR and dTTR Student-t intervals.
+    """
     keys = ["scenario", "policy", "generator", "group"]
     rows = rows.copy()
     if "cost" in rows:
@@ -190,7 +193,11 @@ def table(rows: pd.DataFrame) -> pd.DataFrame:
         "retr": "rETR",
         "dttr": "dTTR",
     }
-    stats = mean_ci(rows, keys, list(columns))
+    # Shares (validity, effort on expired) lie in [0, 1]: their intervals are the percentile
+    # bootstrap's, which stays inside the range; the rest are Student-t intervals.
+    bounded = [c for c in columns if c.startswith("validity_") or c == "expired_effort_share"]
+    unbounded = [c for c in columns if c not in bounded]
+    stats = mean_ci(rows, keys, bounded, method="bootstrap").merge(mean_ci(rows, keys, unbounded), on=keys)
     out = stats[keys].copy()
     for column, label in columns.items():
         cells = zip(*(stats[f"{column}_{p}"] for p in ("mean", "low", "high", "n")), strict=True)

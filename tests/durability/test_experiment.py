@@ -85,3 +85,20 @@ def test_from_runs_refuses_a_missing_or_empty_directory(tmp_path, capsys):
     assert "--from-runs" in capsys.readouterr().err
     assert main(["--from-runs", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
     assert "no finished run" in capsys.readouterr().err and not (tmp_path / "out").exists()
+
+
+def test_shares_get_intervals_inside_zero_one_and_costs_student_t():
+    # Validity 1.0 in nine seeds and 0.7 in one: the t-interval of the mean (0.97) reaches 1.038.
+    validity = [1.0] * 9 + [0.7]
+    rows = pd.DataFrame({
+        "scenario": "bell2024", "policy": "top-k", "generator": "exact", "group": "a", "seed": range(10),
+        "validity_1": validity, "validity_3": validity, "validity_5": validity,
+        "expired_effort_share": [0.0] * 9 + [0.3], "retr": validity, "dttr": validity,
+    })  # fmt: skip
+    result = table(rows).iloc[0]
+    for label in ("valid h=1", "effort on expired"):
+        low, high = (float(v) for v in result[label].split("[")[1].rstrip("]").split(", "))
+        assert low >= 0.0 and high <= 1.0
+    assert result["valid h=1"].startswith("0.97 [0.91, 1.00]")
+    # rETR is not a share: its Student-t interval may pass 1 (0.97 +- 2.262 * 0.0949 / sqrt(10) = [0.90, 1.04]).
+    assert result["rETR"] == "0.97 [0.90, 1.04]"
