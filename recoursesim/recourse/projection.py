@@ -20,6 +20,10 @@ def project_l2(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Weighted-L2 projection of each row of ``x`` onto ``{x': w·x' >= target, lo <= x' <= hi}``.
 
+    The sums over features are taken one feature at a time (:func:`feature_sum`), so every value
+    is bit-identical to summing an ``(..., d)`` array along its last axis with numpy, without the
+    cost of many short reductions.
+
     Args:
         x: ``(n, d)`` current points.
         lo: ``(n, d)`` lower bounds.
@@ -32,40 +36,65 @@ def project_l2(
         ``(x', feasible)``: the projections, and whether each reached the target (an infeasible
         row gets the highest-``w·x'`` point of its box along the KKT path).
     """
-    n = x.shape[0]
+    n, d = x.shape
     x0 = np.clip(x, lo, hi)
     w = np.broadcast_to(w, x.shape)
-    need = target - (x0 * w).sum(axis=1)
+    product = x0 * w
+    need = target - feature_sum([product[:, j] for j in range(d)])
     s = w / c
     slope = w * s
     with np.errstate(divide="ignore", invalid="ignore"):
         t_lo = (lo - x) / s
         t_hi = (hi - x) / s
     rising = s > 0
-    start = np.where(rising, t_lo, t_hi)
-    end = np.where(rising, t_hi, t_lo)
     still = s == 0
-    start = np.where(still, 0.0, np.maximum(start, 0.0))
-    end = np.where(still, 0.0, np.maximum(end, 0.0))
-    breaks = np.sort(np.concatenate([np.zeros((n, 1)), start, end], axis=1), axis=1)
+    start = np.where(still, 0.0, np.maximum(np.where(rising, t_lo, t_hi), 0.0))
+    end = np.where(still, 0.0, np.maximum(np.where(rising, t_hi, t_lo), 0.0))
+    # The breakpoints of the piecewise-linear w·x'(λ), sorted per row, then one row per breakpoint.
+    breaks = np.zeros((n, 2 * d + 1))
+    breaks[:, 1 : d + 1], breaks[:, d + 1 :] = start, end
+    breaks = np.sort(breaks, axis=1).T.copy()
     finite = np.isfinite(breaks)
     safe = np.where(finite, breaks, 0.0)
-    clipped = np.clip(safe[:, :, None], start[:, None, :], end[:, None, :])
-    gained = ((clipped - start[:, None, :]) * slope[:, None, :]).sum(axis=2)
+    start_t, end_t, slope_t = start.T.copy(), end.T.copy(), slope.T.copy()
+    gained = feature_sum([(np.clip(safe, start_t[j], end_t[j]) - start_t[j]) * slope_t[j] for j in range(d)])
     gained = np.where(finite, gained, np.inf)
-    below = gained < need[:, None]
-    last = np.maximum(below.sum(axis=1) - 1, 0)
+    last = np.maximum(np.count_nonzero(gained < need, axis=0) - 1, 0)
     rows = np.arange(n)
-    at = safe[rows, last]
-    active = (start <= at[:, None]) & (end > at[:, None])
-    seg_slope = (active * slope).sum(axis=1)
+    at = safe[last, rows]
+    seg_slope = feature_sum([((start_t[j] <= at) & (end_t[j] > at)) * slope_t[j] for j in range(d)])
     feasible = (need <= 0) | (seg_slope > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        lam = at + (need - gained[rows, last]) / seg_slope
-    top = np.where(finite, breaks, -np.inf).max(axis=1)
-    lam = np.where(need <= 0, 0.0, np.where(feasible, lam, top))
+        lam = at + (need - gained[last, rows]) / seg_slope
+    lam = np.where(need <= 0, 0.0, lam)
+    stuck = np.flatnonzero((need > 0) & ~feasible)
+    if stuck.size:  # the highest finite breakpoint: the end of the KKT path inside the box
+        lam[stuck] = np.where(finite[:, stuck], breaks[:, stuck], -np.inf).T.max(axis=1)
     moved = np.clip(x + lam[:, None] * s, lo, hi)
     return moved, feasible
+
+
+#: numpy adds up to this many values along a short last axis one after another (more, pairwise).
+SEQUENTIAL_SUM = 7
+
+
+def feature_sum(terms: list[np.ndarray]) -> np.ndarray:
+    """``np.stack(terms, axis=-1).sum(axis=-1)``, bit for bit, without the short reductions.
+
+    numpy sums a contiguous last axis of up to :data:`SEQUENTIAL_SUM` values in order, one
+    addition after another from ``+0.0`` (so a sum of negative zeros is ``+0.0``); for that many
+    terms the sum is therefore the same arrays added elementwise in that order. For more terms it
+    is numpy's own sum (which groups them pairwise).
+
+    Args:
+        terms: One array per feature, all of one shape (at least one).
+    """
+    if len(terms) > SEQUENTIAL_SUM:
+        return np.stack(terms, axis=-1).sum(axis=-1)
+    total = 0.0 + terms[0]
+    for term in terms[1:]:
+        total = total + term
+    return total
 
 
 def project_l1(

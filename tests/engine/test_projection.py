@@ -6,6 +6,7 @@ from scipy.optimize import linprog, minimize
 
 from recoursesim.errors import ConfigError
 from recoursesim.recourse import LinearRecourse, OffsetTargetRecourse, project_l1, project_l2
+from recoursesim.recourse.projection import SEQUENTIAL_SUM, feature_sum
 from recoursesim.scoring import LinearScorer
 
 
@@ -177,3 +178,75 @@ def test_the_ledger_records_recourse_found_for_the_linear_generator():
     assert "recourse_found" in frame.columns
     acted = frame["recourse_found"].notna()
     assert acted.any() and frame.loc[acted, "recourse_found"].all()
+
+
+def test_feature_sum_adds_in_numpys_order():
+    # 1e16 + 1 rounds back to 1e16 (ties to even; the spacing there is 2), so in-order addition of
+    # (1e16, 1, 1) gives 1e16, not the exact 1e16 + 2, and numpy's sum along a short axis agrees.
+    terms = [np.array([1e16]), np.array([1.0]), np.array([1.0])]
+    assert feature_sum(terms)[0] == 1e16
+    assert np.stack(terms, axis=-1).sum(axis=-1)[0] == 1e16
+    # From 8 terms numpy adds pairwise: (1e16, 1 x 7) -> ((1e16+1)+(1+1)) + ((1+1)+(1+1)) = 1e16 + 6.
+    eight = [np.array([1e16])] + [np.array([1.0])] * 7
+    assert SEQUENTIAL_SUM == 7 and feature_sum(eight)[0] == 1e16 + 6
+    # A sum of negative zeros is +0.0, as numpy's.
+    assert not np.signbit(feature_sum([np.array([-0.0]), np.array([-0.0])])).any()
+
+
+def test_feature_sum_is_bit_identical_to_numpys_sum_for_every_width():
+    rng = np.random.default_rng(3)
+    for d in range(1, 13):
+        values = rng.standard_normal((500, 4, d)) * np.exp(rng.uniform(-30, 30, (500, 4, d)))
+        values[rng.random(values.shape) < 0.2] = -0.0
+        values[rng.random(values.shape) < 0.1] = 0.0
+        ours = feature_sum([values[..., j] for j in range(d)])
+        assert ours.view(np.uint64).tolist() == values.sum(axis=-1).view(np.uint64).tolist()
+
+
+def _project_l2_dense(x, lo, hi, w, c, target):
+    """The projection evaluated at every breakpoint as one ``(n, 2d + 1, d)`` array (its first form)."""
+    n = x.shape[0]
+    w = np.broadcast_to(w, x.shape)
+    need = target - (np.clip(x, lo, hi) * w).sum(axis=1)
+    s = w / c
+    slope = w * s
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_lo, t_hi = (lo - x) / s, (hi - x) / s
+    still = s == 0
+    start = np.where(still, 0.0, np.maximum(np.where(s > 0, t_lo, t_hi), 0.0))
+    end = np.where(still, 0.0, np.maximum(np.where(s > 0, t_hi, t_lo), 0.0))
+    breaks = np.sort(np.concatenate([np.zeros((n, 1)), start, end], axis=1), axis=1)
+    finite = np.isfinite(breaks)
+    safe = np.where(finite, breaks, 0.0)
+    clipped = np.clip(safe[:, :, None], start[:, None, :], end[:, None, :])
+    gained = np.where(finite, ((clipped - start[:, None, :]) * slope[:, None, :]).sum(axis=2), np.inf)
+    last = np.maximum((gained < need[:, None]).sum(axis=1) - 1, 0)
+    rows = np.arange(n)
+    at = safe[rows, last]
+    seg_slope = (((start <= at[:, None]) & (end > at[:, None])) * slope).sum(axis=1)
+    feasible = (need <= 0) | (seg_slope > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = at + (need - gained[rows, last]) / seg_slope
+    top = np.where(finite, breaks, -np.inf).max(axis=1)
+    lam = np.where(need <= 0, 0.0, np.where(feasible, lam, top))
+    return np.clip(x + lam[:, None] * s, lo, hi), feasible
+
+
+def test_project_l2_is_bit_identical_to_the_dense_formulation():
+    rng = np.random.default_rng(7)
+    for trial in range(400):
+        n, d = int(rng.integers(1, 30)), int(rng.integers(1, 11))
+        x = rng.normal(size=(n, d))
+        lo, hi = x - np.abs(rng.normal(size=(n, d))), x + np.abs(rng.normal(size=(n, d)))
+        if trial % 4 == 0:  # unbounded features
+            lo = np.where(rng.random((n, d)) < 0.3, -np.inf, lo)
+            hi = np.where(rng.random((n, d)) < 0.3, np.inf, hi)
+        if trial % 4 == 1:  # a frozen feature
+            lo[:, 0] = hi[:, 0] = x[:, 0]
+        w = rng.normal(size=d) if trial % 2 else rng.normal(size=(n, d))
+        w = np.where(rng.random(w.shape) < 0.2, 0.0, w)
+        c = rng.uniform(0.1, 3, size=d)
+        target = (np.broadcast_to(w, (n, d)) * x).sum(axis=1) + rng.normal(size=n) * rng.choice([0.1, 1, 10])
+        (moved, ok), (ref, ref_ok) = project_l2(x, lo, hi, w, c, target), _project_l2_dense(x, lo, hi, w, c, target)
+        assert moved.view(np.uint64).tolist() == ref.view(np.uint64).tolist()
+        assert ok.tolist() == ref_ok.tolist()
