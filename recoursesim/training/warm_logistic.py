@@ -20,6 +20,7 @@ weights. Anything else is fitted by scikit-learn as before.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -58,18 +59,24 @@ def fit_newton(
 ) -> tuple[np.ndarray, int]:
     """Minimise the regularised logistic loss (module docstring); return ``[w..., b]`` and the iterations.
 
+    The ``d + 1`` numbers that decide the step (its size, whether it is finite, how far it moved)
+    are compared as Python floats: the same IEEE values as the numpy expressions they stand for,
+    without a numpy call per comparison.
+
     Args:
         features: ``(n, d)`` rows.
         labels: ``(n,)`` 0/1 labels.
         c: The inverse regularisation strength ``C`` (> 0).
         start: ``(d + 1,)`` a starting point (for example the previous refit's solution); zeros if ``None``.
     """
-    x = np.column_stack([features, np.ones(features.shape[0])])
+    n, d = features.shape
+    x = np.empty((n, d + 1))
+    x[:, :d] = features
+    x[:, d] = 1.0
     y = np.asarray(labels, dtype=float)
-    penalty = np.full(x.shape[1], 1.0 / c)
+    penalty = np.full(d + 1, 1.0 / c)
     penalty[-1] = 0.0
-    beta = np.zeros(x.shape[1]) if start is None or start.shape != (x.shape[1],) else np.array(start, dtype=float)
-
+    beta = np.zeros(d + 1) if start is None or start.shape != (d + 1,) else np.array(start, dtype=float)
     ridge = np.diag(penalty)
 
     def objective(z: np.ndarray, b: np.ndarray) -> float:
@@ -82,19 +89,10 @@ def fit_newton(
         iterations += 1
         p = expit(z)
         gradient = x.T @ (p - y) + penalty * beta
-        hessian = (x.T * (p * (1.0 - p))) @ x + ridge
-        try:
-            step = np.linalg.solve(hessian, gradient)
-        except np.linalg.LinAlgError:
-            step = np.linalg.lstsq(hessian, gradient, rcond=None)[0]
-        if not np.all(np.isfinite(step)):
-            step = gradient  # a (nearly) singular Hessian far from the optimum: fall back to steepest descent
-        largest = float(np.max(np.abs(step)))
-        if largest > MAX_STEP:  # far from the optimum the Hessian can be nearly flat: cap the step
-            step = step * (MAX_STEP / largest)
+        step = _newton_step((x.T * (p * (1.0 - p))) @ x + ridge, gradient)
         # Near the optimum a full Newton step always decreases the (strictly convex) objective;
         # farther away, backtrack (Armijo) so that a poor start cannot overshoot.
-        near = float(np.max(np.abs(step) / np.maximum(1.0, np.abs(beta)))) <= 1e-6
+        near = largest_relative(step.tolist(), beta.tolist()) <= 1e-6
         scale, decrease = 1.0, float(gradient @ step)
         while True:
             candidate = beta - scale * step
@@ -107,11 +105,39 @@ def fit_newton(
             if new_value <= value - 1e-4 * scale * decrease or scale < 1e-12:
                 break
             scale *= 0.5
-        moved = np.max(np.abs(candidate - beta) / np.maximum(1.0, np.abs(candidate)))
+        after = candidate.tolist()
+        moved = largest_relative([a - b for a, b in zip(after, beta.tolist(), strict=True)], after)
         beta, z, value = candidate, z_candidate, new_value
         if moved <= STEP_TOLERANCE and scale == 1.0:
             break
     return beta, iterations
+
+
+def _newton_step(hessian: np.ndarray, gradient: np.ndarray) -> np.ndarray:
+    """The Newton step ``H⁻¹ g``, steepest descent if it is not finite, capped at :data:`MAX_STEP`."""
+    try:
+        step = np.linalg.solve(hessian, gradient)
+    except np.linalg.LinAlgError:
+        step = np.linalg.lstsq(hessian, gradient, rcond=None)[0]
+    values = step.tolist()
+    if not all(math.isfinite(v) for v in values):
+        step = gradient  # a (nearly) singular Hessian far from the optimum: fall back to steepest descent
+        values = step.tolist()
+    largest = max(abs(v) for v in values)
+    if largest > MAX_STEP:  # far from the optimum the Hessian can be nearly flat: cap the step
+        step = step * (MAX_STEP / largest)
+    return step
+
+
+def largest_relative(changes: list[float], values: list[float]) -> float:
+    """``max_j |changes_j| / max(1, |values_j|)``, NaN if any term is NaN, as numpy computes it.
+
+    It equals ``np.max(np.abs(changes) / np.maximum(1.0, np.abs(values)))`` bit for bit: each
+    term is one IEEE division either way, and numpy's maximum and max return NaN when an operand
+    is NaN (a NaN value divides as NaN, as ``np.maximum`` would pass it on).
+    """
+    terms = [abs(a) / (1.0 if abs(b) <= 1.0 else abs(b)) for a, b in zip(changes, values, strict=True)]
+    return math.nan if any(t != t for t in terms) else max(terms)
 
 
 def fitted_logistic(
@@ -124,7 +150,7 @@ def fitted_logistic(
     The returned estimator has ``classes_``, ``coef_``, ``intercept_``, ``n_features_in_`` and
     ``n_iter_`` set, so ``predict_proba``/``decision_function`` work as after ``fit``.
     """
-    classes = np.unique(labels)
+    classes = binary_classes(labels)
     beta, iterations = fit_newton(features, (labels == classes[-1]).astype(float), float(params["C"]), start)
     estimator = LogisticRegression(**params)
     estimator.classes_ = classes
@@ -133,3 +159,17 @@ def fitted_logistic(
     estimator.n_features_in_ = features.shape[1]
     estimator.n_iter_ = np.array([iterations], dtype=np.int32)
     return estimator
+
+
+def binary_classes(labels: np.ndarray) -> np.ndarray:
+    """``np.unique(labels)`` (sorted, of the labels' dtype), quickly when the labels are two integers.
+
+    Integer or boolean labels that take exactly two values give ``[min, max]`` without sorting;
+    anything else (one class, three, floats) is passed to ``np.unique``.
+    """
+    labels = np.asarray(labels)
+    if labels.dtype.kind in "iub" and labels.size:
+        low, high = labels.min(), labels.max()
+        if low < high and bool(np.all((labels == low) | (labels == high))):
+            return np.array([low, high], dtype=labels.dtype)
+    return np.unique(labels)

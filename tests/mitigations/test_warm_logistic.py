@@ -9,7 +9,13 @@ from sklearn.linear_model import LogisticRegression
 from recoursesim.reproductions.bell2024 import setting_scenario
 from recoursesim.training import CounterfactualAugmentationTrainer, RefitTrainer
 from recoursesim.training import refit as refit_module
-from recoursesim.training.warm_logistic import fit_newton, fitted_logistic, solves_exactly
+from recoursesim.training.warm_logistic import (
+    binary_classes,
+    fit_newton,
+    fitted_logistic,
+    largest_relative,
+    solves_exactly,
+)
 
 
 def converged_sklearn(features, labels, c=1.0):
@@ -98,3 +104,31 @@ def test_only_the_plain_logistic_objective_takes_the_newton_path():
     assert not RefitTrainer(estimator_params={"class_weight": "balanced"})._newton
     # a user's estimator object is always cloned and fitted by scikit-learn, even a plain LogisticRegression
     assert not RefitTrainer(estimator=LogisticRegression())._newton
+
+
+def test_largest_relative_by_hand_and_as_numpy_computes_it():
+    # |0.5| / max(1, 0.2) = 0.5, |-3| / max(1, 6) = 0.5, |0.25| / max(1, -0.5) = 0.25: the largest is 0.5
+    assert largest_relative([0.5, -3.0, 0.25], [0.2, 6.0, -0.5]) == 0.5
+    assert largest_relative([1e-3, 2.0], [1.0, -8.0]) == 0.25
+    assert np.isnan(largest_relative([0.1, np.nan], [1.0, 1.0]))
+    assert np.isnan(largest_relative([0.1, 0.2], [np.nan, 1.0]))  # np.maximum passes a NaN on
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        changes, values = rng.normal(size=4) * 10.0 ** rng.integers(-8, 3), rng.normal(size=4) * 3
+        expected = np.max(np.abs(changes) / np.maximum(1.0, np.abs(values)))
+        assert largest_relative(changes.tolist(), values.tolist()) == expected
+
+
+def test_binary_classes_equal_numpys_unique():
+    for labels in (
+        np.array([0, 1, 1, 0]),
+        np.array([1, 1, 1]),
+        np.array([2, 0, 1]),
+        np.array([True, False]),
+        np.array([0.0, 1.0, 1.0]),
+        np.array([7, 3, 3], dtype=np.int8),
+        np.array([], dtype=int),
+    ):
+        ours, reference = binary_classes(labels), np.unique(labels)
+        assert ours.dtype == reference.dtype and ours.tolist() == reference.tolist()
+    assert binary_classes(np.array([5, 2, 5])).tolist() == [2, 5]
