@@ -8,6 +8,7 @@ import mesa
 import numpy as np
 import pandas as pd
 
+from recoursesim._rows import put_rows
 from recoursesim._validate import check_int
 from recoursesim.agent_table import AgentTable, Status
 from recoursesim.agents import RecourseAgent
@@ -247,7 +248,7 @@ class RecourseModel(mesa.Model):
         if self.trainer is None:
             return
         full = np.full(state.features.shape, np.nan)
-        full[state.waiting] = recommendation
+        put_rows(full, state.waiting, recommendation)
         self.scorer = self.trainer.update(
             TrainingContext(
                 step=state.step,

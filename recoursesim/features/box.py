@@ -82,11 +82,14 @@ class ActionSet:
         lo = np.broadcast_to(self.lower, features.shape).copy()
         hi = np.broadcast_to(self.upper, features.shape).copy()
         frozen = self.immutable | self.increase_only
-        lo[:, frozen] = np.maximum(lo[:, frozen], features[:, frozen])
+        if frozen.any():  # (an action set without such features skips the empty assignments)
+            lo[:, frozen] = np.maximum(lo[:, frozen], features[:, frozen])
         frozen = self.immutable | self.decrease_only
-        hi[:, frozen] = np.minimum(hi[:, frozen], features[:, frozen])
-        lo[:, self.immutable] = features[:, self.immutable]
-        hi[:, self.immutable] = features[:, self.immutable]
+        if frozen.any():
+            hi[:, frozen] = np.minimum(hi[:, frozen], features[:, frozen])
+        if self.immutable.any():
+            lo[:, self.immutable] = features[:, self.immutable]
+            hi[:, self.immutable] = features[:, self.immutable]
         return lo, hi
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from recoursesim._rows import put_rows
 from recoursesim._validate import check_choice, check_vector
 from recoursesim.component import Component
 from recoursesim.errors import ConfigError
@@ -71,12 +72,12 @@ class LinearRecourse(Component):
         self.found_ = np.ones(features.shape[0], dtype=bool)
         if not below.any():
             return recommendation
-        rows = features[below]
-        margin = np.broadcast_to(form.to_margin(threshold), scores.shape)[below] - form.intercept
+        rows = np.compress(below, features, axis=0)
+        margin = np.compress(below, np.broadcast_to(form.to_margin(threshold), scores.shape)) - form.intercept
         lo, hi = self.actions_.box(rows)
         solve = project_l2 if self.norm == "l2" else project_l1
         moved, feasible = solve(rows, lo, hi, form.coef, self.weights_, np.asarray(margin, dtype=float))
-        recommendation[below] = np.where(feasible[:, None], moved, rows)
+        put_rows(recommendation, below, np.where(feasible[:, None], moved, rows))
         self.found_[below] = feasible
         return recommendation
 

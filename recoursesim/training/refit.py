@@ -218,17 +218,19 @@ class CounterfactualAugmentationTrainer(RefitTrainer):
         """The scored population plus sampled favourable counterfactuals of its negatives."""
         features, labels, info = super().training_data(context)
         negative = ~context.selected
-        counterfactuals = context.recommendation[negative]
-        usable = np.all(np.isfinite(counterfactuals), axis=1)
-        threshold = np.broadcast_to(np.asarray(context.threshold, dtype=float), labels.shape)[negative]
+        counterfactuals = np.compress(negative, context.recommendation, axis=0)
+        finite = np.isfinite(counterfactuals)
+        usable = np.ones(finite.shape[0], dtype=bool) if finite.all() else finite.all(axis=1)
         if usable.any() and self.drop_short:
+            threshold = np.broadcast_to(np.asarray(context.threshold, dtype=float), labels.shape)[negative]
             reached = np.zeros_like(usable)
             reached[usable] = context.scorer.score(counterfactuals[usable]) >= threshold[usable] - 1e-9
             dropped = int(usable.sum() - reached.sum())
             usable &= reached
         else:
             dropped = 0
-        counterfactuals = counterfactuals[usable]
+        if not usable.all():
+            counterfactuals = np.compress(usable, counterfactuals, axis=0)
         n_pos, n_neg = int(labels.sum()), int(negative.sum())
         wanted = int(self._imbalance_ratio * n_neg - n_pos)
         if wanted <= 0 or counterfactuals.shape[0] == 0:
@@ -236,7 +238,8 @@ class CounterfactualAugmentationTrainer(RefitTrainer):
         elif wanted >= counterfactuals.shape[0]:
             chosen = counterfactuals
         else:
-            chosen = counterfactuals[np.sort(context.rng.choice(counterfactuals.shape[0], wanted, replace=False))]
+            drawn = np.sort(context.rng.choice(counterfactuals.shape[0], wanted, replace=False))
+            chosen = np.take(counterfactuals, drawn, axis=0)
         if dropped:
             log.info("step %d: dropped %d counterfactuals short of the cut-off", context.step, dropped)
         info.update({"n_counterfactuals": int(chosen.shape[0]), "n_dropped": dropped, "n_wanted": max(wanted, 0)})

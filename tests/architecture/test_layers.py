@@ -24,6 +24,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "threads",
         "_files",
         "_validate",
+        "_rows",
         "component",
         "ownership",
         "plugins",
