@@ -79,8 +79,8 @@ class ActionSet:
         Immutable features are pinned at their current value; increase-only features cannot go
         below it and decrease-only features cannot go above it.
         """
-        lo = np.broadcast_to(self.lower, features.shape).copy()
-        hi = np.broadcast_to(self.upper, features.shape).copy()
+        lo, hi = np.empty(features.shape), np.empty(features.shape)
+        lo[:], hi[:] = self.lower, self.upper
         frozen = self.immutable | self.increase_only
         if frozen.any():  # (an action set without such features skips the empty assignments)
             lo[:, frozen] = np.maximum(lo[:, frozen], features[:, frozen])

@@ -73,7 +73,9 @@ class LinearRecourse(Component):
         if not below.any():
             return recommendation
         rows = np.compress(below, features, axis=0)
-        margin = np.compress(below, np.broadcast_to(form.to_margin(threshold), scores.shape)) - form.intercept
+        target = form.to_margin(threshold)
+        each = np.compress(below, target) if np.ndim(target) else np.full(rows.shape[0], target)
+        margin = each - form.intercept
         lo, hi = self.actions_.box(rows)
         solve = project_l2 if self.norm == "l2" else project_l1
         moved, feasible = solve(rows, lo, hi, form.coef, self.weights_, np.asarray(margin, dtype=float))

@@ -38,8 +38,7 @@ def project_l2(
     """
     n, d = x.shape
     x0 = np.clip(x, lo, hi)
-    w = np.broadcast_to(w, x.shape)
-    product = x0 * w
+    product = x0 * w  # (n, d) whether w is one normal or one per row
     need = target - feature_sum([product[:, j] for j in range(d)])
     s = w / c
     slope = w * s
