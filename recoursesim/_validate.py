@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import ast
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -74,43 +73,33 @@ def check_choice[C: str](name: str, value: object, choices: Sequence[C]) -> C:
     raise ConfigError(name, f"unknown value {value!r}", f"use one of {listed}")
 
 
-def check_annotated(field: str, value: Any, annotation: Any) -> None:
-    """Refuse a scenario value contradicting a plain (bool, int, float, str), ``Literal``, list or table annotation."""
-    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
-    optional = text.endswith(" | None")
-    base = text.removesuffix(" | None")
-    if optional and value is None:
-        return
-    if base.startswith("Literal[") and base.endswith("]"):
-        _check_literal(field, value, base[len("Literal[") : -1])
-        return
-    container = base.split("[", 1)[0]
-    if container in ("Sequence", "list", "tuple"):
-        if isinstance(value, str) or not isinstance(value, list | tuple):
-            raise ConfigError(field, f"must be a list, got {value!r}", f"write {field} = [...]")
-        return
-    if container in ("Mapping", "dict") and not isinstance(value, Mapping):
-        raise ConfigError(field, f"must be a table, got {value!r}", f"write {field} = {{ name = value, ... }}")
-    _check_plain(field, value, base)
+def check_bool(name: str, value: object) -> bool:
+    """Return ``value`` if it is ``True`` or ``False``, or raise naming ``name``."""
+    if not isinstance(value, bool | np.bool_):
+        raise ConfigError(name, f"must be true or false, got {value!r}", f"write {name} = true or false")
+    return bool(value)
 
 
-def _check_literal(field: str, value: Any, choices_text: str) -> None:
-    """Refuse a value that is not one of a ``Literal[...]`` annotation's choices (unreadable choices: accept)."""
-    try:
-        choices = ast.literal_eval(f"({choices_text},)")
-    except (ValueError, SyntaxError):
-        return
-    if not any(value == choice and type(value) is type(choice) for choice in choices):
-        raise ConfigError(field, f"unknown value {value!r}", f"use one of {', '.join(map(repr, choices))}")
+def check_str(name: str, value: object) -> str:
+    """Return ``value`` if it is a string, or raise naming ``name``."""
+    if not isinstance(value, str):
+        raise ConfigError(name, f"must be a string, got {value!r}", f'write {name} = "..."')
+    return value
 
 
-def _check_plain(field: str, value: Any, base: str) -> None:
-    """Refuse a value contradicting a plain ``int``, ``float``, ``bool`` or ``str`` annotation."""
-    if base == "int":
-        check_int(field, value)
-    elif base == "float":
-        check_float(field, value)
-    elif base == "bool" and not isinstance(value, bool):
-        raise ConfigError(field, f"must be true or false, got {value!r}", f"write {field} = true or false")
-    elif base == "str" and not isinstance(value, str):
-        raise ConfigError(field, f"must be a string, got {value!r}", f'write {field} = "..."')
+def check_list(name: str, value: object) -> list[Any]:
+    """Return ``value`` as a list: any iterable (a list, tuple or array) but a string or a table.
+
+    Raises:
+        ConfigError: naming ``name``, for a string, a table or a value that is not iterable.
+    """
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
+        raise ConfigError(name, f"must be a list, got {value!r}", f"write {name} = [...]")
+    return list(value)
+
+
+def check_table(name: str, value: object) -> Mapping[str, Any]:
+    """Return ``value`` if it is a table (a mapping), or raise naming ``name``."""
+    if not isinstance(value, Mapping):
+        raise ConfigError(name, f"must be a table, got {value!r}", f"write {name} = {{ name = value, ... }}")
+    return value

@@ -31,7 +31,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from recoursesim._validate import check_annotated
 from recoursesim.errors import ConfigError
 from recoursesim.trust import check_import_allowed
 
@@ -289,9 +288,8 @@ def build(
     ]
     if missing:
         raise ConfigError(f"{section}.{missing[0]}", "is required", f"add {missing[0]} = ... to [{section}]")
+    # The values are checked by the constructor, the one place each parameter's rules are written.
     signature = inspect.signature(cls)
-    for key, value in params.items():
-        check_annotated(f"{section}.{key}", value, signature.parameters[key].annotation)
     kwargs = {**params, **{k: v for k, v in extra.items() if k in signature.parameters}}
     try:
         return cls(**kwargs)

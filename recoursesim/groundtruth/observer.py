@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from recoursesim._validate import check_choice, check_float
+from recoursesim._validate import check_choice, check_float, check_table
 from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.features.capabilities import schema_of
@@ -96,6 +96,8 @@ class GroundTruthObserver(Component):
         self.outcome = outcome
         check_choice("outcome", outcome, OUTCOMES)
         self.weights = weights
+        if weights is not None:
+            check_table("weights", weights)
         self.cutoff = cutoff
         self._cutoff = None if cutoff is None else check_float("cutoff", cutoff)
         if causal is not None and (isinstance(causal, str) or not isinstance(causal, Sequence)):

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Self
 
 import numpy as np
 import pandas as pd
 
-from recoursesim._validate import check_float
+from recoursesim._validate import check_bool, check_float, check_list, check_str
 from recoursesim.component import Component
 from recoursesim.datasets import LOADERS, Dataset
 from recoursesim.datasets.user import favourable_labels, read_table, require_complete
@@ -98,8 +99,13 @@ class DatasetPopulation(Component):
         self.path = path
         self.target = target
         self.favourable = favourable
+        for key, text in (("dataset", dataset), ("target", target), ("data_fingerprint", data_fingerprint)):
+            if text is not None:
+                check_str(key, text)
+        if path is not None and not isinstance(path, os.PathLike):
+            check_str("path", path)
         self.features = features
-        self._features = None if features is None else list(features)
+        self._features = None if features is None else check_list("features", features)
         if self._features is not None and not self._features:
             raise ConfigError("features", "is empty", "list at least one feature column, or remove features")
         self.feature_types = feature_types
@@ -107,9 +113,8 @@ class DatasetPopulation(Component):
         self._train_fraction = check_float("train_fraction", train_fraction, minimum=0.0, maximum=1.0)
         if not 0.0 < self._train_fraction < 1.0:
             raise ConfigError("train_fraction", f"must be between 0 and 1, got {train_fraction}", "use e.g. 0.5")
-        if not isinstance(stratify, bool):
-            raise ConfigError("stratify", "must be true or false", "write stratify = true")
         self.stratify = stratify
+        check_bool("stratify", stratify)
         frame, target_name, self.schema, defaults = self._load()
         if not isinstance(group, str) or group not in frame.columns:
             listed = ", ".join(str(c) for c in frame.columns if c != target_name)

@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Self
 
 import numpy as np
 
-from recoursesim._validate import check_float, check_vector
+from recoursesim._validate import check_float, check_list, check_vector
 from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.populations.base import Cohort, FoldedNormal, allocate
@@ -95,7 +95,7 @@ class MixturePopulation(Component):
         self.features = features
         self._groups = _parse_groups(groups)
         n_features = len(self._groups[0].qualification)
-        names = list(features) if features is not None else [f"x{j}" for j in range(n_features)]
+        names = check_list("features", features) if features is not None else [f"x{j}" for j in range(n_features)]
         if len(names) != n_features or len(set(names)) != len(names):
             example = ", ".join(f'"{name}"' for name in [f"x{j}" for j in range(n_features)])
             got = f"got {len(names)}" + (" with a repeated name" if len(set(names)) != len(names) else "")

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from recoursesim._validate import check_table
 from recoursesim.errors import ConfigError
 from recoursesim.recourse.exact_linear import ExactLinearRecourse
 from recoursesim.recourse.mixed import MixedRecourse
@@ -59,7 +60,7 @@ class AutoRecourse(MixedRecourse):
         shared: dict[str, Any] = {"action_set": self.actions_, "cost_weights": cost_weights, "schema": self.schema_}
         self.exact_ = ExactLinearRecourse(tolerance=tolerance, **shared)
         try:
-            self.search_ = SearchRecourse(**dict(search or {}), **shared)
+            self.search_ = SearchRecourse(**({} if search is None else check_table("search", search)), **shared)
         except TypeError as error:  # a key search does not take
             problem = str(error).splitlines()[0]
             raise ConfigError("search", problem, "use parameters of the 'search' generator") from None

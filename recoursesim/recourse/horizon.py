@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from recoursesim._validate import check_list, check_table
 from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.scoring.base import Scorer, margin_of
@@ -60,7 +61,8 @@ class HorizonRecourse(Component, ABC):
         self.action_defaults = action_defaults
         self.population = population
         self.feature_names = feature_names
-        spec = dict(base) if base is not None else default_base(schema)
+        check_list("feature_names", feature_names)
+        spec = dict(check_table("base", base)) if base is not None else default_base(schema)
         if not isinstance(spec, Mapping) or spec.get("name") in WRAPPERS:
             raise ConfigError("base", "must name an ordinary generator", 'use e.g. base = { name = "auto" }')
         self._base_spec = spec

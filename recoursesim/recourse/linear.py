@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from recoursesim._rows import put_rows
-from recoursesim._validate import check_choice, check_vector
+from recoursesim._validate import check_choice, check_list, check_table, check_vector
 from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.features.box import ActionSet
@@ -52,8 +52,10 @@ class LinearRecourse(Component):
         self.action_set = action_set
         self.cost_weights = cost_weights
         self.feature_names = feature_names
-        self._feature_names = tuple(feature_names)
+        self._feature_names = tuple(check_list("feature_names", feature_names))
         d = len(self._feature_names)
+        if action_set is not None:
+            check_table("action_set", action_set)
         try:
             self.actions_ = ActionSet.from_spec(self._feature_names, action_set)
         except ConfigError as error:

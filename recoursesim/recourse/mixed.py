@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from recoursesim._validate import check_list, check_table
 from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.features.capabilities import OffersTrainingData
@@ -68,10 +69,13 @@ class MixedRecourse(Component, ABC):
         self.cost_weights = cost_weights
         self.schema = schema
         self.feature_names = feature_names
-        self.schema_ = schema if schema is not None else FeatureSchema.numeric(list(feature_names))
+        names = check_list("feature_names", feature_names)
+        self.schema_ = schema if schema is not None else FeatureSchema.numeric(names)
         if isinstance(action_set, MixedActionSet):
             self.actions_ = action_set
         else:
+            if action_set is not None:
+                check_table("action_set", action_set)
             try:
                 spec = merge_action_specs(action_defaults, action_set)
                 self.actions_ = MixedActionSet.from_spec(self.schema_, spec)

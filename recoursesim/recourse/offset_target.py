@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from recoursesim._validate import check_float, check_int
+from recoursesim._validate import check_float, check_int, check_list
 from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.recourse.base import require_linear_form
@@ -55,6 +55,7 @@ class OffsetTargetRecourse(Component):
         self.max_passes = max_passes
         check_int("max_passes", max_passes, minimum=1)
         self.feature_names = feature_names
+        check_list("feature_names", feature_names)
 
     def recommend(
         self, features: np.ndarray, scores: np.ndarray, threshold: float | np.ndarray, scorer: Scorer

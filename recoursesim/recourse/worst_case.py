@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from sklearn.base import clone
 
-from recoursesim._validate import check_choice, check_float, check_int
+from recoursesim._validate import check_choice, check_float, check_int, check_list
 from recoursesim.errors import ConfigError
 from recoursesim.recourse.horizon import HorizonRecourse
 from recoursesim.recourse.linear import LinearRecourse
@@ -94,6 +94,8 @@ class WorstCaseRecourse(HorizonRecourse):
         self.n_models = n_models
         check_int("n_models", n_models, minimum=1)
         self.reference = reference
+        if reference is not None:
+            check_list("reference", reference)
         self.seed = seed
         check_int("seed", seed, minimum=0)
         self.max_iter = max_iter

@@ -6,7 +6,7 @@ import difflib
 from collections.abc import Mapping
 from typing import Any
 
-from recoursesim._validate import check_choice, check_int
+from recoursesim._validate import check_bool, check_choice, check_int
 from recoursesim.errors import ConfigError
 from recoursesim.registry import names
 from recoursesim.scenario.tables import scorer_shorthand
@@ -89,8 +89,7 @@ def _check_run(run: Mapping[str, Any]) -> None:
 
 def _check_model(model: Mapping[str, Any]) -> None:
     check_keys("model", model, _MODEL_KEYS)
-    if not isinstance(model.get("record_recommendations", True), bool):
-        raise ConfigError("model.record_recommendations", "must be true or false", "write true or false")
+    check_bool("model.record_recommendations", model.get("record_recommendations", True))
 
 
 def _check_metrics(metrics: Mapping[str, Any]) -> None:

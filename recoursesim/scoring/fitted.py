@@ -10,12 +10,14 @@ one finite score per row on a few rows of the data.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
+from recoursesim._validate import check_list, check_str
 from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.features.schema import FeatureSchema
@@ -149,8 +151,8 @@ def check_fitted_model(
     columns = _model_columns(estimator, schema, field)
     try:
         scorer = ClassifierScorer(TabularModel.prefitted(schema, estimator, columns=columns), output=output)  # type: ignore[arg-type]
-    except ConfigError as error:
-        raise error.under(field) from None
+    except ConfigError as error:  # ``output`` is the caller's own parameter, not part of the model
+        raise (error if error.field == "output" else error.under(field)) from None
     rows = getattr(population, "codes", None)
     if rows is not None and len(rows):
         sample = np.asarray(rows[:CHECK_ROWS], dtype=float)
@@ -261,6 +263,11 @@ class FittedModelScorer(Component):
         self.fitted_estimator = fitted_estimator
         self.schema = schema
         self.population = population
+        if model_file is not None and not isinstance(model_file, os.PathLike):
+            check_str("model_file", model_file)
+        if fingerprint is not None:
+            check_str("fingerprint", fingerprint)
+        trusted_names = tuple(check_list("trusted", trusted))
         if fitted_estimator is None and model_file is None:
             if fingerprint is not None:
                 raise ConfigError(
@@ -269,7 +276,9 @@ class FittedModelScorer(Component):
                     "pass it again (model=...), or save it with skops.io.dump and set model_file",
                 )
             raise ConfigError("model_file", "is missing", 'name the fitted model: model_file = "model.skops"')
-        estimator = fitted_estimator if fitted_estimator is not None else load_model_file(model_file or "", trusted)
+        estimator = (
+            fitted_estimator if fitted_estimator is not None else load_model_file(model_file or "", trusted_names)
+        )
         if schema is None:
             names = list(getattr(population, "feature_names", ()))
             schema = FeatureSchema.numeric(names) if names else None

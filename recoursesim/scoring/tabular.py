@@ -13,7 +13,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.neural_network import MLPClassifier
 from sklearn.utils.validation import check_is_fitted
 
-from recoursesim._validate import check_choice
+from recoursesim._validate import check_choice, check_str, check_table
 from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.features.capabilities import OffersTrainingData, schema_of
@@ -220,11 +220,11 @@ class ModelScorer(Component):
     ) -> None:
         self.model = model
         self.params = params
-        self._params = dict(params or {})
+        self._params = {} if params is None else dict(check_table("params", params))
         self.output = output
         self._output: Literal["proba", "decision"] = check_choice("output", output, ["proba", "decision"])
         self.schema = schema
-        self._prototype = make_model(model, self._params)
+        self._prototype = make_model(check_str("model", model), self._params)
         if output == "decision" and not hasattr(self._prototype, "decision_function"):
             raise ConfigError("output", f"the {model} model has no decision function", 'use output = "proba"')
 

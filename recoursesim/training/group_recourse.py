@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from recoursesim._validate import check_choice, check_float
+from recoursesim._validate import check_bool, check_choice, check_float
 from recoursesim.registry import register
 from recoursesim.scoring.classifier import ClassifierScorer
 from recoursesim.threads import fit_single_threaded
@@ -76,7 +76,7 @@ class GroupRecourseTrainer(RefitTrainer):
         self.alpha = alpha
         self._alpha = check_float("alpha", alpha, minimum=0.0)
         self.standardize = standardize
-        self._standardize = bool(standardize)
+        self._standardize = check_bool("standardize", standardize)
         self._configure(initial_threshold, retrain_every, "proba" if model == "logistic" else "decision", order)
 
     def _fit(

@@ -10,7 +10,7 @@ from typing import Any, Literal
 import numpy as np
 from sklearn.base import clone
 
-from recoursesim._validate import check_choice, check_float, check_int
+from recoursesim._validate import check_bool, check_choice, check_float, check_int, check_table
 from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.features.schema import FeatureSchema
@@ -86,6 +86,8 @@ class RefitTrainer(Component):
         self.output = output
         self.schema = schema
         self.user_estimator = user_estimator
+        if estimator_params is not None:
+            check_table("estimator_params", estimator_params)
         self._prototype = _prototype_for(estimator, estimator_params, schema, user_estimator)
         self._configure(initial_threshold, retrain_every, output, order)
         # The built-in logistic regression is refitted exactly by Newton's method from the previous
@@ -213,6 +215,7 @@ class CounterfactualAugmentationTrainer(RefitTrainer):
         self.imbalance_ratio = imbalance_ratio
         self._imbalance_ratio = check_float("imbalance_ratio", imbalance_ratio, minimum=0.0)
         self.drop_short = drop_short
+        check_bool("drop_short", drop_short)
 
     def training_data(self, context: TrainingContext) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
         """The scored population plus sampled favourable counterfactuals of its negatives."""

@@ -119,7 +119,6 @@ PROBES: dict[tuple[str, str], tuple[int, str, str]] = {
     ("recourse/worst_case.py", "getattr:output_"): (1, "foreign", "a plug-in scorer may not say its output"),
     ("refit_order.py", "getattr:order"): (1, "foreign", "a plug-in trainer may not ask for an order"),
     ("registry.py", "getattr:<dynamic>"): (2, "by-name", "an import path's attributes; a kind's protocol method"),
-    ("_validate.py", "getattr:__name__"): (1, "foreign", "a plug-in's annotation may be any object"),
     ("report/figures.py", "hasattr:cat"): (1, "foreign", "pandas categorical column or not"),
     ("report/results.py", "getattr:<dynamic>"): (1, "by-name", "a run's tables named in a loop"),
     ("scenario/assemble.py", "getattr:n_features_in_"): (1, "foreign", "a plug-in scorer may not state its width"),

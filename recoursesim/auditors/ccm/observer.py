@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from recoursesim._validate import check_int, check_list
 from recoursesim.auditors.ccm.mapping import ordinal_map, quantile_map
 from recoursesim.auditors.ccm.matrix import ccm
 from recoursesim.auditors.ccm.metrics import ccm_metrics
@@ -39,11 +40,10 @@ class CounterfactualSwitchObserver(Component):
     """
 
     def __init__(self, every: int = 1, ordinal: Sequence[str] = (), name: str = "ccm") -> None:
-        if isinstance(every, bool) or not isinstance(every, int | np.integer) or every < 1:
-            raise ConfigError("every", f"must be a positive integer, got {every!r}", "use 1 to observe every step")
+        check_int("every", every, minimum=1)
         self.every = every
         self.ordinal = ordinal
-        self._ordinal = tuple(ordinal)
+        self._ordinal = tuple(check_list("ordinal", ordinal))
         self.name = name
 
     def observe(self, snapshot: PopulationSnapshot) -> pd.DataFrame:

@@ -8,7 +8,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from recoursesim._validate import check_choice
+from recoursesim._validate import check_choice, check_float, check_int, check_list, check_table
 from recoursesim.auditors.effort.audit import EqualityOfEffortAuditor
 from recoursesim.auditors.effort.mixed import linear_view
 from recoursesim.auditors.effort.recourse import MinimalInterventionRecourse
@@ -73,22 +73,24 @@ class EqualityOfEffortObserver(Component):
         action_defaults: Mapping[str, Any] | None = None,
         schema: FeatureSchema | None = None,
     ) -> None:
-        if isinstance(every, bool) or not isinstance(every, int | np.integer) or every < 1:
-            raise ConfigError("every", f"must be a positive integer, got {every!r}", "use 1 to observe every step")
-        if not 0 < float(q) <= 1:
+        check_int("every", every, minimum=1)
+        if not 0 < check_float("q", q) <= 1:
             raise ConfigError("q", f"must lie in (0, 1], got {q}", "use 1 for the system level")
         self.every = every
         self.actionable = actionable
-        self._actionable = None if actionable is None else tuple(actionable)
+        self._actionable = None if actionable is None else tuple(check_list("actionable", actionable))
         self.dag = dag
-        self._dag = dict(dag or {})
+        self._dag = {} if dag is None else dict(check_table("dag", dag))
+        for child, parents in self._dag.items():
+            self._dag[child] = check_list(f"dag.{child}", parents)
         self.direction = direction
-        self._direction = dict(direction or {})
+        self._direction = {} if direction is None else dict(check_table("direction", direction))
         for feature, value in self._direction.items():
             check_choice(f"direction.{feature}", value, ["increase", "decrease", "both"])
         self.q = q
         self._q = float(q)
         self.intervention = intervention
+        check_choice("intervention", intervention, ["antichain", "subsets"])
         self.name = name
         self.population = population
         self.schema = schema

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from recoursesim._validate import check_float
+from recoursesim._validate import check_float, check_list
 from recoursesim.auditors.facts import metrics as fm
 from recoursesim.auditors.facts.config import FactsConfig
 from recoursesim.auditors.facts.effects import ACTION_RULES, Evaluation, evaluate
@@ -112,11 +112,11 @@ class FactsAuditor:
             raise ConfigError("miner", f"unknown miner {self.miner!r}", f"use one of {list(MINERS)}")
         if self.actions not in ACTION_RULES:
             raise ConfigError("actions", f"unknown rule {self.actions!r}", f"use one of {list(ACTION_RULES)}")
-        for phi in self.phis:
+        for phi in check_list("phis", self.phis):
             check_float("phis", phi, minimum=0.0, maximum=1.0)
         check_float("budget_phi", self.budget_phi, minimum=0.0, maximum=1.0)
         check_float("alpha", self.alpha, minimum=0.0, maximum=1.0, strict_minimum=True)
-        for budget in self.budgets or ():
+        for budget in () if self.budgets is None else check_list("budgets", self.budgets):
             check_float("budgets", budget, minimum=0.0)
 
     def fit(

@@ -101,7 +101,7 @@ class FactsObserver(Component):
         self.name = name
         self.action_defaults = action_defaults
         # refused when the scenario is loaded, not at the first audit
-        FactsAuditor(min_support=min_support, phis=tuple(phis), budgets=budgets, actions=actions)._check_params()
+        FactsAuditor(min_support=min_support, phis=phis, budgets=budgets, actions=actions)._check_params()
 
     def observe(self, snapshot: PopulationSnapshot) -> pd.DataFrame:
         """Audit one snapshot; return rows ``metric, value`` (top score and unfair count per variant)."""
