@@ -13,7 +13,7 @@ from recoursesim.recourse.probe_cache import ProbeCache, score_distinct
 from recoursesim.recourse.separable import solve_separable
 from recoursesim.recourse.spheres import growing_spheres
 from recoursesim.registry import register
-from recoursesim.scoring.base import Scorer
+from recoursesim.scoring.base import Scorer, score_edits
 
 if TYPE_CHECKING:
     from recoursesim.features import FeatureSchema, MixedActionSet
@@ -179,10 +179,9 @@ class SearchRecourse(MixedRecourse):
         if not legal:
             return scores
         agent, probe = np.nonzero(np.column_stack(legal))
-        rows = features[agent]
-        rows[np.arange(agent.size), np.asarray(column, dtype=np.int64)[probe]] = np.column_stack(value)[agent, probe]
-        if agent.size:
-            scores[agent, probe] = np.asarray(scorer.score(rows), dtype=float)
+        if agent.size:  # each probe is its agent with one feature changed
+            changed, to = np.asarray(column, dtype=np.int64)[probe], np.column_stack(value)[agent, probe]
+            scores[agent, probe] = score_edits(scorer, features, agent, changed, to)
         return scores
 
     def _probe_and_solve(
@@ -308,7 +307,7 @@ class SearchRecourse(MixedRecourse):
                 break
             trial = best[agent].copy()
             trial[np.arange(agent.size), feature] = features[agent, feature]
-            ok = np.asarray(scorer.score(trial), dtype=float) >= threshold[agent]
+            ok = score_edits(scorer, best, agent, feature, features[agent, feature]) >= threshold[agent]
             saving = np.where(
                 ok, self.cost(best[agent] - features[agent]) - self.cost(trial - features[agent]), -np.inf
             )

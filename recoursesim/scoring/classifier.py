@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from recoursesim._validate import check_choice
 from recoursesim.errors import ConfigError
-from recoursesim.scoring.base import AdditiveForm, LinearForm, final_estimator
+from recoursesim.scoring.base import AdditiveForm, LinearForm, PredictsEdits, edited_rows, final_estimator
 from recoursesim.scoring.encoding import CodeEncoder
 
 
@@ -50,6 +50,23 @@ class ClassifierScorer:
         if self.output_ == "proba":
             return self.estimator.predict_proba(features)[:, 1]
         return np.asarray(self.estimator.decision_function(features), dtype=float)
+
+    def score_edits(self, base: np.ndarray, agent: np.ndarray, column: np.ndarray, value: np.ndarray) -> np.ndarray:
+        """The scores of :func:`~recoursesim.scoring.base.edited_rows`, the same numbers as :meth:`score` of them.
+
+        A model that predicts edited rows itself (:class:`~recoursesim.scoring.base.PredictsEdits`,
+        as the built-in gradient boosting does by its leaf tables) is asked to; any other scores the
+        rows built.
+        """
+        if np.size(agent) == 0:
+            return np.empty(0)
+        if isinstance(self.estimator, PredictsEdits):
+            if self.output_ == "proba":
+                return self.estimator.predict_edits("predict_proba", base, agent, column, value)[:, 1]
+            return np.asarray(
+                self.estimator.predict_edits("decision_function", base, agent, column, value), dtype=float
+            )
+        return self.score(edited_rows(base, agent, column, value))
 
     def linear_form(self) -> LinearForm | None:
         """Return the linear form of a linear model (``coef_``/``intercept_``), else ``None``."""

@@ -20,6 +20,7 @@ from recoursesim.features.capabilities import OffersTrainingData, schema_of
 from recoursesim.features.schema import FeatureSchema
 from recoursesim.registry import register
 from recoursesim.rng import integer_seed
+from recoursesim.scoring.base import edited_rows
 from recoursesim.scoring.classifier import ClassifierScorer
 from recoursesim.scoring.encoding import builtin_pipeline
 from recoursesim.scoring.tree_tables import boosting_tables
@@ -164,6 +165,22 @@ class TabularModel(ClassifierMixin, BaseEstimator):
     def predict(self, X: np.ndarray) -> np.ndarray:
         """Predicted classes of the rows."""
         return self._call("predict", X)
+
+    def predict_edits(
+        self, method: str, base: np.ndarray, agent: np.ndarray, column: np.ndarray, value: np.ndarray
+    ) -> np.ndarray:
+        """``method`` (``"predict_proba"`` or ``"decision_function"``) of :func:`~recoursesim.scoring.base.edited_rows`.
+
+        The built-in gradient boosting scores them by its leaf tables without building the rows
+        (:meth:`~recoursesim.scoring.tree_tables.BoostingTables.raw_edits`); any other model gets the rows built.
+        """
+        check_is_fitted(self, "estimator_")
+        if self.input == "codes" and method in ("predict_proba", "decision_function") and np.size(agent):
+            tables = boosting_tables(self.estimator_)
+            if tables is not None:
+                edits = (base, agent, column, value)
+                return tables.proba_edits(*edits) if method == "predict_proba" else tables.raw_edits(*edits)
+        return self._call(method, edited_rows(base, agent, column, value))
 
     def _input(self, X: np.ndarray) -> Any:
         assert self.schema is not None

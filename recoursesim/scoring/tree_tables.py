@@ -24,6 +24,11 @@ histogram gradient-boosting classifier):
   them, so the result is bit-for-bit the same (a check against scikit-learn on rows at every
   threshold runs when the tables are built, and the tables are not used if it fails).
 
+Rows that differ from a known row in one feature (the search generator's probes, and its tries
+at undoing one change) are scored by :meth:`BoostingTables.raw_edits`: the known row's look-ups
+are made once, and per table the AND of all the other tables' look-ups kept, so an edited row
+needs one look-up and one AND before its leaves are read.
+
 Rows with a missing value (NaN) are scored by scikit-learn itself.
 """
 
@@ -42,6 +47,9 @@ BLOCK_ROWS = 1024
 
 #: Most rows of a table merged from several features' tables.
 JOINT_ROWS = 4096
+
+#: Base rows whose look-ups :meth:`BoostingTables.raw_edits` keeps at a time (per table: rows x trees).
+EDIT_BASE_ROWS = 256
 
 
 class BoostingTables:
@@ -76,7 +84,6 @@ class BoostingTables:
                 split_column.append(int(nodes["feature_idx"][node]))
                 split_threshold.append(float(nodes["num_threshold"][node]))
                 split_keep.append(full & ~left_leaves[node])
-        self._flat_offsets = (np.arange(self.n_trees) * width)[None, :]
         tree = np.asarray(split_tree, dtype=np.int64)
         column = np.asarray(split_column, dtype=np.int64)
         threshold = np.asarray(split_threshold, dtype=float)
@@ -101,6 +108,19 @@ class BoostingTables:
                 mean, scale = float(encoder.mean_[i]), float(encoder.scale_[i])
                 self._features.append(("number", int(j), table, (threshold[on][order], mean, scale)))
         self._groups = self._joint_tables()
+        self._flat_values = self._values.ravel()
+        self._tree_offsets = np.arange(self.n_trees, dtype=np.int64)[:, None] * width - 1023
+        # for edits (:meth:`raw_edits`): every table stacked, then one all-ones row; where each feature sits
+        stacked = [table for _, table in self._groups]
+        stacked.append(np.full((1, self.n_trees), np.iinfo(self._dtype).max, dtype=self._dtype))
+        self._all_tables = np.concatenate(stacked)
+        self._tables_offset = np.concatenate([[0], np.cumsum([t.shape[0] for t in stacked])]).astype(np.int64)
+        self._place: dict[int, tuple[int, int, int]] = {}  # feature -> (table, member, stride)
+        for g, (members, _) in enumerate(self._groups):
+            stride = 1
+            for member in range(len(members) - 1, -1, -1):
+                self._place[members[member][1]] = (g, member, stride)
+                stride *= members[member][2]
 
     @classmethod
     def of(cls, pipeline: Any) -> BoostingTables | None:
@@ -149,30 +169,101 @@ class BoostingTables:
         """Class probabilities ``(n, 2)``, as ``booster.predict_proba(encoder.transform(X))``."""
         return np.asarray(self._booster._loss.predict_proba(self.raw(X)))
 
+    def raw_edits(self, base: np.ndarray, agent: np.ndarray, column: np.ndarray, value: np.ndarray) -> np.ndarray:
+        """Raw scores of edited rows: row ``i`` is ``base[agent[i]]`` with column ``column[i]`` set to ``value[i]``.
+
+        The same numbers as :meth:`raw` of those rows, found with fewer look-ups: each base row's
+        table look-ups are done once, with, per table, the AND of all the other tables' look-ups;
+        an edited row then needs one look-up (the table holding the changed feature) and one AND.
+        """
+        base = np.asarray(base, dtype=float)
+        agent, column = np.asarray(agent, dtype=np.int64), np.asarray(column, dtype=np.int64)
+        value = np.asarray(value, dtype=float)
+        if not (np.isfinite(base).all(axis=1)[agent].all() and np.isfinite(value).all()):
+            rows = base[agent]
+            rows[np.arange(agent.size), column] = value
+            return self.raw(rows)
+        out = np.empty(agent.size)
+        order = np.argsort(agent, kind="stable")
+        starts = np.arange(0, base.shape[0] + EDIT_BASE_ROWS, EDIT_BASE_ROWS)
+        bounds = np.searchsorted(agent[order], starts)
+        for at, first in enumerate(starts[:-1]):
+            edits = order[bounds[at] : bounds[at + 1]]
+            if edits.size:
+                out[edits] = self._edit_block(
+                    base[first : first + EDIT_BASE_ROWS], agent[edits] - first, column[edits], value[edits]
+                )
+        return out
+
+    def _edit_block(self, base: np.ndarray, local: np.ndarray, column: np.ndarray, value: np.ndarray) -> np.ndarray:
+        """:meth:`raw_edits` for edits of the few base rows ``base`` (``local`` indexes them)."""
+        n, n_groups = base.shape[0], len(self._groups)
+        index = np.array([self._table_rows(base, members) for members, _ in self._groups], dtype=np.int64)
+        index = index.reshape(n_groups, n)
+        # others[g]: per base row, the AND of every table's look-up except table g's; others[G]: all of them
+        others = np.empty((n_groups + 1, n, self.n_trees), dtype=self._dtype)
+        others[0] = np.iinfo(self._dtype).max
+        for g, (_, table) in enumerate(self._groups):  # prefixes first: others[g + 1] = AND of tables 0..g
+            np.bitwise_and(others[g], table[index[g]], out=others[g + 1])
+        suffix = np.full((n, self.n_trees), np.iinfo(self._dtype).max, dtype=self._dtype)
+        for g in range(n_groups - 1, -1, -1):  # others[g] = (AND of tables before g) & (AND of tables after g)
+            table = self._groups[g][1]
+            np.bitwise_and(others[g], suffix, out=others[g])
+            np.bitwise_and(suffix, table[index[g]], out=suffix)
+        group = np.full(column.size, n_groups, dtype=np.int64)
+        row = self._tables_offset[n_groups] + np.zeros(column.size, dtype=np.int64)  # the all-ones row
+        for j in np.unique(column):
+            place = self._place.get(int(j))
+            if place is None:
+                continue  # no split tests feature j: the edited row leaves every tree where its base row does
+            g, member, stride = place
+            kind, _, _, parameters = self._groups[g][0][member]
+            on = np.flatnonzero(column == j)
+            shift = _positions(kind, parameters, value[on]) - _positions(kind, parameters, base[local[on], j])
+            group[on] = g
+            row[on] = self._tables_offset[g] + index[g, local[on]] + shift * stride
+        out = np.empty(column.size)
+        for start in range(0, column.size, BLOCK_ROWS):
+            part = slice(start, start + BLOCK_ROWS)
+            alive = others.reshape(-1, self.n_trees)[group[part] * n + local[part]]
+            np.bitwise_and(alive, self._all_tables[row[part]], out=alive)
+            out[part] = self._finish(alive)
+        return out
+
+    def proba_edits(self, base: np.ndarray, agent: np.ndarray, column: np.ndarray, value: np.ndarray) -> np.ndarray:
+        """Class probabilities ``(n, 2)`` of the edited rows of :meth:`raw_edits`, as :meth:`proba` of those rows."""
+        return np.asarray(self._booster._loss.predict_proba(self.raw_edits(base, agent, column, value)))
+
     def _raw_block(self, X: np.ndarray) -> np.ndarray:
         n = X.shape[0]
         alive = np.empty((n, self.n_trees), dtype=self._dtype)
         alive.fill(np.iinfo(self._dtype).max)
         looked_up = np.empty_like(alive)
         for members, table in self._groups:
-            index = np.zeros(n, dtype=np.int64)
-            for kind, j, size, parameters in members:
-                if kind == "category":
-                    codes = np.rint(X[:, j])
-                    at = np.where((codes >= 0) & (codes < parameters), codes, parameters).astype(np.int64)
-                else:
-                    thresholds, mean, scale = parameters
-                    at = np.searchsorted(thresholds, (X[:, j] - mean) / scale, side="left")
-                index = index * size + at
-            np.take(table, index, axis=0, out=looked_up)
+            np.take(table, self._table_rows(X, members), axis=0, out=looked_up)
             np.bitwise_and(alive, looked_up, out=alive)
+        return self._finish(alive)
+
+    @staticmethod
+    def _table_rows(X: np.ndarray, members: list[tuple[str, int, int, Any]]) -> np.ndarray:
+        """The row of a (merged) table that each row of ``X`` looks up."""
+        index = np.zeros(X.shape[0], dtype=np.int64)
+        for kind, j, size, parameters in members:
+            index = index * size + _positions(kind, parameters, X[:, j])
+        return index
+
+    def _finish(self, alive: np.ndarray) -> np.ndarray:
+        """Raw scores from the leaf sets ``alive`` (``(n, trees)``): the lowest leaf, values added in tree order."""
         lowest = alive & (~alive + self._dtype(1))
-        leaf = np.frexp(lowest.astype(float))[1] - 1
-        values = np.take(self._values, leaf + self._flat_offsets)
-        raw = np.zeros(n)
+        # the lowest set bit is a power of two, exact as a double: its exponent field is the leaf number
+        leaf = lowest.T.astype(float).view(np.int64)
+        leaf >>= 52
+        leaf += self._tree_offsets  # each tree's place in the flat leaf values, less the exponent's bias
+        values = self._flat_values[leaf]  # (trees, n): each tree's values lie together for the sum
+        raw = np.zeros(alive.shape[0])
         raw += self._baseline[0]
         for t in range(self.n_trees):  # in tree order, one addition at a time, as scikit-learn adds
-            raw += values[:, t]
+            raw += values[t]
         return raw
 
     # ------------------------------------------------------------------ building
@@ -232,6 +323,15 @@ class BoostingTables:
         with single_threaded():
             expected = self._booster.decision_function(self._encoder.transform(rows))
         return bool(np.array_equal(self.raw(rows), np.asarray(expected, dtype=float)))
+
+
+def _positions(kind: str, parameters: Any, x: np.ndarray) -> np.ndarray:
+    """Row of a feature's own table for each value ``x``: its category (or no category), or the splits it fails."""
+    if kind == "category":
+        codes = np.rint(x)
+        return np.where((codes >= 0) & (codes < parameters), codes, parameters).astype(np.int64)
+    thresholds, mean, scale = parameters
+    return np.searchsorted(thresholds, (x - mean) / scale, side="left")
 
 
 def _leaf_layout(nodes: np.ndarray) -> tuple[list[int], np.ndarray]:
