@@ -49,7 +49,7 @@ BLOCK_ROWS = 1024
 JOINT_ROWS = 4096
 
 #: Base rows whose look-ups :meth:`BoostingTables.raw_edits` keeps at a time (per table: rows x trees).
-EDIT_BASE_ROWS = 256
+EDIT_BASE_ROWS = 1024
 
 
 class BoostingTables:
@@ -200,16 +200,16 @@ class BoostingTables:
         n, n_groups = base.shape[0], len(self._groups)
         index = np.array([self._table_rows(base, members) for members, _ in self._groups], dtype=np.int64)
         index = index.reshape(n_groups, n)
+        looked_up = [table[index[g]] for g, (_, table) in enumerate(self._groups)]
         # others[g]: per base row, the AND of every table's look-up except table g's; others[G]: all of them
         others = np.empty((n_groups + 1, n, self.n_trees), dtype=self._dtype)
         others[0] = np.iinfo(self._dtype).max
-        for g, (_, table) in enumerate(self._groups):  # prefixes first: others[g + 1] = AND of tables 0..g
-            np.bitwise_and(others[g], table[index[g]], out=others[g + 1])
+        for g in range(n_groups):  # prefixes first: others[g + 1] = AND of tables 0..g
+            np.bitwise_and(others[g], looked_up[g], out=others[g + 1])
         suffix = np.full((n, self.n_trees), np.iinfo(self._dtype).max, dtype=self._dtype)
         for g in range(n_groups - 1, -1, -1):  # others[g] = (AND of tables before g) & (AND of tables after g)
-            table = self._groups[g][1]
             np.bitwise_and(others[g], suffix, out=others[g])
-            np.bitwise_and(suffix, table[index[g]], out=suffix)
+            np.bitwise_and(suffix, looked_up[g], out=suffix)
         group = np.full(column.size, n_groups, dtype=np.int64)
         row = self._tables_offset[n_groups] + np.zeros(column.size, dtype=np.int64)  # the all-ones row
         for j in np.unique(column):

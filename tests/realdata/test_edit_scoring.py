@@ -7,6 +7,7 @@ import pytest
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 
+from recoursesim.scoring import tree_tables
 from recoursesim.scoring.base import ScoresEdits, edited_rows, score_edits
 from recoursesim.scoring.classifier import ClassifierScorer
 from recoursesim.scoring.linear import LinearScorer
@@ -32,11 +33,12 @@ def _tables(model: TabularModel) -> BoostingTables:
 
 
 @pytest.mark.parametrize("params", [{}, {"max_leaf_nodes": 40}], ids=["32-bit masks", "64-bit masks"])
-def test_edited_rows_score_as_the_rows_built(params: dict) -> None:
+def test_edited_rows_score_as_the_rows_built(params: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tree_tables, "EDIT_BASE_ROWS", 64)  # the base rows' look-ups kept in several blocks
     model = _fit(seed=7, **params)
     tables = _tables(model)
     rng = np.random.default_rng(11)
-    # more base rows than one block of base rows, edits in no particular order
+    # edits in no particular order
     base, agent, column, value = _edits(tables, rng, 700, 20_000)
     rows = edited_rows(base, agent, column, value)
     assert np.array_equal(rows[0], np.where(np.arange(5) == column[0], value[0], base[agent[0]]))
@@ -44,7 +46,8 @@ def test_edited_rows_score_as_the_rows_built(params: dict) -> None:
     np.testing.assert_array_equal(tables.raw_edits(base, agent, column, value), expected)
     np.testing.assert_array_equal(tables.proba_edits(base, agent, column, value), model.estimator_.predict_proba(rows))
     for method in ("predict_proba", "decision_function"):
-        np.testing.assert_array_equal(model.predict_edits(method, base, agent, column, value), getattr(model, method)(rows))
+        edited = model.predict_edits(method, base, agent, column, value)
+        np.testing.assert_array_equal(edited, getattr(model, method)(rows))
 
 
 def test_an_edit_of_a_feature_no_split_tests_keeps_the_base_rows_score() -> None:
