@@ -55,7 +55,10 @@ class WorstCaseRecourse(HorizonRecourse):
     training rows) labelled by the current model's decisions at the median cut-off; the
     worst-case score of a point is the lowest of their scores, and the base generator (``auto``:
     ``search`` for such a model) looks for the cheapest point whose worst-case score reaches the
-    cut-off. Refits are made once per model (again after every refit of a trainer).
+    cut-off. Refits are made once per model (again after every refit of a trainer). A resample in
+    which a class has fewer than two rows is skipped (no classifier, nor the validation split of an
+    early-stopping one, can be fitted on it), so where the current model accepts almost none of the
+    reference rows the set can hold fewer refits, or only the current model.
 
     ``base`` (the generator to strengthen) and the builder's ``schema``, ``action_defaults``,
     ``population`` and ``feature_names`` are those of every horizon-aware generator
@@ -171,7 +174,8 @@ class WorstCaseRecourse(HorizonRecourse):
         models: list[Scorer] = []
         for _ in range(self.n_models):
             pick = rng.integers(0, rows.shape[0], size=rows.shape[0])
-            if np.unique(labels[pick]).size < 2:  # a resample with one class cannot be fitted
+            counts = np.bincount(labels[pick].astype(np.int64), minlength=2)
+            if counts.min() < 2:  # one class, or one member of a class: no classifier (nor its stratified split) fits
                 continue
             fitted = fit_single_threaded(clone(estimator), rows[pick], labels[pick].astype(int))
             models.append(ClassifierScorer(fitted, output=getattr(scorer, "output_", "auto")))

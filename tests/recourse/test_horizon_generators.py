@@ -182,3 +182,25 @@ def test_conformal_rank_is_the_ceiling_of_n_plus_one_times_the_level(n, level, r
     # ceil(10 * 0.9) = 9th of 9 -> index 8; ceil(20 * 0.9) = 18th of 19 -> 17; ceil(4 * 0.9) = 4th of 3 -> the
     # largest; ceil(11 * 0.5) = 6th -> 5; level 0 -> the smallest; level 1 -> the largest.
     assert conformal_rank(n, level) == rank
+
+
+def test_worst_case_skips_resamples_an_early_stopping_model_cannot_be_fitted_on():
+    # The current model accepts one reference row of 300. A resample holding that row once cannot be
+    # split into stratified training and validation sets (the boosted model stops early), so it is
+    # skipped; a resample holding it twice or more is fitted. Before, the first such resample raised.
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    rng = np.random.default_rng(0)
+    rows = rng.random((300, 2))
+    labels = (rows.sum(axis=1) > 1).astype(int)
+    scorer = ClassifierScorer(HistGradientBoostingClassifier(max_iter=20, early_stopping=True).fit(rows, labels))
+    reference = np.vstack([rows[rows.sum(axis=1) < 0.8][:299], [[0.99, 0.99]]])
+    scores = scorer.score(reference)
+    top = scores[-1]
+    assert (scores >= top).sum() == 1
+    generator = WorstCaseRecourse(n_models=30, reference=reference.tolist(), base={"name": "auto"})
+    x = reference[:5]
+    generator.recommend(x, scorer.score(x), np.full(5, top), scorer)
+    refits = len(generator._ensemble.models) - 1
+    # P(the row is drawn at least twice in 300 draws) = 1 - (1 - 1/300)^300 - (1 - 1/300)^299 = 0.264.
+    assert 0 < refits < 30
