@@ -141,18 +141,26 @@ class MixedRecourse(Component, ABC):
         discrete = np.flatnonzero((schema.is_ordinal | schema.is_categorical) & mutable)
         return continuous, discrete
 
-    def legal_codes(self, features: np.ndarray, j: int) -> np.ndarray:
-        """``(n, m_j)``: which codes of discrete feature ``j`` each agent may move to (not staying)."""
+    def legal_codes(self, features: np.ndarray, j: int, box: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+        """``(n, m_j)``: which codes of discrete feature ``j`` each agent may move to (not staying).
+
+        ``box``: the action set's ``box(features)``, when the caller has it already.
+        """
         m = int(self.schema_.n_categories[j])
         codes = np.arange(m, dtype=float)
-        lo, hi = self.actions_.box(features)
+        lo, hi = self.actions_.box(features) if box is None else box
         inside = (codes[None, :] >= lo[:, j, None] - 1e-9) & (codes[None, :] <= hi[:, j, None] + 1e-9)
         allowed = self.actions_.allowed[j][None, :m] if self.actions_.allowed[j].size == m else np.ones((1, m), bool)
         return inside & allowed & (codes[None, :] != features[:, j, None])
 
-    def continuous_room(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(up, down)``: how far each numeric/integer feature may rise and fall (whole units for integers)."""
-        lo, hi = self.actions_.box(features)
+    def continuous_room(
+        self, features: np.ndarray, box: tuple[np.ndarray, np.ndarray] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(up, down)``: how far each numeric/integer feature may rise and fall (whole units for integers).
+
+        ``box``: the action set's ``box(features)``, when the caller has it already.
+        """
+        lo, hi = self.actions_.box(features) if box is None else box
         up = np.maximum(hi - features, 0.0)
         down = np.maximum(features - lo, 0.0)
         whole = self.schema_.is_integer
@@ -179,7 +187,8 @@ class MixedRecourse(Component, ABC):
         schema = self.schema_
         cont, discrete = self.mutable_columns()
         disc = [int(j) for j in discrete]
-        up, down = self.continuous_room(features)
+        box = self.actions_.box(features)
+        up, down = self.continuous_room(features, box)
         rise = up_gain[:, cont] >= down_gain[:, cont]
         slope = np.where(rise, up_gain[:, cont], down_gain[:, cont])
         room = np.where(rise, up[:, cont], down[:, cont])
@@ -190,7 +199,7 @@ class MixedRecourse(Component, ABC):
             codes = np.broadcast_to(np.arange(table.shape[1], dtype=float), table.shape)
             step = np.abs(codes - features[:, j, None])
             price = self.costs_.unit_cost[j] * (step if schema.is_ordinal[j] else (step > 0))
-            options.append(pareto_options(codes, table, price, self.legal_codes(features, j)))
+            options.append(pareto_options(codes, table, price, self.legal_codes(features, j, box)))
         problem = SeparableProblem(
             need=need,
             slope=np.where(useful, slope, 0.0),

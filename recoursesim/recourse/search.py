@@ -163,14 +163,15 @@ class SearchRecourse(MixedRecourse):
     def _probe_scores(self, features: np.ndarray, scorer: Scorer, codes: dict) -> np.ndarray:
         """Score every probe of ``features`` (columns as in :meth:`_probes`) in one call."""
         m = features.shape[0]
-        up, down = self.continuous_room(features)
+        box = self.actions_.box(features)
+        up, down = self.continuous_room(features, box)
         legal, column, value = [], [], []
         for k in self._cont:
             legal += [up[:, k] > 0, down[:, k] > 0]
             column += [k, k]
             value += [features[:, k] + up[:, k], features[:, k] - down[:, k]]
         for j in self._disc:
-            allowed = self.legal_codes(features, int(j))
+            allowed = self.legal_codes(features, int(j), box)
             for code in codes[int(j)]:
                 legal.append(allowed[:, code])
                 column.append(j)
@@ -220,10 +221,10 @@ class SearchRecourse(MixedRecourse):
         found = np.zeros(n, dtype=bool)
         hopeful = np.zeros(n, dtype=bool)
         todo = np.arange(n)
+        # the problem is the same every round but for the margin still missing: built once, then cut to ``todo``
+        every, turn, columns, discrete = self.separable_problem(features, need, up_gain, down_gain, tables)
         for _ in range(self.rounds + 1):
-            problem, direction, columns, discrete = self.separable_problem(
-                features[todo], need[todo], up_gain[todo], down_gain[todo], [t[todo] for t in tables]
-            )
+            problem, direction = every.rows(todo, need[todo]), turn[todo]
             solution = solve_separable(problem, max_integer_options=self.integer_steps)
             hopeful[todo] |= solution.feasible
             if not solution.feasible.any():
@@ -250,8 +251,9 @@ class SearchRecourse(MixedRecourse):
                 rise = (gain_up >= gain_down) & (gain_up > 0)
                 fall = ~rise & (gain_down > 0)
                 point[:, k] += np.where(rise, up[rest, k], 0.0) - np.where(fall, down[rest, k], 0.0)
+            box = self.actions_.box(features[rest])
             for table, j in zip(tables, disc, strict=True):
-                gains = np.where(self.legal_codes(features[rest], int(j)), table[rest], -np.inf)
+                gains = np.where(self.legal_codes(features[rest], int(j), box), table[rest], -np.inf)
                 code = np.argmax(gains, axis=1)
                 point[:, j] = np.where(gains[np.arange(rest.size), code] > 0, code, point[:, j])
             point = self.actions_.legalise(features[rest], point)

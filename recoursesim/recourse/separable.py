@@ -74,6 +74,19 @@ class SeparableProblem:
     integral: np.ndarray
     discrete: list[DiscreteOptions]
 
+    def rows(self, index: np.ndarray, need: np.ndarray) -> SeparableProblem:
+        """The problem of the agents ``index`` alone, with margin ``need`` still missing.
+
+        Each discrete feature's options stay padded to the largest count of those agents only
+        (usable options come first, padding after), as :func:`pareto_options` pads them.
+        """
+        discrete = []
+        for options in self.discrete:
+            cost = options.cost[index]
+            width = int(np.isfinite(cost).sum(axis=1).max(initial=0))
+            discrete.append(DiscreteOptions(options.value[index, :width], options.gain[index, :width], cost[:, :width]))
+        return SeparableProblem(need, self.slope[index], self.unit[index], self.room[index], self.integral, discrete)
+
 
 @dataclass
 class SeparableSolution:

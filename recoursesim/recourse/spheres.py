@@ -45,7 +45,7 @@ def growing_spheres(
     s = generator.samples
     lo, hi = generator.actions_.box(features)
     categorical = [j for j in mutable if schema.is_categorical[j]]
-    legal = {j: generator.legal_codes(features, int(j)) for j in categorical}
+    legal = {j: generator.legal_codes(features, int(j), (lo, hi)) for j in categorical}
     todo = np.arange(n)
     radius = generator.radius
     for _ in range(generator.shells):

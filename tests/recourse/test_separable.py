@@ -181,3 +181,43 @@ def test_integers_moved_like_numbers_cost_at_most_one_unit_more_than_milp(seed):
         pick = fast.choice[:, j]
         gain += np.where(pick >= 0, options.gain[np.arange(pick.size), np.maximum(pick, 0)], 0.0)
     assert np.all(gain[rows] >= problem.need[rows] - 1e-9)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 10_000), st.booleans())
+def test_a_problem_cut_to_some_agents_is_the_problem_built_for_them(seed, integral):
+    """rows(): the options of the agents kept, padded to their own widest count, as pareto_options pads them."""
+    rng = np.random.default_rng(seed)
+    n, m = 30, 5
+    value = np.tile(np.arange(m, dtype=float), (n, 1))
+    gain, cost = rng.normal(size=(n, 3, m)), rng.uniform(0.1, 1.0, size=(n, 3, m))
+    usable = rng.random((n, 3, m)) < 0.7
+    full = _problem(seed, n=n, integral=integral)
+    full.discrete = [pareto_options(value, gain[:, j], cost[:, j], usable[:, j]) for j in range(3)]
+    index = np.sort(rng.choice(n, size=int(rng.integers(1, n)), replace=False))
+    need = rng.uniform(0.0, 3.0, size=index.size)
+    cut = full.rows(index, need)
+    built = [pareto_options(value[index], gain[index, j], cost[index, j], usable[index, j]) for j in range(3)]
+    for mine, theirs in zip(cut.discrete, built, strict=True):
+        for field in ("value", "gain", "cost"):
+            np.testing.assert_array_equal(getattr(mine, field), getattr(theirs, field))
+    np.testing.assert_array_equal(cut.room, full.room[index])
+    assert cut.need is need
+    alone = SeparableProblem(need, full.slope[index], full.unit[index], full.room[index], full.integral, built)
+    a, b = solve_separable(cut), solve_separable(alone)
+    for field in ("amount", "choice", "cost", "feasible"):
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+
+
+def test_rows_drops_padding_no_kept_agent_needs():
+    options = DiscreteOptions(
+        value=np.array([[1.0, 2.0, 0.0], [3.0, 0.0, 0.0]]),
+        gain=np.array([[0.5, 1.0, 0.0], [0.2, 0.0, 0.0]]),
+        cost=np.array([[0.1, 0.3, np.inf], [0.4, np.inf, np.inf]]),
+    )
+    ones = np.ones((2, 1))
+    problem = SeparableProblem(np.ones(2), ones, ones, ones, np.array([False]), [options])
+    second = problem.rows(np.array([1]), np.array([0.7])).discrete[0]
+    np.testing.assert_array_equal(second.cost, [[0.4]])
+    np.testing.assert_array_equal(second.value, [[3.0]])
+    assert problem.rows(np.array([0, 1]), np.ones(2)).discrete[0].cost.shape == (2, 2)
