@@ -7,7 +7,6 @@ they are, ordinal values as their rank, categorical values as their category ind
 """
 
 from recoursesim.features.actions import MixedActionSet
-from recoursesim.features.box import ActionSet
 from recoursesim.features.cost import CostModel
 from recoursesim.features.defaults import DEFAULT_ACTIONS, DEFAULT_COLUMNS
 from recoursesim.features.schema import KINDS, Feature, FeatureSchema
@@ -16,7 +15,6 @@ __all__ = [
     "DEFAULT_ACTIONS",
     "DEFAULT_COLUMNS",
     "KINDS",
-    "ActionSet",
     "CostModel",
     "Feature",
     "FeatureSchema",

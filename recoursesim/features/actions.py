@@ -1,4 +1,4 @@
-"""Which moves an agent with mixed-type features may make: the mixed-type action set."""
+"""Which moves an agent may make: the action set, over features of every type (all-numeric included)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from recoursesim._validate import check_vector
 from recoursesim.errors import ConfigError
-from recoursesim.features.box import ActionSet
 from recoursesim.features.schema import FeatureSchema
 
 _KEYS = ("immutable", "increase_only", "decrease_only", "lower", "upper", "allowed_categories")
@@ -74,21 +74,22 @@ TOLERANCE = 1e-9
 
 
 class MixedActionSet:
-    """Actionability constraints on a :class:`FeatureSchema`, in code space.
+    """Actionability constraints on a :class:`FeatureSchema`, in code space: the one action-set type.
 
-    The numeric box (immutable features pinned, increase-only / decrease-only features bounded
-    by the current value, global bounds) is the one of :class:`~recoursesim.features.box.ActionSet`;
-    on top of it integer and ordinal features must stay whole numbers and a categorical feature
-    may change only to one of its allowed categories.
+    A box bounds every move (immutable features pinned, increase-only / decrease-only features
+    bounded by the current value, global bounds); integer and ordinal features must stay whole
+    numbers and a categorical feature may change only to one of its allowed categories. All-numeric
+    features without ranges (the synthetic worlds) are the special case :meth:`numeric`.
 
     Args:
         schema: The feature schema.
         immutable: Features that never change.
         increase_only: Features that can only go up (numeric, integer or ordinal).
         decrease_only: Features that can only go down (numeric, integer or ordinal).
-        lower: Feature -> lowest value a move may reach (a category for an ordinal feature);
-            default the observed minimum.
-        upper: Feature -> highest value a move may reach; default the observed maximum.
+        lower: Feature -> lowest value a move may reach (a category for an ordinal feature),
+            or a list of one code-space value per feature; default the schema's minimum.
+        upper: Feature -> highest value a move may reach, or one value per feature; default the
+            schema's maximum.
         allowed_categories: Categorical (or ordinal) feature -> the categories an agent may
             change to (an empty list: no change at all). Unlisted features may change to any
             category. Staying put is always allowed.
@@ -105,9 +106,21 @@ class MixedActionSet:
         allowed_categories: Mapping[str, Sequence[Any]] | None = None,
     ) -> None:
         self.schema = schema
-        lo = self._bounds("lower", lower, schema.lower)
-        hi = self._bounds("upper", upper, schema.upper)
-        self.box_set = ActionSet(schema.names, lo.tolist(), hi.tolist(), immutable, increase_only, decrease_only)
+        #: Global lower and upper bounds in code space.
+        self.lower = self._bounds("lower", lower, schema.lower)
+        self.upper = self._bounds("upper", upper, schema.upper)
+        bad = np.flatnonzero(self.lower > self.upper)
+        if bad.size:
+            name = schema.names[bad[0]]
+            raise ConfigError("upper", f"is below lower for feature {name!r}", "make every upper >= lower")
+        #: Boolean masks of the immutable, increase-only and decrease-only features.
+        self.immutable = self._mask("immutable", immutable)
+        self.increase_only = self._mask("increase_only", increase_only)
+        self.decrease_only = self._mask("decrease_only", decrease_only)
+        both = self.increase_only & self.decrease_only
+        if both.any():
+            name = schema.names[int(np.flatnonzero(both)[0])]
+            raise ConfigError("increase_only", f"{name!r} is also decrease_only", "list it as immutable instead")
         for field, mask in (("increase_only", self.increase_only), ("decrease_only", self.decrease_only)):
             bad = mask & schema.is_categorical
             if bad.any():
@@ -148,12 +161,28 @@ class MixedActionSet:
             raise ConfigError(unknown[0], "unknown action-set key", f"use {', '.join(_KEYS)}")
         return cls(schema, **spec)
 
-    def _bounds(self, field: str, given: Mapping[str, Any] | None, default: np.ndarray) -> np.ndarray:
+    @classmethod
+    def numeric(cls, feature_names: Sequence[str], spec: Mapping[str, Any] | None) -> MixedActionSet:
+        """The action set of all-numeric features without ranges: only ``spec``'s bounds bound a move.
+
+        ``lower`` and ``upper`` may be lists with one value per feature (``lower = [0.0, 0.0]``),
+        as the synthetic scenarios write them.
+        """
+        d = len(feature_names)
+        return cls.from_spec(FeatureSchema.numeric(feature_names, [-np.inf] * d, [np.inf] * d), spec)
+
+    def _bounds(self, field: str, given: object, default: np.ndarray) -> np.ndarray:
         out = default.astype(float).copy()
         if given is None:
             return out
+        if isinstance(given, list | tuple | np.ndarray):
+            return check_vector(field, given, length=len(self.schema.names))
         if not isinstance(given, Mapping):
-            raise ConfigError(field, "must be a table of feature = value", f"write {field} = {{ age = 18 }}")
+            raise ConfigError(
+                field,
+                "must be a table of feature = value, or a list of one value per feature",
+                f"write {field} = {{ age = 18 }}",
+            )
         for name, value in given.items():
             where = f"{field}.{name}"
             j = self.schema.index(name, where)
@@ -171,36 +200,36 @@ class MixedActionSet:
                 out[j] = float(value)
         return out
 
+    def _mask(self, field: str, names: object) -> np.ndarray:
+        if isinstance(names, str) or not isinstance(names, Sequence):
+            raise ConfigError(field, "must be a list of feature names", f'write {field} = ["x0"]')
+        mask = np.zeros(len(self.schema.names), dtype=bool)
+        for name in names:
+            if name not in self.schema.names:
+                raise ConfigError(field, f"unknown feature {name!r}", f"use one of {', '.join(self.schema.names)}")
+            mask[self.schema.names.index(name)] = True
+        return mask
+
     # ------------------------------------------------------------------ the constraints
 
-    @property
-    def immutable(self) -> np.ndarray:
-        """Boolean mask of the immutable features."""
-        return self.box_set.immutable
-
-    @property
-    def increase_only(self) -> np.ndarray:
-        """Boolean mask of the increase-only features."""
-        return self.box_set.increase_only
-
-    @property
-    def decrease_only(self) -> np.ndarray:
-        """Boolean mask of the decrease-only features."""
-        return self.box_set.decrease_only
-
-    @property
-    def lower(self) -> np.ndarray:
-        """Global lower bounds in code space."""
-        return self.box_set.lower
-
-    @property
-    def upper(self) -> np.ndarray:
-        """Global upper bounds in code space."""
-        return self.box_set.upper
-
     def box(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per-agent bounds ``(lo, hi)`` in code space (see :meth:`ActionSet.box`)."""
-        return self.box_set.box(features)
+        """Per-agent bounds ``(lo, hi)`` for a move from ``features``, in code space.
+
+        Immutable features are pinned at their current value; increase-only features cannot go
+        below it and decrease-only features cannot go above it.
+        """
+        lo, hi = np.empty(features.shape), np.empty(features.shape)
+        lo[:], hi[:] = self.lower, self.upper
+        frozen = self.immutable | self.increase_only
+        if frozen.any():  # (an action set without such features skips the empty assignments)
+            lo[:, frozen] = np.maximum(lo[:, frozen], features[:, frozen])
+        frozen = self.immutable | self.decrease_only
+        if frozen.any():
+            hi[:, frozen] = np.minimum(hi[:, frozen], features[:, frozen])
+        if self.immutable.any():
+            lo[:, self.immutable] = features[:, self.immutable]
+            hi[:, self.immutable] = features[:, self.immutable]
+        return lo, hi
 
     def category_allowed(self, codes_from: np.ndarray, codes_to: np.ndarray, j: int) -> np.ndarray:
         """Whether each change of categorical/ordinal feature ``j`` is to an allowed category.

@@ -1,6 +1,5 @@
 """Recourse generators: the recommendation each rejected agent receives."""
 
-from recoursesim.features.box import ActionSet
 from recoursesim.recourse.auto import AutoRecourse
 from recoursesim.recourse.base import RecourseGenerator
 from recoursesim.recourse.dice import DiceRecourse
@@ -15,7 +14,6 @@ from recoursesim.recourse.search import SearchRecourse
 from recoursesim.recourse.worst_case import WorstCaseRecourse, worst_case_margin
 
 __all__ = [
-    "ActionSet",
     "AutoRecourse",
     "DiceRecourse",
     "ExactLinearRecourse",

@@ -11,7 +11,7 @@ from recoursesim._rows import put_rows
 from recoursesim._validate import check_choice, check_list, check_table, check_vector
 from recoursesim.component import Component
 from recoursesim.errors import ConfigError
-from recoursesim.features.box import ActionSet
+from recoursesim.features.actions import MixedActionSet
 from recoursesim.recourse.base import require_linear_form
 from recoursesim.recourse.projection import project_l1, project_l2
 from recoursesim.registry import register
@@ -35,7 +35,8 @@ class LinearRecourse(Component):
     Args:
         norm: ``"l2"`` (Euclidean, the default) or ``"l1"`` (Manhattan) cost.
         action_set: Table of constraints: ``lower``, ``upper``, ``immutable``, ``increase_only``,
-            ``decrease_only`` (see :class:`ActionSet`).
+            ``decrease_only``, with ``lower`` and ``upper`` one value per feature (see
+            :meth:`~recoursesim.features.MixedActionSet.numeric`).
         cost_weights: Per-feature cost multipliers (default all 1).
         feature_names: Supplied by the model.
     """
@@ -57,7 +58,7 @@ class LinearRecourse(Component):
         if action_set is not None:
             check_table("action_set", action_set)
         try:
-            self.actions_ = ActionSet.from_spec(self._feature_names, action_set)
+            self.actions_ = MixedActionSet.numeric(self._feature_names, action_set)
         except ConfigError as error:
             raise error.under("action_set") from None
         self.weights_ = np.ones(d) if cost_weights is None else check_vector("cost_weights", cost_weights, length=d)

@@ -56,3 +56,18 @@ def test_one_registry_of_decision_models() -> None:
         if _module_level_names(path) & {"MODELS", "make_model"}
     }
     assert defining == {"scoring/tabular.py"}
+
+
+def test_one_action_set_class() -> None:
+    """``MixedActionSet`` is the only action-set class; the linear generators use its numeric form."""
+    defining = {
+        path.relative_to(PACKAGE).as_posix()
+        for path in PACKAGE.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ClassDef) and node.name.endswith("ActionSet")
+    }
+    assert defining == {"features/actions.py"}
+    from recoursesim.features import MixedActionSet
+    from recoursesim.recourse import LinearRecourse
+
+    assert isinstance(LinearRecourse(action_set={"lower": [0.0, 0.0]}).actions_, MixedActionSet)

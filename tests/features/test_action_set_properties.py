@@ -131,3 +131,34 @@ def test_nearest_allowed_rank_and_undone_switch() -> None:
 def test_bad_action_sets_name_the_field(spec: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         MixedActionSet.from_spec(_schema(), spec)
+
+
+def test_numeric_form_bounds_moves_only_by_the_table() -> None:
+    """The synthetic worlds' action set: unbounded numeric features, list bounds, one value per feature."""
+    actions = MixedActionSet.numeric(
+        ["x0", "x1", "x2"], {"lower": [0.0, 0.2, -1.0], "upper": [1.0, 0.8, 2.0], "increase_only": ["x0"]}
+    )
+    start = np.array([[0.5, 0.5, 0.0], [1.5, 0.1, 3.0]])
+    lo, hi = actions.box(start)
+    # x0 may only go up from 0.5 (to the upper bound 1); agent 2 starts above it, so its box is empty there
+    assert lo.tolist() == [[0.5, 0.2, -1.0], [1.5, 0.2, -1.0]]
+    assert hi.tolist() == [[1.0, 0.8, 2.0], [1.0, 0.8, 2.0]]
+    unbounded = MixedActionSet.numeric(["x0", "x1"], {"immutable": ["x1"]})
+    lo, hi = unbounded.box(np.array([[3.0, 4.0]]))
+    assert lo.tolist() == [[-np.inf, 4.0]] and hi.tolist() == [[np.inf, 4.0]]
+    assert unbounded.is_valid(np.array([[3.0, 4.0]]), np.array([[1e9, 4.0]])).tolist() == [True]
+    assert unbounded.is_valid(np.array([[3.0, 4.0]]), np.array([[3.0, 4.5]])).tolist() == [False]
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ({"lower": [0.0]}, r"^lower: must have 2 entries \(one per feature\), got 1"),
+        ({"lower": [0.0, 0.5], "upper": [1.0, 0.4]}, r"^upper: is below lower for feature 'x1'"),
+        ({"lower": "low"}, r"^lower: must be a table of feature = value, or a list of one value per feature"),
+        ({"increase_only": ["x0"], "decrease_only": ["x0"]}, r"^increase_only: 'x0' is also decrease_only"),
+    ],
+)
+def test_numeric_form_errors_name_the_field(spec: dict, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        MixedActionSet.numeric(["x0", "x1"], spec)
