@@ -15,6 +15,7 @@ from recoursesim.agents import RecourseAgent
 from recoursesim.behaviour.base import ActionContext, Behaviour
 from recoursesim.durability.decision import Decision
 from recoursesim.errors import ConfigError
+from recoursesim.features.capabilities import schema_of
 from recoursesim.ledger import Ledger
 from recoursesim.observers import Observer, PopulationSnapshot, observation_rows
 from recoursesim.populations.base import Cohort, PopulationGenerator, entrants_schedule
@@ -117,7 +118,7 @@ class RecourseModel(mesa.Model):
         self.threshold: float | np.ndarray = float("nan")
         self.table = AgentTable(len(self.feature_names), capacity=self.n_initial + int(self.entrants.sum()))
         #: The population's feature schema (mixed-type populations), else ``None``.
-        self.schema = getattr(population, "schema", None)
+        self.schema = schema_of(population)
         self.ledger_store = Ledger(self.feature_names, self.group_names, record_recommendations, self.schema)
         self._observations: list[pd.DataFrame] = []
         self._views: dict[int, RecourseAgent] | None = None

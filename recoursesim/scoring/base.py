@@ -218,10 +218,23 @@ def margin_of(scorer: Scorer) -> tuple[Callable[[np.ndarray], np.ndarray], Liter
     return None if linear is None else (linear.margin, linear.link)
 
 
+@runtime_checkable
+class WrapsFittedModel(Protocol):
+    """A fitted decision model around a scikit-learn estimator (:class:`~recoursesim.scoring.tabular.TabularModel`).
+
+    Attributes:
+        estimator_: The fitted estimator (or pipeline) it calls.
+        input: The rows it takes: ``"codes"`` (code space) or ``"frame"`` (the data's own values).
+    """
+
+    estimator_: Any
+    input: str
+
+
 def final_estimator(estimator: Any) -> Any:
     """The model at the end of a :class:`~recoursesim.scoring.tabular.TabularModel` and/or ``Pipeline``."""
     while True:
-        if hasattr(estimator, "estimator_") and hasattr(estimator, "input"):
+        if isinstance(estimator, WrapsFittedModel):
             estimator = estimator.estimator_
         elif getattr(estimator, "steps", None):
             estimator = estimator.steps[-1][1]

@@ -11,7 +11,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from recoursesim._validate import check_choice
 from recoursesim.errors import ConfigError
-from recoursesim.scoring.base import AdditiveForm, LinearForm, PredictsEdits, edited_rows, final_estimator
+from recoursesim.scoring.base import (
+    AdditiveForm,
+    LinearForm,
+    PredictsEdits,
+    WrapsFittedModel,
+    edited_rows,
+    final_estimator,
+)
 from recoursesim.scoring.encoding import CodeEncoder
 
 
@@ -113,9 +120,9 @@ class ClassifierScorer:
         intercept, plus one coefficient per category, plus a slope per number or rank.
         """
         link = self.margin_link()
-        inner = getattr(self.estimator, "estimator_", None)
-        steps = getattr(inner, "steps", None)
-        if link is None or getattr(self.estimator, "input", None) != "codes" or not steps or len(steps) != 2:
+        wrapped = self.estimator if isinstance(self.estimator, WrapsFittedModel) else None
+        steps = None if wrapped is None else getattr(wrapped.estimator_, "steps", None)
+        if link is None or wrapped is None or wrapped.input != "codes" or not steps or len(steps) != 2:
             return None
         encoder, final = steps[0][1], steps[1][1]
         coef, intercept = getattr(final, "coef_", None), getattr(final, "intercept_", None)

@@ -70,6 +70,10 @@ class RefitTrainer(Component):
             user's fitted object is never touched.
     """
 
+    #: Whether refits solve the built-in logistic regression by warm-started Newton steps (set by
+    #: ``__init__``; a subclass that fits its own model never does).
+    _newton: bool = False
+
     def __init__(
         self,
         estimator: str | Any | None = None,
@@ -154,7 +158,7 @@ class RefitTrainer(Component):
         self, features: np.ndarray, labels: np.ndarray, groups: np.ndarray, rng: np.random.Generator
     ) -> ClassifierScorer:
         """Fit a fresh copy of the estimator (``groups`` is unused here; group-aware trainers use it)."""
-        if getattr(self, "_newton", False):
+        if self._newton:
             estimator = fitted_logistic(self._newton_params, features, labels, self._solution)
             self._solution = np.concatenate([estimator.coef_[0], estimator.intercept_])
             return ClassifierScorer(estimator, output=self._output)

@@ -6,9 +6,11 @@ A capability of one of recoursesim's own components is said by a typed protocol
 
 - ``foreign``: duck typing of an object recoursesim does not define (a user's or scikit-learn's
   estimator, a plug-in component, pandas/numpy objects, an optional library);
-- ``by-name``: attribute access by a name held in a variable (parameters, dataclass fields, options);
-- ``own``: a probe of recoursesim's own components still to be replaced by a protocol (kept in
-  modules another area is changing; each is a known debt).
+- ``by-name``: attribute access by a name held in a variable (parameters, dataclass fields, options).
+
+None is a probe of recoursesim's own components (the last ones became ``WrapsFittedModel``,
+``schema_of``, a class attribute and scikit-learn's fitted-state check):
+:func:`test_every_reason_is_classified` refuses the class ``own``.
 
 A new probe fails :func:`test_every_probe_is_listed` until it is listed here with its reason.
 """
@@ -35,11 +37,6 @@ PROBES: dict[tuple[str, str], tuple[int, str, str]] = {
     ("auditors/facts/apriori.py", "hasattr:bitwise_count"): (1, "foreign", "numpy >= 2.0 feature test"),
     ("auditors/facts/inputs.py", "hasattr:predict"): (1, "foreign", "checks the user's model is a classifier"),
     ("auditors/facts/linear.py", "hasattr:coef_"): (1, "foreign", "a linear scikit-learn model exposes its terms"),
-    ("auditors/facts/linear.py", "hasattr:columns_"): (
-        1,
-        "own",
-        "FrameEncoder fitted state (auditors/facts is the lead's)",
-    ),
     ("checks/_common.py", "getattr:<dynamic>"): (3, "by-name", "compares dataclass fields and constructor parameters"),
     ("checks/_common.py", "hasattr:<dynamic>"): (1, "by-name", "constructor parameters the object keeps"),
     ("checks/_common.py", "hasattr:__dataclass_fields__"): (1, "foreign", "any dataclass, compared field by field"),
@@ -85,11 +82,6 @@ PROBES: dict[tuple[str, str], tuple[int, str, str]] = {
     ("mesa_native/scenario.py", "getattr:<dynamic>"): (1, "by-name", "the Mesa model's parameters, named in a list"),
     ("model.py", "getattr:found_"): (1, "foreign", "plug-in generators may not report found_"),
     ("model.py", "getattr:prepare"): (1, "foreign", "plug-in scorers may not need preparing"),
-    ("model.py", "getattr:schema"): (
-        1,
-        "own",
-        "population schema; features.capabilities.schema_of (model.py: perf-engine)",
-    ),
     ("model.py", "hasattr:start"): (1, "foreign", "plug-in trainers may not start"),
     ("populations/bell2024.py", "hasattr:min_"): (1, "by-name", "is-fitted check (scikit-learn manner)"),
     ("populations/binding.py", "getattr:<dynamic>"): (1, "by-name", "constructor parameters of a hand-built component"),
@@ -125,13 +117,9 @@ PROBES: dict[tuple[str, str], tuple[int, str, str]] = {
     ("scenario/tables.py", "hasattr:item"): (1, "foreign", "numpy scalars in a table written back to TOML"),
     ("scoring/base.py", "getattr:estimator"): (1, "foreign", "a plug-in scorer may wrap no estimator"),
     ("scoring/base.py", "getattr:steps"): (1, "foreign", "scikit-learn Pipeline"),
-    ("scoring/base.py", "hasattr:estimator_"): (1, "own", "TabularModel's fitted model (scoring: perf-realdata)"),
-    ("scoring/base.py", "hasattr:input"): (1, "own", "TabularModel's input space (scoring: perf-realdata)"),
     ("scoring/classifier.py", "getattr:classes_"): (2, "foreign", "scikit-learn classifier's classes"),
     ("scoring/classifier.py", "getattr:coef_"): (3, "foreign", "a linear scikit-learn model's terms"),
-    ("scoring/classifier.py", "getattr:estimator_"): (1, "own", "TabularModel's fitted model (scoring: perf-realdata)"),
     ("scoring/classifier.py", "getattr:feature_names_in_"): (1, "foreign", "scikit-learn: fitted on a DataFrame"),
-    ("scoring/classifier.py", "getattr:input"): (1, "own", "TabularModel's input space (scoring: perf-realdata)"),
     ("scoring/classifier.py", "getattr:intercept_"): (3, "foreign", "a linear scikit-learn model's terms"),
     ("scoring/classifier.py", "getattr:probability_link_"): (2, "foreign", "a user's model may state its link"),
     ("scoring/classifier.py", "getattr:steps"): (1, "foreign", "scikit-learn Pipeline"),
@@ -159,11 +147,6 @@ PROBES: dict[tuple[str, str], tuple[int, str, str]] = {
     ("shift/model_shift.py", "getattr:output_"): (1, "foreign", "a plug-in scorer may not say its output"),
     ("shift/model_shift.py", "getattr:test_split"): (1, "foreign", "a plug-in population's documented held-out rows"),
     ("shift/model_shift.py", "hasattr:<dynamic>"): (1, "foreign", "the dataset population's pool rows, codes, labels"),
-    ("training/refit.py", "getattr:_newton"): (
-        1,
-        "own",
-        "warm-start state set by one subclass (training: perf-engine)",
-    ),
     ("training/refit.py", "hasattr:decision_function"): (1, "foreign", "the user's estimator"),
     ("training/refit.py", "hasattr:fit"): (1, "foreign", "the user's estimator"),
     ("training/refit.py", "hasattr:get_params"): (2, "foreign", "the user's estimator"),
@@ -202,5 +185,5 @@ def test_no_listed_probe_is_stale() -> None:
 
 
 def test_every_reason_is_classified() -> None:
-    assert {entry[1] for entry in PROBES.values()} <= {"foreign", "by-name", "own"}
+    assert {entry[1] for entry in PROBES.values()} <= {"foreign", "by-name"}
     assert all(entry[2] for entry in PROBES.values())

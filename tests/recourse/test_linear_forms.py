@@ -13,7 +13,7 @@ from recoursesim.features import DEFAULT_ACTIONS, Feature, FeatureSchema
 from recoursesim.recourse import AutoRecourse, ExactLinearRecourse, SearchRecourse
 from recoursesim.recourse.exact_linear import additive_form, probe_additive_form
 from recoursesim.scoring import ClassifierScorer, tabular_estimator
-from recoursesim.scoring.base import additive_form_of, margin_of
+from recoursesim.scoring.base import WrapsFittedModel, additive_form_of, final_estimator, margin_of
 from recoursesim.scoring.tabular import make_model
 from recoursesim.threads import fit_single_threaded
 
@@ -236,3 +236,13 @@ def test_exact_linear_judges_a_scorer_once_so_its_verdict_cannot_flip_mid_run(mo
         generator.recommend(agents, scorer.score(agents), 0.6, scorer)
         agents = agents + 0.05  # other agents at every step: the verdict is still the first one
     assert calls == [first, second]
+
+
+def test_a_fitted_tabular_model_is_recognised_by_its_protocol(builtin_logistic):
+    """The additive form and the final estimator read a TabularModel through WrapsFittedModel."""
+    schema, _, _, scorer = builtin_logistic
+    assert isinstance(scorer.estimator, WrapsFittedModel) and scorer.estimator.input == "codes"
+    assert type(final_estimator(scorer.estimator)) is LogisticRegression
+    unfitted = tabular_estimator(schema, LogisticRegression())
+    assert not isinstance(unfitted, WrapsFittedModel)
+    assert final_estimator(unfitted) is unfitted  # not fitted: nothing inside to read yet
