@@ -89,15 +89,17 @@ def fit_newton(
         iterations += 1
         p = expit(z)
         gradient = x.T @ (p - y) + penalty * beta
-        step = _newton_step((x.T * (p * (1.0 - p))) @ x + ridge, gradient)
+        hessian = (x.T * (p * (1.0 - p))) @ x + ridge
+        step = _newton_step(hessian, gradient)
         # Near the optimum a full Newton step always decreases the (strictly convex) objective;
-        # farther away, backtrack (Armijo) so that a poor start cannot overshoot.
+        # farther away, backtrack (Armijo) so that a poor start cannot overshoot, unless a bound
+        # shows that the full step passes the test (full_step_passes).
         near = largest_relative(step.tolist(), beta.tolist()) <= 1e-6
         scale, decrease = 1.0, float(gradient @ step)
         while True:
             candidate = beta - scale * step
             z_candidate = x @ candidate
-            if near:
+            if near or (scale == 1.0 and full_step_passes(z, z_candidate, decrease, float(step @ hessian @ step))):
                 new_value = None
                 break
             value = objective(z, beta) if value is None else value
@@ -111,6 +113,31 @@ def fit_newton(
         if moved <= STEP_TOLERANCE and scale == 1.0:
             break
     return beta, iterations
+
+
+def full_step_passes(z: np.ndarray, z_step: np.ndarray, decrease: float, curvature: float) -> bool:
+    """Whether the full step from margins ``z`` to ``z_step`` passes the line search's test, by a bound.
+
+    Write ``g(t)`` for the objective at ``β − t s`` along the step ``s``: ``g'(0) = −decrease``
+    (``decrease = ∇f · s``) and ``g''(0) = curvature`` (``sᵀ H s``). The log-loss of one margin
+    has a third derivative no larger in size than its second (``σ(1 − σ)(1 − 2σ)`` against
+    ``σ(1 − σ)``) and the penalty has none, so ``|g'''| ≤ M g''`` where ``M`` is the largest change
+    of any row's margin, ``max_i |z_step_i − z_i|``. Then ``g''(t) ≤ g''(0) e^(M t)``, and
+    integrating twice, ``g(1) ≤ g(0) − decrease + curvature · (e^M − 1 − M) / M²``. For
+    ``M ≤ 1.5`` the last factor is at most 0.881 (it grows with ``M``), and with
+    ``curvature ≤ 1.1 · decrease`` (a Newton step has them equal) the full step lowers the
+    objective by at least 3% of ``decrease``, far more than the ``10⁻⁴ · decrease`` the test asks
+    for: the test would pass, and the objective need not be computed.
+
+    Args:
+        z: ``(n,)`` margins before the step.
+        z_step: ``(n,)`` margins after the full step.
+        decrease: ``∇f · s``.
+        curvature: ``sᵀ H s``.
+    """
+    if not (decrease > 0.0 and curvature <= 1.1 * decrease):
+        return False
+    return float(np.max(np.abs(z_step - z), initial=0.0)) <= 1.5
 
 
 def _newton_step(hessian: np.ndarray, gradient: np.ndarray) -> np.ndarray:

@@ -13,6 +13,7 @@ from recoursesim.training.warm_logistic import (
     binary_classes,
     fit_newton,
     fitted_logistic,
+    full_step_passes,
     largest_relative,
     solves_exactly,
 )
@@ -132,3 +133,42 @@ def test_binary_classes_equal_numpys_unique():
         ours, reference = binary_classes(labels), np.unique(labels)
         assert ours.dtype == reference.dtype and ours.tolist() == reference.tolist()
     assert binary_classes(np.array([5, 2, 5])).tolist() == [2, 5]
+
+
+def test_full_step_passes_by_hand():
+    z = np.zeros(3)
+    # the largest margin change is 1.5 and the curvature equals the decrease: (e^1.5 - 2.5) / 2.25 = 0.881 < 1
+    assert full_step_passes(z, np.array([1.5, -0.2, 0.0]), decrease=1.0, curvature=1.0)
+    assert not full_step_passes(z, np.array([0.0, -1.6, 0.0]), decrease=1.0, curvature=1.0)  # a margin moves 1.6
+    assert not full_step_passes(z, np.array([0.1, 0.0, 0.0]), decrease=1.0, curvature=1.2)  # not a Newton step
+    assert not full_step_passes(z, np.array([0.1, 0.0, 0.0]), decrease=0.0, curvature=0.0)  # no descent
+    assert full_step_passes(np.zeros(0), np.zeros(0), decrease=1e-3, curvature=1e-3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(5, 200),
+    spread=st.sampled_from([0.1, 1.0, 3.0, 10.0]),
+    c=st.sampled_from([0.01, 1.0, 100.0]),
+)
+def test_a_full_step_the_bound_accepts_passes_the_line_search_test(seed, n, spread, c):
+    # The objective is computed here as fit_newton computes it; whenever the bound says the full
+    # Newton step passes, the Armijo test on the computed objective passes too.
+    rng = np.random.default_rng(seed)
+    x = np.column_stack([rng.normal(size=(n, 2)) * spread, np.ones(n)])
+    y = (rng.random(n) < 0.5).astype(float)
+    penalty = np.array([1.0 / c, 1.0 / c, 0.0])
+    beta = rng.normal(size=3) * rng.choice([0.01, 0.3, 1.0])
+
+    def objective(b):
+        z = x @ b
+        return float(np.sum(np.logaddexp(0.0, z) - y * z) + 0.5 * np.sum(penalty * b * b))
+
+    p = 1 / (1 + np.exp(-(x @ beta)))
+    gradient = x.T @ (p - y) + penalty * beta
+    hessian = (x.T * (p * (1 - p))) @ x + np.diag(penalty)
+    step = np.linalg.solve(hessian, gradient)
+    decrease = float(gradient @ step)
+    if full_step_passes(x @ beta, x @ (beta - step), decrease, float(step @ hessian @ step)):
+        assert objective(beta - step) <= objective(beta) - 1e-4 * decrease
