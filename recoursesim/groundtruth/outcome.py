@@ -10,7 +10,7 @@ import numpy as np
 
 from recoursesim._validate import check_float
 from recoursesim.errors import ConfigError
-from recoursesim.scoring.base import Scorer
+from recoursesim.scoring.base import Scorer, standardised_terms
 
 #: Outcome model names a scenario can give.
 OUTCOMES: tuple[str, ...] = ("linear", "decision", "fitted")
@@ -158,16 +158,17 @@ def _fit_margin(
         make_pipeline(transform, model).fit(features, labels)
     encoder = transform.named_transformers_["categorical"]  # the fitted clones
     scaler = transform.named_transformers_["numeric"]
-    coef = model.coef_[0]
-    tables: list[tuple[np.ndarray, np.ndarray]] = []
-    start = 0
-    for codes in encoder.categories_ if categorical else []:
-        tables.append((_frozen(np.asarray(codes, dtype=float)), _frozen(coef[start : start + len(codes)].copy())))
-        start += len(codes)
+    categories = list(encoder.categories_) if categorical else []
     scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0) if numeric else np.ones(0)
-    weights = _frozen(coef[start:] / scale)
-    intercept = float(model.intercept_[0]) - float(np.dot(weights, scaler.mean_ if numeric else []))
-    return tables, weights, intercept
+    mean = scaler.mean_ if numeric else np.zeros(0)
+    blocks, weights, intercept = standardised_terms(
+        model.coef_[0], model.intercept_, [len(codes) for codes in categories], mean, scale
+    )
+    tables = [
+        (_frozen(np.asarray(codes, dtype=float)), _frozen(block.copy()))
+        for codes, block in zip(categories, blocks, strict=True)
+    ]
+    return tables, _frozen(weights), intercept
 
 
 def _dense_lookup(tables: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
@@ -188,6 +188,35 @@ def score_edits(
 def linear_form_of(scorer: Scorer) -> LinearForm | None:
     """Return the scorer's :class:`LinearForm`, or ``None`` if it has none."""
     return scorer.linear_form() if isinstance(scorer, StatesLinearForm) else None
+
+
+def standardised_terms(
+    coef: np.ndarray, intercept: Any, block_sizes: Sequence[int], mean: np.ndarray, scale: np.ndarray
+) -> tuple[list[np.ndarray], np.ndarray, float]:
+    """Read a linear model fitted on ``[one-hot blocks | standardised columns]`` as terms of the raw columns.
+
+    The margin is ``b + Σ_blocks w_block[code] + Σ_k c_k (x_k - mean_k) / scale_k``, so each
+    standardised column's slope per raw unit is ``c_k / scale_k`` and the constant becomes
+    ``b - Σ_k (c_k / scale_k) mean_k``.
+
+    Args:
+        coef: The model's coefficients (one row), blocks first in ``block_sizes`` order.
+        intercept: The model's intercept (a scalar or a one-entry array).
+        block_sizes: The width of each one-hot block.
+        mean: The standardised columns' means.
+        scale: Their scales (no zeros).
+
+    Returns:
+        The coefficients of each block, the slope per raw unit of each standardised column, and
+        the constant.
+    """
+    weights = np.asarray(coef, dtype=float).reshape(-1)
+    blocks, at = [], 0
+    for size in block_sizes:
+        blocks.append(weights[at : at + size])
+        at += size
+    slopes = weights[at:] / scale
+    return blocks, slopes, float(np.ravel(intercept)[0]) - float(slopes @ mean)
 
 
 def additive_form_of(scorer: Scorer, schema: FeatureSchema) -> AdditiveForm | None:

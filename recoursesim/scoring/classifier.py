@@ -18,6 +18,7 @@ from recoursesim.scoring.base import (
     WrapsFittedModel,
     edited_rows,
     final_estimator,
+    standardised_terms,
 )
 from recoursesim.scoring.encoding import CodeEncoder
 
@@ -129,21 +130,16 @@ class ClassifierScorer:
         if not isinstance(encoder, CodeEncoder) or encoder.schema is None or coef is None or intercept is None:
             return None
         schema = encoder.schema
-        weights = np.asarray(coef, dtype=float).reshape(-1)
         categorical = schema.is_categorical
-        width = int(schema.n_categories[categorical].sum())
-        scaled = weights[width:] / encoder.scale_  # margin per code unit of each non-categorical column
+        sizes = [int(m) for m in schema.n_categories[categorical]]
+        blocks, scaled, constant = standardised_terms(coef, intercept, sizes, encoder.mean_, encoder.scale_)
         slope = np.zeros(len(schema.names))
-        slope[~categorical] = scaled
+        slope[~categorical] = scaled  # margin per code unit of each non-categorical column
         tables = [np.zeros(0)] * len(schema.names)
-        at = 0
-        for j in range(len(schema.names)):
-            m = int(schema.n_categories[j])
-            if categorical[j]:
-                tables[j], at = weights[at : at + m], at + m
-            elif schema.is_ordinal[j]:
-                tables[j], slope[j] = slope[j] * np.arange(m, dtype=float), 0.0
-        constant = float(np.ravel(intercept)[0]) - float(scaled @ encoder.mean_)
+        for j, block in zip(np.flatnonzero(categorical), blocks, strict=True):
+            tables[j] = block
+        for j in np.flatnonzero(schema.is_ordinal & ~categorical):
+            tables[j], slope[j] = slope[j] * np.arange(int(schema.n_categories[j]), dtype=float), 0.0
         return AdditiveForm(link, constant, slope, tuple(tables))
 
 

@@ -13,7 +13,7 @@ from recoursesim.features import DEFAULT_ACTIONS, Feature, FeatureSchema
 from recoursesim.recourse import AutoRecourse, ExactLinearRecourse, SearchRecourse
 from recoursesim.recourse.exact_linear import additive_form, probe_additive_form
 from recoursesim.scoring import ClassifierScorer, tabular_estimator
-from recoursesim.scoring.base import WrapsFittedModel, additive_form_of, final_estimator, margin_of
+from recoursesim.scoring.base import WrapsFittedModel, additive_form_of, final_estimator, margin_of, standardised_terms
 from recoursesim.scoring.tabular import make_model
 from recoursesim.threads import fit_single_threaded
 
@@ -246,3 +246,16 @@ def test_a_fitted_tabular_model_is_recognised_by_its_protocol(builtin_logistic):
     unfitted = tabular_estimator(schema, LogisticRegression())
     assert not isinstance(unfitted, WrapsFittedModel)
     assert final_estimator(unfitted) is unfitted  # not fitted: nothing inside to read yet
+
+
+def test_standardised_terms_by_hand():
+    """coef [1, 2 | 3 | 4, 6] on two one-hot blocks and two columns of mean (1, 2), scale (2, 3), b = 0.5."""
+    blocks, slopes, constant = standardised_terms(
+        np.array([[1.0, 2.0, 3.0, 4.0, 6.0]]), np.array([0.5]), [2, 1], np.array([1.0, 2.0]), np.array([2.0, 3.0])
+    )
+    assert [block.tolist() for block in blocks] == [[1.0, 2.0], [3.0]]
+    assert slopes.tolist() == [2.0, 2.0]  # 4 / 2 and 6 / 3 per raw unit
+    assert constant == 0.5 - (2.0 * 1.0 + 2.0 * 2.0)  # -5.5
+    # no standardised columns: the intercept as it is
+    blocks, slopes, constant = standardised_terms(np.array([1.0, -1.0]), 0.25, [2], np.zeros(0), np.ones(0))
+    assert [block.tolist() for block in blocks] == [[1.0, -1.0]] and slopes.size == 0 and constant == 0.25
