@@ -125,14 +125,14 @@ def to_markdown(report: Report, figures_dir: str) -> str:
         for paragraph in section.paragraphs:
             parts += [paragraph, ""]
         for table in section.tables:
-            parts += [_plain(table), ""]
+            parts += [pipe_table(table), ""]
         for figure in section.figures:
             parts += [f"![{figure.caption}]({figures_dir}/{figure.name}.png)", "", f"*{figure.caption}*", ""]
     return "\n".join(parts)
 
 
-def _plain(table: pd.DataFrame) -> str:
-    """A Markdown pipe table."""
+def pipe_table(table: pd.DataFrame) -> str:
+    """A Markdown pipe table of ``table`` (floats with three decimals, NaN as ``n/a``, anything else as text)."""
     header = "| " + " | ".join(str(c) for c in table.columns) + " |"
     rule = "|" + "---|" * len(table.columns)
     rows = [

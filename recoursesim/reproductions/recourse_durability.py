@@ -33,6 +33,7 @@ from joblib import Parallel, delayed
 from recoursesim.cli._output import atomic_output_dir
 from recoursesim.durability import durability_summary, survival_by_group
 from recoursesim.report.aggregate import mean_ci
+from recoursesim.report.document import pipe_table
 from recoursesim.scenario import Scenario
 from recoursesim.simulate import simulate
 from recoursesim.stats import format_interval
@@ -199,11 +200,19 @@ def table(rows: pd.DataFrame) -> pd.DataFrame:
     unbounded = [c for c in columns if c not in bounded]
     stats = mean_ci(rows, keys, bounded, method="bootstrap").merge(mean_ci(rows, keys, unbounded), on=keys)
     out = stats[keys].copy()
+    out["seeds"] = out[keys].merge(rows.groupby(keys, as_index=False)["seed"].nunique(), on=keys, how="left")["seed"]
     for column, label in columns.items():
         cells = zip(*(stats[f"{column}_{p}"] for p in ("mean", "low", "high", "n")), strict=True)
         out[label] = [format_interval(m, lo, hi, int(n), 2) for m, lo, hi, n in cells]
     order = {name: i for i, name in enumerate((*SCENARIOS, *POLICIES, *GENERATORS))}
     return out.sort_values(keys, key=lambda s: s.map(order) if s.name != "group" else s, ignore_index=True)
+
+
+def markdown_table(rows: pd.DataFrame, scenarios: list[str] | None = None) -> str:
+    """The Markdown table of :func:`table` for the runs in ``rows`` (only ``scenarios``, if given)."""
+    if scenarios is not None:
+        rows = rows[rows["scenario"].isin(scenarios)]
+    return pipe_table(table(rows))
 
 
 def figure(curves: pd.DataFrame, path: Any) -> None:
@@ -254,12 +263,13 @@ def figure(curves: pd.DataFrame, path: Any) -> None:
 
 
 def write_outputs(directory: Any, rows: pd.DataFrame, curves: pd.DataFrame, scenarios: list[str]) -> pd.DataFrame:
-    """Write the runs, curves, table and figures into ``directory`` (replaced whole, once written); return the table."""
+    """Write runs, curves, table (CSV and Markdown) and figures into ``directory`` (replaced whole); return it."""
     with atomic_output_dir(directory, overwrite=True) as out:
         result = table(rows)
         rows.to_csv(out / "runs.csv", index=False)
         curves.to_csv(out / "survival.csv", index=False)
         result.to_csv(out / "table.csv", index=False)
+        (out / "table.md").write_text(markdown_table(rows) + "\n", encoding="utf-8")
         figure(curves, out / "survival.png")
         for scenario in scenarios:
             if scenario in set(curves["scenario"]):
