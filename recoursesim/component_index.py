@@ -20,6 +20,20 @@ from recoursesim import registry
 _ROOT = Path(__file__).resolve().parent
 
 
+def registered_classes(kind: str) -> dict[str, type]:
+    """Every class registered for ``kind`` once, keyed by its primary name, in the order of the sorted names.
+
+    A class registered under aliases appears once; its primary name is the one its ``@register``
+    gave it (``registered_name``), or, for a class registered by hand, the first name it is under.
+    """
+    found: dict[str, type] = {}
+    for name in registry.names(kind):
+        cls = registry.lookup(kind, name)
+        if cls not in found.values():
+            found[getattr(cls, "registered_name", name)] = cls
+    return found
+
+
 @dataclass(frozen=True)
 class Parameter:
     """One constructor parameter a scenario may set.

@@ -10,6 +10,7 @@ from typing import Any
 
 from recoursesim import registry
 from recoursesim.component import SuppliesCheckArguments
+from recoursesim.component_index import registered_classes
 
 #: Constructor arguments for built-in components whose constructors require some. A plug-in with
 #: required arguments declares its own as a class attribute ``check_params = {...}``.
@@ -98,12 +99,6 @@ def registered_cases(kinds: tuple[str, ...] | None = None) -> list[Case]:
         module = check_module(kind)
         if module is None:
             continue
-        seen: set[type] = set()
-        for name in registry.names(kind):
-            cls = registry.lookup(kind, name)
-            if cls in seen:
-                continue
-            seen.add(cls)
-            primary = getattr(cls, "registered_name", name)
+        for primary in registered_classes(kind):
             cases.extend(Case(kind, primary, check) for check in module.CHECKS)
     return cases

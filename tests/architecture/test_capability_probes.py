@@ -45,7 +45,6 @@ PROBES: dict[tuple[str, str], tuple[int, str, str]] = {
         "foreign",
         "a plug-in may declare parameters for the checks",
     ),
-    ("checks/_registered.py", "getattr:registered_name"): (1, "foreign", "a plug-in class may be registered by hand"),
     ("checks/behaviour.py", "getattr:<dynamic>"): (2, "by-name", "snapshots the context's fields before and after act"),
     ("checks/population.py", "getattr:<dynamic>"): (
         1,
@@ -69,7 +68,7 @@ PROBES: dict[tuple[str, str], tuple[int, str, str]] = {
     ("component.py", "hasattr:get_params"): (2, "foreign", "nested estimators (scikit-learn convention)"),
     ("component.py", "hasattr:set_params"): (1, "foreign", "nested estimators (scikit-learn convention)"),
     ("component_index.py", "getattr:__name__"): (1, "foreign", "a plug-in's annotation may be any object"),
-    ("component_index.py", "getattr:registered_name"): (1, "foreign", "a plug-in class may be registered by hand"),
+    ("component_index.py", "getattr:registered_name"): (2, "foreign", "a plug-in class may be registered by hand"),
     ("groundtruth/observer.py", "getattr:<dynamic>"): (1, "by-name", "grows each tracked per-agent array"),
     ("groundtruth/outcome.py", "getattr:codes"): (1, "foreign", "a plug-in population's documented labelled rows"),
     ("groundtruth/outcome.py", "getattr:labelled_rows"): (

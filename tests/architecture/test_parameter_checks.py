@@ -20,6 +20,7 @@ import pytest
 from recoursesim import registry
 from recoursesim.checks._registered import example_params
 from recoursesim.component import SuppliesCheckArguments
+from recoursesim.component_index import registered_classes
 from recoursesim.errors import ConfigError
 
 #: Values of the wrong type for each annotation, all of kinds a TOML file can hold (TOML has no null).
@@ -50,15 +51,7 @@ def wrong_values(annotation: Any) -> list[Any]:
 
 def components() -> list[tuple[str, str]]:
     """``(kind, primary name)`` of every registered component (DiCE only when dice-ml is installed)."""
-    found = []
-    for kind in registry.KINDS:
-        seen: set[type] = set()
-        for name in registry.names(kind):
-            cls = registry.lookup(kind, name)
-            if cls in seen:
-                continue
-            seen.add(cls)
-            found.append((kind, getattr(cls, "registered_name", name)))
+    found = [(kind, name) for kind in registry.KINDS for name in registered_classes(kind)]
     dice_installed = importlib.util.find_spec("dice_ml") is not None
     return [(kind, name) for kind, name in found if name != "dice" or dice_installed]
 

@@ -27,6 +27,7 @@ from recoursesim.checks.behaviour import contexts as action_contexts
 from recoursesim.checks.observer import CHECK_RUN
 from recoursesim.checks.recourse import _world as recourse_world
 from recoursesim.checks.trainer import _step as trainer_step
+from recoursesim.component_index import registered_classes
 from recoursesim.scenario import Scenario
 from recoursesim.selection.base import SelectionContext
 
@@ -280,7 +281,7 @@ NEEDS = {("recourse", "dice"): "dice_ml"}
 
 
 def _primaries(kind: str) -> set[str]:
-    return {getattr(registry.lookup(kind, n), "registered_name", n) for n in registry.names(kind)}
+    return set(registered_classes(kind))
 
 
 def test_every_registered_component_has_a_behaviour_proof():

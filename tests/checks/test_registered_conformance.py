@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from recoursesim import registry
 from recoursesim.checks import registered_cases
+from recoursesim.component_index import registered_classes
 
 CASES = registered_cases()
 #: DiCE's cases need the optional dice-ml package: they carry the ``dice`` marker.
@@ -22,5 +22,4 @@ def test_every_kind_with_checks_is_covered():
     assert {"selector", "trainer"} <= kinds
     for kind in kinds:
         covered = {case.name for case in CASES if case.kind == kind}
-        primaries = {getattr(registry.lookup(kind, name), "registered_name", name) for name in registry.names(kind)}
-        assert covered == primaries
+        assert covered == set(registered_classes(kind))
