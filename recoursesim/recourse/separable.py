@@ -239,24 +239,46 @@ def _frontier(
         cost = (cost[:, :, None] + add_cost[:, None, :]).reshape(r, -1)
         gain = np.minimum((gain[:, :, None] + add_gain[:, None, :]).reshape(r, -1), need[:, None])
         order = np.lexsort((-gain, cost), axis=1)
-        cost = _along_rows(cost, order)
-        gain = _along_rows(gain, order)
-        earlier = np.maximum.accumulate(np.concatenate([np.full((r, 1), -np.inf), gain[:, :-1]], axis=1), axis=1)
-        keep = (gain > earlier) & np.isfinite(cost)
-        # move the kept points to the front of their row, in order
-        where_row, where_col = np.nonzero(keep)
-        slot = (np.cumsum(keep, axis=1) - 1)[where_row, where_col]
-        width = max(int(slot.max(initial=0)) + 1, 1)
-        source = np.zeros((r, width), dtype=np.int64)  # index into the f * (k + 1) combinations
-        source[where_row, slot] = order[where_row, where_col]
-        new_cost = np.full((r, width), np.inf)
-        new_cost[where_row, slot] = cost[where_row, where_col]
-        new_gain = np.zeros((r, width))
-        new_gain[where_row, slot] = gain[where_row, where_col]
-        cost, gain = new_cost, new_gain
+        cost, gain, source = _kept_points(cost, gain, order)
         parent, option = np.divmod(source, k + 1)
         trail.append((parent, option - 1))
     return trail, gain, cost
+
+
+def _kept_points(cost: np.ndarray, gain: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The points of each row that gain more than every point before them in ``order`` (finite cost only).
+
+    Args:
+        cost: ``(r, w)`` cost of each point.
+        gain: ``(r, w)`` its gain.
+        order: ``(r, w)`` each row's points, cheapest first (ties: largest gain first).
+
+    Returns:
+        ``(cost, gain, source)``, ``(r, f)``: the kept points moved to the front of their row in
+        ``order``, the rest padded (cost ``inf``, gain 0, source 0); ``source`` is each kept point's
+        column in the input; ``f`` is the largest count kept in a row (at least 1).
+    """
+    r, w = cost.shape
+    flat = (order + np.arange(0, r * w, w)[:, None]).ravel()  # sorted points, as flat indices
+    sorted_gain = gain.ravel()[flat].reshape(r, w)
+    best = np.maximum.accumulate(sorted_gain, axis=1)
+    keep = np.empty((r, w), dtype=bool)
+    keep[:, 0] = sorted_gain[:, 0] > -np.inf
+    np.greater(sorted_gain[:, 1:], best[:, :-1], out=keep[:, 1:])
+    keep &= np.isfinite(cost.ravel()[flat]).reshape(r, w)
+    counts = keep.sum(axis=1)
+    width = max(int(counts.max(initial=0)), 1)
+    picked = flat[np.flatnonzero(keep)]  # row by row, in order
+    row = np.repeat(np.arange(r), counts)
+    slot = np.arange(picked.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    into = row * width + slot
+    source = np.zeros(r * width, dtype=np.int64)
+    source[into] = picked - row * w
+    new_cost = np.full(r * width, np.inf)
+    new_cost[into] = cost.ravel()[picked]
+    new_gain = np.zeros(r * width)
+    new_gain[into] = gain.ravel()[picked]
+    return new_cost.reshape(r, width), new_gain.reshape(r, width), source.reshape(r, width)
 
 
 def _backtrack(trail: list[tuple[np.ndarray, np.ndarray]], point: np.ndarray) -> np.ndarray:

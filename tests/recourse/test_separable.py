@@ -3,7 +3,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-from recoursesim.recourse.separable import DiscreteOptions, SeparableProblem, pareto_options, solve_separable
+from recoursesim.recourse.separable import (
+    DiscreteOptions,
+    SeparableProblem,
+    _kept_points,
+    pareto_options,
+    solve_separable,
+)
 
 
 def _milp_cost(problem: SeparableProblem, i: int) -> float:
@@ -221,3 +227,40 @@ def test_rows_drops_padding_no_kept_agent_needs():
     np.testing.assert_array_equal(second.cost, [[0.4]])
     np.testing.assert_array_equal(second.value, [[3.0]])
     assert problem.rows(np.array([0, 1]), np.ones(2)).discrete[0].cost.shape == (2, 2)
+
+
+def test_kept_points_hand_computed():
+    # row 0: by cost (1, 2, 2, 3, inf) the gains are 1, 3, 2, 3, 9: kept (1, 1), (2, 3); the
+    # second cost-2 point and the cost-3 point gain no more than (2, 3), the inf one is padding.
+    # row 1: one point kept, padded to the width of row 0.
+    cost = np.array([[2.0, 1.0, 3.0, np.inf, 2.0], [5.0, np.inf, 6.0, 7.0, np.inf]])
+    gain = np.array([[3.0, 1.0, 3.0, 9.0, 2.0], [4.0, 1.0, 4.0, 2.0, 8.0]])
+    order = np.lexsort((-gain, cost), axis=1)
+    kept_cost, kept_gain, source = _kept_points(cost, gain, order)
+    np.testing.assert_array_equal(kept_cost, [[1.0, 2.0], [5.0, np.inf]])
+    np.testing.assert_array_equal(kept_gain, [[1.0, 3.0], [4.0, 0.0]])
+    np.testing.assert_array_equal(source, [[1, 0], [0, 0]])
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 10_000))
+def test_kept_points_are_each_rows_strict_record_gains(seed):
+    rng = np.random.default_rng(seed)
+    r, w = int(rng.integers(1, 6)), int(rng.integers(1, 9))
+    cost = rng.integers(0, 4, (r, w)).astype(float)
+    cost[rng.random((r, w)) < 0.2] = np.inf
+    gain = rng.integers(0, 4, (r, w)).astype(float)
+    order = np.lexsort((-gain, cost), axis=1)
+    kept_cost, kept_gain, source = _kept_points(cost, gain, order)
+    for i in range(r):
+        best, expected = -np.inf, []
+        for j in order[i]:
+            if np.isfinite(cost[i, j]) and gain[i, j] > best:
+                expected.append(j)
+            best = max(best, gain[i, j])
+        f = len(expected)
+        np.testing.assert_array_equal(source[i, :f], expected)
+        np.testing.assert_array_equal(kept_cost[i, :f], cost[i, expected])
+        np.testing.assert_array_equal(kept_gain[i, :f], gain[i, expected])
+        assert np.all(np.isinf(kept_cost[i, f:])) and np.all(kept_gain[i, f:] == 0) and np.all(source[i, f:] == 0)
+    assert kept_cost.shape[1] == max(1, max(int(np.isfinite(kept_cost[i]).sum()) for i in range(r)))
