@@ -147,6 +147,17 @@ class MixedActionSet:
                     raise ConfigError(field, f"{category!r} is not a category of {name!r}", f"use some of {listed}")
                 mask[feature.categories.index(category)] = True
             self.allowed[j] = mask
+        #: The categorical and ordinal features (the columns of :meth:`categories_allowed`).
+        self.category_columns = np.flatnonzero(schema.is_ordinal | schema.is_categorical)
+        self._category_sizes, self._category_table = self._allowed_table()
+
+    def _allowed_table(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per categorical/ordinal feature, its number of codes and its allowed codes (a padded table)."""
+        sizes = np.array([self.allowed[j].size for j in self.category_columns], dtype=np.int64)
+        table = np.zeros((sizes.size, int(sizes.max(initial=1))), dtype=bool)
+        for c, j in enumerate(self.category_columns):
+            table[c, : sizes[c]] = self.allowed[j]
+        return sizes, table
 
     @classmethod
     def from_spec(cls, schema: FeatureSchema, spec: Mapping[str, Any] | None) -> MixedActionSet:
@@ -231,17 +242,18 @@ class MixedActionSet:
             hi[:, self.immutable] = features[:, self.immutable]
         return lo, hi
 
-    def category_allowed(self, codes_from: np.ndarray, codes_to: np.ndarray, j: int) -> np.ndarray:
-        """Whether each change of categorical/ordinal feature ``j`` is to an allowed category.
+    def categories_allowed(self, features: np.ndarray, moved: np.ndarray) -> np.ndarray:
+        """Whether each row's change of each categorical/ordinal feature is to an allowed category.
 
-        Unchanged rows are always allowed; codes outside ``0 … m-1`` never are.
+        Column ``c`` of the result is feature ``category_columns[c]``. Unchanged values are always
+        allowed; codes outside ``0 … m-1`` never are.
         """
-        allowed = self.allowed[j]
+        columns = self.category_columns
+        codes_to = moved[:, columns]
         codes = np.rint(codes_to)
-        inside = (codes >= 0) & (codes < allowed.size)
-        ok = np.zeros(codes.shape, dtype=bool)
-        ok[inside] = allowed[codes[inside].astype(np.int64)]
-        return ok | (np.abs(codes_to - codes_from) <= TOLERANCE)
+        inside = (codes >= 0) & (codes < self._category_sizes)
+        ok = self._category_table[np.arange(columns.size), np.where(inside, codes, 0).astype(np.int64)] & inside
+        return ok | (np.abs(codes_to - features[:, columns]) <= TOLERANCE)
 
     def is_valid(self, features: np.ndarray, moved: np.ndarray) -> np.ndarray:
         """Whether each row's move from ``features`` to ``moved`` is legal: ``(n,)`` booleans.
@@ -258,8 +270,7 @@ class MixedActionSet:
         ok = (moved >= lo - TOLERANCE) & (moved <= hi + TOLERANCE)
         discrete = self.schema.is_discrete
         ok[:, discrete] &= np.abs(moved[:, discrete] - np.rint(moved[:, discrete])) <= TOLERANCE
-        for j in np.flatnonzero(self.schema.is_ordinal | self.schema.is_categorical):
-            ok[:, j] &= self.category_allowed(features[:, j], moved[:, j], int(j))
+        ok[:, self.category_columns] &= self.categories_allowed(features, moved)
         return np.all(ok | same, axis=1) & np.all(np.isfinite(moved), axis=1)
 
     def legalise(self, features: np.ndarray, candidate: np.ndarray) -> np.ndarray:
@@ -285,10 +296,9 @@ class MixedActionSet:
             snapped = np.clip(np.rint(out[:, discrete]), lo_int, hi_int)
             empty = lo_int > hi_int
             out[:, discrete] = np.where(empty, features[:, discrete], snapped)
-        for j in np.flatnonzero(self.schema.is_ordinal | self.schema.is_categorical):
-            ok = self.category_allowed(features[:, j], out[:, j], int(j))
-            if ok.all():
-                continue
+        allowed = self.categories_allowed(features, out)
+        for c in np.flatnonzero(~allowed.all(axis=0)):
+            j, ok = int(self.category_columns[c]), allowed[:, c]
             if self.schema.is_ordinal[j]:
                 out[~ok, j] = self._nearest_allowed_rank(features[~ok, j], out[~ok, j], lo[~ok, j], hi[~ok, j], int(j))
             else:

@@ -116,6 +116,18 @@ def test_nearest_allowed_rank_and_undone_switch() -> None:
     np.testing.assert_array_equal(out, [[50.0, 1, 0], [0.0, 3, 1]])
 
 
+def test_categories_allowed_per_change() -> None:
+    actions = MixedActionSet(_schema(), allowed_categories={"education": ["b", "d"], "sector": ["y"]})
+    np.testing.assert_array_equal(actions.category_columns, [1, 2])
+    start = np.array([[10.0, 0, 0], [10.0, 2, 2], [10.0, 1, 1], [10.0, 0, 0]])
+    moved = np.array([[20.0, 1, 1], [20.0, 2, 0], [20.0, 3.4, np.nan], [20.0, 4, -1]])
+    # education: 0->1 (b, allowed), unchanged, 1->3.4 (rounds to d, allowed), 0->4 (no such code);
+    # sector: 0->1 (y, allowed), 2->0 (x, not allowed), NaN, 0->-1 (no such code)
+    np.testing.assert_array_equal(
+        actions.categories_allowed(start, moved), [[True, True], [True, False], [True, False], [False, False]]
+    )
+
+
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
