@@ -273,12 +273,19 @@ class MixedActionSet:
         ok[:, self.category_columns] &= self.categories_allowed(features, moved)
         return np.all(ok | same, axis=1) & np.all(np.isfinite(moved), axis=1)
 
-    def legalise(self, features: np.ndarray, candidate: np.ndarray) -> np.ndarray:
+    def legalise(
+        self, features: np.ndarray, candidate: np.ndarray, box: tuple[np.ndarray, np.ndarray] | None = None
+    ) -> np.ndarray:
         """Snap each candidate row to the nearest legal move from ``features``.
 
         Numeric features are clipped to the agent's box; integer and ordinal features are rounded
         to the nearest whole number inside the box (no whole number inside: unchanged); a
         categorical/ordinal change to a category that is not allowed, and any NaN, is undone.
+
+        Args:
+            features: ``(n, d)`` where the agents start.
+            candidate: ``(n, d)`` where they would move.
+            box: :meth:`box` of ``features``, when the caller has it already.
 
         Returns:
             A new ``(n, d)`` array; every row passes :meth:`is_valid`.
@@ -287,7 +294,7 @@ class MixedActionSet:
         out = np.asarray(candidate, dtype=float).copy()
         missing = ~np.isfinite(out)
         out[missing] = features[missing]
-        lo, hi = self.box(features)
+        lo, hi = self.box(features) if box is None else box
         out = np.clip(out, lo, hi)
         discrete = self.schema.is_discrete
         if discrete.any():

@@ -196,7 +196,8 @@ class SearchRecourse(MixedRecourse):
         n, d = features.shape
         schema = self.schema_
         cont, disc = self._cont, self._disc
-        up, down = self.continuous_room(features)
+        lo, hi = self.actions_.box(features)
+        up, down = self.continuous_room(features, (lo, hi))
         margin0 = to_margin(base, link)
         codes, scores = self._probes(features, base, scorer, link)
         effect = to_margin(scores, link) - margin0[:, None]
@@ -230,7 +231,7 @@ class SearchRecourse(MixedRecourse):
             if not solution.feasible.any():
                 break
             moved = self.apply_solution(features[todo], solution, problem, direction, columns, discrete)
-            moved = self.actions_.legalise(features[todo], moved)
+            moved = self.actions_.legalise(features[todo], moved, (lo[todo], hi[todo]))
             reached = to_margin(score_distinct(scorer, moved), link)
             ok = solution.feasible & (reached >= target[todo])
             best[todo[ok]], found[todo[ok]] = moved[ok], True
@@ -251,12 +252,12 @@ class SearchRecourse(MixedRecourse):
                 rise = (gain_up >= gain_down) & (gain_up > 0)
                 fall = ~rise & (gain_down > 0)
                 point[:, k] += np.where(rise, up[rest, k], 0.0) - np.where(fall, down[rest, k], 0.0)
-            box = self.actions_.box(features[rest])
+            box = lo[rest], hi[rest]
             for table, j in zip(tables, disc, strict=True):
                 gains = np.where(self.legal_codes(features[rest], int(j), box), table[rest], -np.inf)
                 code = np.argmax(gains, axis=1)
                 point[:, j] = np.where(gains[np.arange(rest.size), code] > 0, code, point[:, j])
-            point = self.actions_.legalise(features[rest], point)
+            point = self.actions_.legalise(features[rest], point, box)
             ok = np.asarray(scorer.score(point), dtype=float) >= threshold[rest]
             best[rest[ok]], found[rest[ok]] = point[ok], True
         return best, found, hopeful

@@ -63,9 +63,8 @@ def growing_spheres(
         candidate[:, mutable[ordinal]] = origin[:, mutable[ordinal]] + np.sign(step[:, ordinal]) * np.maximum(
             1.0, np.rint(np.abs(step[:, ordinal]))
         ) * (share[:, ordinal] > 0)
-        candidate[:, mutable] = np.clip(
-            candidate[:, mutable], np.repeat(lo[todo], s, 0)[:, mutable], np.repeat(hi[todo], s, 0)[:, mutable]
-        )
+        box = np.repeat(lo[todo], s, 0), np.repeat(hi[todo], s, 0)  # the box of each row of ``origin``
+        candidate[:, mutable] = np.clip(candidate[:, mutable], box[0][:, mutable], box[1][:, mutable])
         for j in categorical:
             position = int(np.flatnonzero(mutable == j)[0])
             switch = share[:, position] >= unit[j]
@@ -73,7 +72,7 @@ def growing_spheres(
             noise = np.where(options, rng.gumbel(size=options.shape), -np.inf)
             pick = np.argmax(noise, axis=1).astype(float)
             candidate[:, j] = np.where(switch & options.any(axis=1), pick, origin[:, j])
-        candidate = generator.actions_.legalise(origin, candidate)
+        candidate = generator.actions_.legalise(origin, candidate, box)
         accepted = score_distinct(scorer, candidate) >= np.repeat(threshold[todo], s)
         cost = np.where(accepted, generator.cost(candidate - origin), np.inf).reshape(m, s)
         pick = np.argmin(cost, axis=1)

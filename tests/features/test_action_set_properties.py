@@ -114,6 +114,11 @@ def test_nearest_allowed_rank_and_undone_switch() -> None:
     start = np.array([[10.0, 0, 0], [10.0, 0, 0]])
     out = actions.legalise(start, np.array([[60.0, 2.2, 2.0], [-3.0, 2.9, 1.0]]))
     np.testing.assert_array_equal(out, [[50.0, 1, 0], [0.0, 3, 1]])
+    # the same with the box passed in; a narrower box passed in is the one used
+    box = actions.box(start)
+    np.testing.assert_array_equal(actions.legalise(start, np.array([[60.0, 2.2, 2.0], [-3.0, 2.9, 1.0]]), box), out)
+    narrow = (box[0], np.where(np.arange(3) == 0, 40.0, box[1]))
+    np.testing.assert_array_equal(actions.legalise(start, np.array([[60.0, 2.2, 2.0]] * 2), narrow)[:, 0], [40.0, 40.0])
 
 
 def test_categories_allowed_per_change() -> None:
