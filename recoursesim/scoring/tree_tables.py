@@ -108,6 +108,9 @@ class BoostingTables:
                 mean, scale = float(encoder.mean_[i]), float(encoder.scale_[i])
                 self._features.append(("number", int(j), table, (threshold[on][order], mean, scale)))
         self._groups = self._joint_tables()
+        # the categorical features some split tests, and their numbers of categories (see :meth:`_all_positions`)
+        self._category_columns = np.array([j for kind, j, _, _ in self._features if kind == "category"], dtype=np.int64)
+        self._category_sizes = np.array([p for kind, _, _, p in self._features if kind == "category"], dtype=np.int64)
         self._flat_values = self._values.ravel()
         self._tree_offsets = np.arange(self.n_trees, dtype=np.int64)[:, None] * width - 1023
         # for edits (:meth:`raw_edits`): every table stacked, then one all-ones row; where each feature sits
@@ -198,7 +201,8 @@ class BoostingTables:
     def _edit_block(self, base: np.ndarray, local: np.ndarray, column: np.ndarray, value: np.ndarray) -> np.ndarray:
         """:meth:`raw_edits` for edits of the few base rows ``base`` (``local`` indexes them)."""
         n, n_groups = base.shape[0], len(self._groups)
-        index = np.array([self._table_rows(base, members) for members, _ in self._groups], dtype=np.int64)
+        at = self._all_positions(base)
+        index = np.array([self._table_rows(at, members) for members, _ in self._groups], dtype=np.int64)
         index = index.reshape(n_groups, n)
         looked_up = [table[index[g]] for g, (_, table) in enumerate(self._groups)]
         # others[g]: per base row, the AND of every table's look-up except table g's; others[G]: all of them
@@ -239,17 +243,32 @@ class BoostingTables:
         alive = np.empty((n, self.n_trees), dtype=self._dtype)
         alive.fill(np.iinfo(self._dtype).max)
         looked_up = np.empty_like(alive)
+        at = self._all_positions(X)
         for members, table in self._groups:
-            np.take(table, self._table_rows(X, members), axis=0, out=looked_up)
+            np.take(table, self._table_rows(at, members), axis=0, out=looked_up)
             np.bitwise_and(alive, looked_up, out=alive)
         return self._finish(alive)
 
+    def _all_positions(self, X: np.ndarray) -> np.ndarray:
+        """``(n, d)``: for each row of ``X``, the row of each feature's own table (:func:`_positions`).
+
+        The categorical features are placed all at once; a feature no split tests is left at 0.
+        """
+        at = np.zeros(X.shape, dtype=np.int64)
+        codes = np.rint(X[:, self._category_columns])
+        sizes = self._category_sizes
+        at[:, self._category_columns] = np.where((codes >= 0) & (codes < sizes), codes, sizes).astype(np.int64)
+        for kind, j, _, parameters in self._features:
+            if kind != "category":
+                at[:, j] = _positions(kind, parameters, X[:, j])
+        return at
+
     @staticmethod
-    def _table_rows(X: np.ndarray, members: list[tuple[str, int, int, Any]]) -> np.ndarray:
-        """The row of a (merged) table that each row of ``X`` looks up."""
-        index = np.zeros(X.shape[0], dtype=np.int64)
-        for kind, j, size, parameters in members:
-            index = index * size + _positions(kind, parameters, X[:, j])
+    def _table_rows(at: np.ndarray, members: list[tuple[str, int, int, Any]]) -> np.ndarray:
+        """The row of a (merged) table that each row looks up, from its features' rows ``at``."""
+        index = np.zeros(at.shape[0], dtype=np.int64)
+        for _, j, size, _ in members:
+            index = index * size + at[:, j]
         return index
 
     def _finish(self, alive: np.ndarray) -> np.ndarray:

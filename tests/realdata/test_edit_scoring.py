@@ -113,3 +113,16 @@ def test_other_scorers_get_the_rows_built() -> None:
     two = np.array([[1.0, 2.0, 3.0, 0.0, 0.0], [4.0, 0.0, 1.0, 2.0, 1.0]])
     scores = score_edits(linear, two, np.array([0, 1]), np.array([4, 0]), np.array([1.0, 10.0]))
     np.testing.assert_array_equal(scores, [1.0 - 4.0 + 1.5 + 3.0 + 0.25, 10.0 + 0.5 + 3.0 + 0.25])
+
+
+def test_all_positions_are_each_features_own_table_rows() -> None:
+    tables = _tables(_fit(seed=3))
+    X = _edge_rows(tables, np.random.default_rng(5), 200)
+    X[:5, 3] = [-1.0, 4.0, 2.6, 0.4, 7.0]  # no such category (twice), rounded codes, far out
+    at = tables._all_positions(X)
+    assert {j for _, j, _, _ in tables._features} >= {3, 4}  # both categorical features are tested
+    for kind, j, _, parameters in tables._features:
+        np.testing.assert_array_equal(at[:, j], tree_tables._positions(kind, parameters, X[:, j]))
+    np.testing.assert_array_equal(at[:5, 3], [4, 4, 3, 0, 4])  # 4 categories: row 4 means none
+    untested = sorted(set(range(X.shape[1])) - {j for _, j, _, _ in tables._features})
+    assert not at[:, untested].any()
