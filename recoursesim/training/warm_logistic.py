@@ -141,11 +141,17 @@ def full_step_passes(z: np.ndarray, z_step: np.ndarray, decrease: float, curvatu
 
 
 def _newton_step(hessian: np.ndarray, gradient: np.ndarray) -> np.ndarray:
-    """The Newton step ``H⁻¹ g``, steepest descent if it is not finite, capped at :data:`MAX_STEP`."""
+    """The Newton step ``H⁻¹ g``; steepest descent if ``H`` is singular or the step not finite; capped at MAX_STEP.
+
+    ``H`` is singular when every row's probability is exactly 0 or 1 in floating point (a start far
+    from the optimum, say an intercept of 40): the curvature along the intercept is then zero
+    although its gradient is not, and a least-squares step would not move the intercept at all.
+    Steepest descent, sized by the line search, does.
+    """
     try:
         step = np.linalg.solve(hessian, gradient)
     except np.linalg.LinAlgError:
-        step = np.linalg.lstsq(hessian, gradient, rcond=None)[0]
+        step = gradient
     values = step.tolist()
     if not all(math.isfinite(v) for v in values):
         step = gradient  # a (nearly) singular Hessian far from the optimum: fall back to steepest descent

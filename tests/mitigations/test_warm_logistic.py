@@ -172,3 +172,21 @@ def test_a_full_step_the_bound_accepts_passes_the_line_search_test(seed, n, spre
     decrease = float(gradient @ step)
     if full_step_passes(x @ beta, x @ (beta - step), decrease, float(step @ hessian @ step)):
         assert objective(beta - step) <= objective(beta) - 1e-4 * decrease
+
+
+@pytest.mark.parametrize(("seed", "n", "d", "c"), [(296, 146, 1, 0.01), (0, 100, 2, 1.0)])
+def test_a_start_whose_probabilities_are_all_exactly_one_still_reaches_the_solution(seed, n, d, c):
+    # With an intercept of 50 every row's probability is 1.0 in floating point, so the Hessian's
+    # intercept row is zero (singular) while the intercept's gradient counts the 0-labels. A
+    # least-squares step never moved the intercept: the first case (found by hypothesis) stopped
+    # after 2 iterations at intercept 42.9 against scikit-learn's 0.060.
+    rng = np.random.default_rng(seed)
+    features = rng.normal(size=(n, d))
+    labels = (features @ rng.normal(size=d) + rng.normal(size=n) > 0).astype(int)
+    start = np.zeros(d + 1)
+    start[-1] = 50.0
+    assert np.all(1.0 / (1.0 + np.exp(-(features @ start[:-1] + start[-1]))) == 1.0)
+    ours = fitted_logistic(LogisticRegression(C=c).get_params(), features, labels, start)
+    reference = converged_sklearn(features, labels, c)
+    np.testing.assert_allclose(ours.coef_, reference.coef_, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(ours.intercept_, reference.intercept_, rtol=0, atol=1e-6)
