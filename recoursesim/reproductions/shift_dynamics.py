@@ -24,7 +24,18 @@ import time
 import pandas as pd
 
 from recoursesim.cli._output import atomic_output_dir
+from recoursesim.report.document import pipe_table
 from recoursesim.shift import dynamics
+from recoursesim.stats import format_interval
+
+#: The metrics of the docs' tables, in their column order (labels of :data:`dynamics.METRICS`).
+DOC_METRICS = (
+    "MMD² to step 0",
+    "disagreement with step-0 model",
+    "gaming rate",
+    "improvement rate",
+    "precision of selections",
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,9 +73,33 @@ def main(argv: list[str] | None = None) -> int:
             print(failed.to_string(index=False))
         print(f"{len(cells)} conditions x {args.seeds} seeds in {elapsed:.0f} s")
         rows.to_parquet(out / "observations.parquet", index=False)
+        for world in sorted(summary["world"].unique()):
+            (out / f"table-{world}.md").write_text(markdown_table(rows, [world]) + "\n", encoding="utf-8")
         table.to_csv(out / "shift_dynamics.csv", index=False)
         failed.to_csv(out / "failed_runs.csv", index=False)
         for world in sorted(summary["world"].unique()):
             dynamics.figure(summary, world).savefig(out / f"shift_dynamics_{world}.png", dpi=110)
     print(f"wrote {args.out}")
     return 0
+
+
+def markdown_table(rows: pd.DataFrame, worlds: list[str], steps: tuple[int, ...] = (10, 20)) -> str:
+    """The docs' table of one world: a row per generator, retraining and step, a column per metric.
+
+    Args:
+        rows: The observations of the runs (``observations.parquet``).
+        worlds: The world to show (one name, as a list, as the docs' table markers give it).
+        steps: The steps shown.
+    """
+    (world,) = worlds
+    summary = dynamics.summarise(rows[rows["world"] == world])
+    summary = summary[summary["step"].isin(steps) & summary["metric"].isin(DOC_METRICS)]
+    cells = [
+        format_interval(m, lo, hi, int(n))
+        for m, lo, hi, n in summary[["mean", "low", "high", "n"]].itertuples(index=False)
+    ]
+    wide = summary.assign(cell=cells).pivot_table(
+        index=["generator", "retraining", "step"], columns="metric", values="cell", aggfunc="first"
+    )
+    wide = wide.reindex(columns=list(DOC_METRICS)).reset_index()
+    return pipe_table(wide.astype({"step": str}).fillna("n/a"))

@@ -2,7 +2,7 @@
 
 A long experiment (hours of runs) cannot be re-run by a test. Its per-run results are kept in
 ``experiments/runs/`` and a table in the docs is marked by a comment naming the experiment and the
-scenarios it shows, on the line before the table::
+parts of the grid it shows (scenarios, or worlds), on the line before the table::
 
     <!-- table from kept runs: recourse_durability bell2024 rising-competition -->
     | scenario | policy | ... |
@@ -20,16 +20,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from recoursesim.reproductions import recourse_durability
+from recoursesim.reproductions import recourse_durability, shift_dynamics
 
 ROOT = Path(__file__).resolve().parents[2]
 MARKER = re.compile(r"<!-- table from kept runs: (\S+)((?: \S+)*) -->\n((?:\|.*\n)+)")
-#: Experiment name -> (its kept runs, the function making a Markdown table of some scenarios).
-KEPT: dict[str, tuple[Path, Callable[[pd.DataFrame, list[str]], str]]] = {
-    "recourse_durability": (
-        ROOT / "experiments" / "runs" / "recourse_durability.csv.gz",
-        recourse_durability.markdown_table,
-    ),
+RUNS = ROOT / "experiments" / "runs"
+#: Experiment name -> (its kept runs, the column naming the parts, the function making a Markdown table of some parts).
+KEPT: dict[str, tuple[Path, str, Callable[[pd.DataFrame, list[str]], str]]] = {
+    "recourse_durability": (RUNS / "recourse_durability.csv.gz", "scenario", recourse_durability.markdown_table),
+    "shift_dynamics": (RUNS / "shift_dynamics.csv.gz", "world", shift_dynamics.markdown_table),
 }
 CASES = [
     pytest.param(name, words.split(), block, id=f"{path.name}: {name}{words}")
@@ -38,15 +37,16 @@ CASES = [
 ]
 
 
-def test_the_durability_page_shows_tables_from_kept_runs() -> None:
+def test_the_durability_and_shift_pages_show_tables_from_kept_runs() -> None:
     assert sum(case.values[0] == "recourse_durability" for case in CASES) >= 2
+    assert sum(case.values[0] == "shift_dynamics" for case in CASES) >= 2
 
 
-@pytest.mark.parametrize(("experiment", "scenarios", "block"), CASES)
-def test_table_is_made_from_the_kept_runs(experiment: str, scenarios: list[str], block: str) -> None:
+@pytest.mark.parametrize(("experiment", "parts", "block"), CASES)
+def test_table_is_made_from_the_kept_runs(experiment: str, parts: list[str], block: str) -> None:
     assert experiment in KEPT, f"no kept runs are known for {experiment!r}"
-    path, make = KEPT[experiment]
+    path, column, make = KEPT[experiment]
     rows = pd.read_csv(path, dtype={"group": str})
-    missing = sorted(set(scenarios) - set(rows["scenario"]))
+    missing = sorted(set(parts) - set(rows[column]))
     assert not missing, f"{path.name} has no runs of {missing}"
-    assert make(rows, scenarios).splitlines() == block.strip("\n").splitlines()
+    assert make(rows, parts).splitlines() == block.strip("\n").splitlines()

@@ -24,7 +24,11 @@ def test_writes_table_observations_and_figure(tmp_path) -> None:
         "recoursesim-files.jsonl",  # the record of what recoursesim wrote (docs/security.md)
         "shift_dynamics.csv",
         "shift_dynamics_synthetic.png",
+        "table-synthetic.md",
     ]
+    markdown = (out / "table-synthetic.md").read_text().splitlines()
+    assert markdown[0].startswith("| generator | retraining | step | MMD² to step 0 |")
+    assert len(markdown) == 2 + 2 * 2 * 2  # header, rule; 2 generators x 2 settings x steps 10 and 20
     table = pd.read_csv(out / "shift_dynamics.csv")
     assert set(table["world"]) == {"synthetic"}
     assert list(table.columns[-3:]) == ["step 0", "step 10", "step 20"]
