@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from recoursesim.reproductions import recourse_durability, shift_dynamics
+from recoursesim.reproductions import real_data, recourse_durability, shift_dynamics
 
 ROOT = Path(__file__).resolve().parents[2]
 MARKER = re.compile(r"<!-- table from kept runs: (\S+)((?: \S+)*) -->\n((?:\|.*\n)+)")
@@ -29,6 +29,7 @@ RUNS = ROOT / "experiments" / "runs"
 KEPT: dict[str, tuple[Path, str, Callable[[pd.DataFrame, list[str]], str]]] = {
     "recourse_durability": (RUNS / "recourse_durability.csv.gz", "scenario", recourse_durability.markdown_table),
     "shift_dynamics": (RUNS / "shift_dynamics.csv.gz", "world", shift_dynamics.markdown_table),
+    "real_data_dynamics": (RUNS / "real_data_dynamics.csv.gz", "scenario", real_data.markdown_table),
 }
 CASES = [
     pytest.param(name, words.split(), block, id=f"{path.name}: {name}{words}")
@@ -37,9 +38,10 @@ CASES = [
 ]
 
 
-def test_the_durability_and_shift_pages_show_tables_from_kept_runs() -> None:
+def test_the_long_experiments_tables_come_from_kept_runs() -> None:
     assert sum(case.values[0] == "recourse_durability" for case in CASES) >= 2
     assert sum(case.values[0] == "shift_dynamics" for case in CASES) >= 2
+    assert sum(case.values[0] == "real_data_dynamics" for case in CASES) >= 1
 
 
 @pytest.mark.parametrize(("experiment", "parts", "block"), CASES)

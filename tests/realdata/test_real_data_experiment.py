@@ -41,3 +41,21 @@ def test_main_refuses_too_few_seeds_before_writing(tmp_path, capsys) -> None:
     assert real_data.main(["--seeds", "1", "--out", str(tmp_path / "out")]) == 2
     assert "--seeds must be >= 2" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_markdown_table_leaves_out_each_scenarios_reference_group() -> None:
+    # "m" is the reference (rETR 1 in every run); "f" is shown, for the chosen scenario only.
+    rows = pd.DataFrame(
+        {
+            "scenario": ["s"] * 4 + ["other"] * 2,
+            "policy": ["top-k"] * 6,
+            "group": ["f", "f", "m", "m", "f", "m"],
+            "seed": [0, 1, 0, 1, 0, 0],
+            "retr": [1.5, 2.5, 1.0, 1.0, 9.0, 1.0],
+            "dttr": [1.0, 1.0, 0.0, 0.0, 9.0, 0.0],
+        }
+    )
+    lines = real_data.markdown_table(rows, ["s"]).splitlines()
+    assert lines[0] == "| scenario | policy | group | rETR | dTTR |"
+    # rETR: mean 2, sd 0.707, n 2: half width t(0.975, 1) 12.706 * 0.5 = 6.353
+    assert lines[2:] == ["| s | top-k | f | 2.000 [-4.353, 8.353] | 1.000 [1.000, 1.000] |"]
