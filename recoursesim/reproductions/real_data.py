@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         result = table(summarise(rows))
         rows.to_csv(out / "runs.csv", index=False)
         result.to_csv(out / "table.csv", index=False)
-        (out / "table.md").write_text(markdown_table(rows, list(chosen)) + "\n", encoding="utf-8")
+        (out / "table.md").write_text(without_reference(result, rows) + "\n", encoding="utf-8")
     elapsed = time.perf_counter() - start
     print(result.to_string(index=False))
     print(f"\n{args.seeds} seeds x {len(cells)} conditions in {elapsed:.0f} s ({args.workers} workers)")
@@ -132,12 +132,25 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def markdown_table(rows: pd.DataFrame, scenarios: list[str]) -> str:
-    """The docs' table: rETR and dTTR of every group but each scenario's reference group (1 and 0 by definition).
+    """The docs' table of the runs in ``rows`` of ``scenarios`` (see :func:`without_reference`).
 
     Args:
         rows: The runs' rows (``runs.csv``).
         scenarios: The scenarios shown.
     """
-    rows = rows[rows["scenario"].isin(scenarios)].astype({"group": str})
-    reference = rows.groupby(["scenario", "group"])["retr"].transform(lambda v: bool((v == 1.0).all()))
-    return pipe_table(table(summarise(rows[~reference])).reset_index(drop=True))
+    rows = rows[rows["scenario"].isin(scenarios)]
+    return without_reference(table(summarise(rows)), rows)
+
+
+def without_reference(result: pd.DataFrame, rows: pd.DataFrame) -> str:
+    """:func:`table`'s ``result`` as Markdown, without each scenario's reference group (rETR 1, dTTR 0 by definition).
+
+    Args:
+        result: The table of the runs in ``rows``.
+        rows: The runs' rows: a reference group is one whose rETR is 1 in every run.
+    """
+    rows = rows.astype({"group": str})
+    ones = rows.groupby(["scenario", "group"])["retr"].agg(lambda v: bool((v == 1.0).all()))
+    reference = {key for key, is_one in ones.items() if is_one}
+    keep = [(s, g) not in reference for s, g in zip(result["scenario"], result["group"], strict=True)]
+    return pipe_table(result[keep].reset_index(drop=True))

@@ -269,7 +269,7 @@ def write_outputs(directory: Any, rows: pd.DataFrame, curves: pd.DataFrame, scen
         rows.to_csv(out / "runs.csv", index=False)
         curves.to_csv(out / "survival.csv", index=False)
         result.to_csv(out / "table.csv", index=False)
-        (out / "table.md").write_text(markdown_table(rows) + "\n", encoding="utf-8")
+        (out / "table.md").write_text(pipe_table(result) + "\n", encoding="utf-8")
         figure(curves, out / "survival.png")
         for scenario in scenarios:
             if scenario in set(curves["scenario"]):

@@ -74,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(cells)} conditions x {args.seeds} seeds in {elapsed:.0f} s")
         rows.to_parquet(out / "observations.parquet", index=False)
         for world in sorted(summary["world"].unique()):
-            (out / f"table-{world}.md").write_text(markdown_table(rows, [world]) + "\n", encoding="utf-8")
+            text = summary_markdown(summary[summary["world"] == world])
+            (out / f"table-{world}.md").write_text(text + "\n", encoding="utf-8")
         table.to_csv(out / "shift_dynamics.csv", index=False)
         failed.to_csv(out / "failed_runs.csv", index=False)
         for world in sorted(summary["world"].unique()):
@@ -84,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def markdown_table(rows: pd.DataFrame, worlds: list[str], steps: tuple[int, ...] = (10, 20)) -> str:
-    """The docs' table of one world: a row per generator, retraining and step, a column per metric.
+    """The docs' table of one world made from its runs' observations (see :func:`summary_markdown`).
 
     Args:
         rows: The observations of the runs (``observations.parquet``).
@@ -92,7 +93,16 @@ def markdown_table(rows: pd.DataFrame, worlds: list[str], steps: tuple[int, ...]
         steps: The steps shown.
     """
     (world,) = worlds
-    summary = dynamics.summarise(rows[rows["world"] == world])
+    return summary_markdown(dynamics.summarise(rows[rows["world"] == world]), steps)
+
+
+def summary_markdown(summary: pd.DataFrame, steps: tuple[int, ...] = (10, 20)) -> str:
+    """The docs' table of one world's :func:`dynamics.summarise`: a row per generator, retraining and step.
+
+    Args:
+        summary: The summary of one world's runs.
+        steps: The steps shown.
+    """
     summary = summary[summary["step"].isin(steps) & summary["metric"].isin(DOC_METRICS)]
     cells = [
         format_interval(m, lo, hi, int(n))
