@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from recoursesim.scoring.base import edited_rows
 from recoursesim.scoring.encoding import CodeEncoder
 from recoursesim.threads import single_threaded
 
@@ -183,9 +184,7 @@ class BoostingTables:
         agent, column = np.asarray(agent, dtype=np.int64), np.asarray(column, dtype=np.int64)
         value = np.asarray(value, dtype=float)
         if not (np.isfinite(base).all(axis=1)[agent].all() and np.isfinite(value).all()):
-            rows = base[agent]
-            rows[np.arange(agent.size), column] = value
-            return self.raw(rows)
+            return self.raw(edited_rows(base, agent, column, value))
         out = np.empty(agent.size)
         order = np.argsort(agent, kind="stable")
         starts = np.arange(0, base.shape[0] + EDIT_BASE_ROWS, EDIT_BASE_ROWS)
