@@ -18,7 +18,6 @@ from recoursesim.scoring.base import (
     WrapsFittedModel,
     edited_rows,
     final_estimator,
-    standardised_terms,
 )
 from recoursesim.scoring.encoding import CodeEncoder
 
@@ -130,17 +129,12 @@ class ClassifierScorer:
         if not isinstance(encoder, CodeEncoder) or encoder.schema is None or coef is None or intercept is None:
             return None
         schema = encoder.schema
-        categorical = schema.is_categorical
-        sizes = [int(m) for m in schema.n_categories[categorical]]
-        blocks, scaled, constant = standardised_terms(coef, intercept, sizes, encoder.mean_, encoder.scale_)
-        slope = np.zeros(len(schema.names))
-        slope[~categorical] = scaled  # margin per code unit of each non-categorical column
-        tables = [np.zeros(0)] * len(schema.names)
-        for j, block in zip(np.flatnonzero(categorical), blocks, strict=True):
-            tables[j] = block
-        for j in np.flatnonzero(schema.is_ordinal & ~categorical):
+        terms = encoder.column_terms(coef, intercept)
+        slope = terms.slopes.copy()  # margin per code unit of each non-categorical column
+        tables = list(terms.blocks)
+        for j in np.flatnonzero(schema.is_ordinal & ~schema.is_categorical):
             tables[j], slope[j] = slope[j] * np.arange(int(schema.n_categories[j]), dtype=float), 0.0
-        return AdditiveForm(link, constant, slope, tuple(tables))
+        return AdditiveForm(link, terms.constant, slope, tuple(tables))
 
 
 def _logistic_margin(estimator: Any, features: Any) -> np.ndarray | None:

@@ -91,7 +91,7 @@ class BoostingTables:
         keep = np.asarray(split_keep, dtype=np.uint64).astype(self._dtype)
         categorical = np.flatnonzero(schema.is_categorical)
         sizes = np.asarray(schema.n_categories)[categorical].astype(np.int64)
-        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        offsets = encoder.starts_[categorical]
         linear = np.flatnonzero(~schema.is_categorical)
         # one entry per code-space feature some split tests: (kind, feature, table, parameters)
         self._features: list[tuple[str, int, np.ndarray, Any]] = []
@@ -100,9 +100,8 @@ class BoostingTables:
             if on.any():
                 table = self._category_table(int(size), column[on] - offset, threshold[on], tree[on], keep[on])
                 self._features.append(("category", int(j), table, int(size)))
-        width_onehot = int(sizes.sum())
         for i, j in enumerate(linear):
-            on = column == width_onehot + i
+            on = column == encoder.starts_[j]
             if on.any():
                 order = np.argsort(threshold[on], kind="stable")
                 table = self._prefix_table(tree[on][order], keep[on][order])

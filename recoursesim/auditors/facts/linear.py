@@ -5,11 +5,13 @@ then scikit-learn's ``LogisticRegression``) predicts the class ``classes_[1]`` e
 decision value ``intercept + sum of coef * encoded column`` is above 0. Each feature contributes
 one *term* that depends only on that feature's value code, so a counterfactual's decision value is
 the sum of the terms of its context (the individual's values outside the action's features) and
-the terms of the action. The terms are computed once per (feature, code) by the model's own
-encoder and coefficients.
+the terms of the action. The terms are computed once per (feature, code) from the encoder's reading
+of the coefficients (:meth:`~recoursesim.scoring.encoding.OneHotStandardiser.column_terms`: a
+category's coefficient, or a number's slope per raw unit times its value).
 
-Adding the terms in another order than the model does changes the sum by at most a few units in
-the last place of the largest possible sum of absolute terms, :attr:`LinearCodes.bound`. The
+Adding the terms so, rather than as the model does (centring and scaling each number first), changes
+the sum by at most a few units in the last place of the largest magnitude involved,
+:attr:`LinearCodes.bound`. The
 scorer compares the context's sum with minus the action's sum, which is exact, and wherever the
 two are closer than :data:`TIE_TOLERANCE` times the bound (far more than any rounding), it builds
 the counterfactual row and lets the model decide. The predictions are therefore the model's own, at
@@ -23,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import sparse
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
@@ -48,16 +49,20 @@ class LinearCodes:
         terms: Per feature, the decision term of each value code.
         intercept: The model's intercept.
         favourable_above: Whether the favourable label is the one predicted above 0 (``classes_[1]``).
+        intercept_parts: The sum of the magnitudes the intercept was formed from (the model's own
+            intercept and each number's slope times its mean), or 0 if it is the model's own.
     """
 
     terms: tuple[np.ndarray, ...]
     intercept: float
     favourable_above: bool
+    intercept_parts: float = 0.0
 
     @property
     def bound(self) -> float:
-        """Return the largest sum of absolute terms (intercept included) any row can have."""
-        return abs(self.intercept) + sum(float(np.abs(t).max(initial=0.0)) for t in self.terms)
+        """Return the largest magnitude a row's sum involves: its terms' and the intercept's parts."""
+        largest = sum(float(np.abs(t).max(initial=0.0)) for t in self.terms)
+        return max(abs(self.intercept), self.intercept_parts) + largest
 
     def row_terms(self, codes: np.ndarray) -> np.ndarray:
         """Return the ``(n, d)`` term of each feature of each row of a full code matrix (no missing values)."""
@@ -94,28 +99,30 @@ def linear_codes(model: Any, space: ItemSpace, positive_label: object) -> Linear
         return None
     if not set(encoder.columns_) <= set(space.features) or (space.codes < 0).any() or not space.features:
         return None
-    # Encode one probe row per code (row c holds code c of every feature, clipped to its range)
-    # with the model's own encoder, so each term is the exact product the model computes.
+    # One probe row per code (row c holds code c of every feature, clipped to its range), read as
+    # the model reads it: category codes and numbers, then the model's term of each.
     longest = max(len(values) for values in space.values)
     probe = np.column_stack([np.minimum(np.arange(longest), len(v) - 1) for v in space.values]).astype(np.int32)
-    encoded = encoder.transform(space.frame(probe))
-    matrix = encoded.toarray() if sparse.issparse(encoded) else np.asarray(encoded, dtype=float)
-    weights = coef[0]
-    spans, start = {}, 0
-    for column in encoder.columns_:
-        width = 1 if column in encoder.numeric_ else len(encoder.categories_[column])
-        spans[column] = (start, start + width)
-        start += width
+    read = encoder.to_codes(space.frame(probe))
+    column_terms = encoder.column_terms(coef, classifier.intercept_)
     terms = []
     for j, name in enumerate(space.features):
         k = len(space.values[j])
-        if name not in spans:
+        if name not in encoder.columns_:
             terms.append(np.zeros(k))
             continue
-        lo, hi = spans[name]
-        # A numeric column has one product; a one-hot block at most one non-zero: exact either way.
-        terms.append((matrix[:k, lo:hi] * weights[None, lo:hi]).sum(axis=1))
-    return LinearCodes(tuple(terms), float(classifier.intercept_[0]), classes[1] == positive_label)
+        column = encoder.columns_.index(name)
+        raw = read[:k, column]
+        block = column_terms.blocks[column]
+        if encoder.sizes_[column] == 0:
+            terms.append(column_terms.slopes[column] * raw)
+        else:
+            code = np.rint(raw).astype(np.int64)
+            known = (code >= 0) & (code < block.size)
+            terms.append(np.where(known, block[np.where(known, code, 0)], 0.0))
+    shifts = column_terms.slopes[encoder.sizes_ == 0] * encoder.mean_
+    parts = abs(float(np.ravel(classifier.intercept_)[0])) + float(np.abs(shifts).sum())
+    return LinearCodes(tuple(terms), column_terms.constant, classes[1] == positive_label, parts)
 
 
 class LinearScorer:

@@ -1,9 +1,10 @@
-"""The models FACTS audits, and the fast encoder they share.
+"""The models FACTS audits, and the encoder of data frames they share.
 
 Models are built by name from the decision-model registry (no unpickling of user files). Each
-is a scikit-learn pipeline: :class:`FrameEncoder` (one-hot encoding of discrete columns,
-standard scaling of numeric ones) followed by a classifier, so the audited model is stable
-(scaled features) and fast on the large batches of counterfactuals FACTS scores.
+is a scikit-learn pipeline: :class:`FrameEncoder` (the package's one-hot and standardising
+encoding, :class:`~recoursesim.scoring.encoding.OneHotStandardiser`, on a data frame) followed by
+a classifier, so the audited model is stable (scaled features) and fast on the large batches of
+counterfactuals FACTS scores.
 """
 
 from __future__ import annotations
@@ -12,69 +13,63 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
-from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.pipeline import Pipeline
 
 from recoursesim.errors import ConfigError
+from recoursesim.scoring.encoding import OneHotStandardiser
 from recoursesim.scoring.tabular import make_model
 
 
-class FrameEncoder(TransformerMixin, BaseEstimator):
-    """One-hot encode non-numeric columns and standardise numeric ones.
+class FrameEncoder(OneHotStandardiser):
+    """One-hot encode a data frame's non-numeric columns and standardise its numeric ones.
 
-    Unknown categories at transform time encode as all zeros.
+    The categories of each non-numeric column are learned at fit time (sorted as text); an unknown
+    category at transform time encodes as all zeros. The output keeps the frame's column order
+    (each column's block or standardised column where the column stands).
 
     Args:
         dense: Return a dense array instead of a CSR matrix.
+
+    Attributes:
+        columns_: The frame's columns.
+        categories_: Per non-numeric column, its categories.
     """
+
+    categorical_first = False
 
     def __init__(self, dense: bool = False) -> None:
         self.dense = dense
 
-    def fit(self, X: pd.DataFrame, y: object = None) -> FrameEncoder:
-        """Learn the categories and the numeric means and scales."""
-        self.columns_ = list(X.columns)
-        self.numeric_ = {}
-        self.categories_ = {}
-        for column in self.columns_:
-            series = X[column]
-            if pd.api.types.is_numeric_dtype(series) and not isinstance(series.dtype, pd.CategoricalDtype):
-                values = series.to_numpy(dtype=float)
-                scale = float(np.std(values))
-                self.numeric_[column] = (float(np.mean(values)), scale if scale > 0 else 1.0)
-            else:
-                self.categories_[column] = pd.Index(sorted(pd.unique(series.dropna().astype(str))))
-        width = len(self.numeric_) + sum(len(c) for c in self.categories_.values())
-        self.n_features_out_ = width
-        return self
+    @property
+    def sparse_output(self) -> bool:  # type: ignore[override]
+        """Whether :meth:`transform` returns a CSR matrix (unless ``dense``)."""
+        return not self.dense
 
-    def transform(self, X: pd.DataFrame) -> sparse.csr_matrix | np.ndarray:
-        """Encode ``X`` (same columns as in ``fit``)."""
-        n = len(X)
-        rows, cols, vals = [], [], []
-        offset = 0
-        index = np.arange(n)
-        for column in self.columns_:
+    def _column_sizes(self, X: pd.DataFrame) -> np.ndarray:
+        """Learn the frame's columns and each non-numeric column's categories."""
+        self.columns_ = list(X.columns)
+        self.categories_ = {
+            column: pd.Index(sorted(pd.unique(X[column].dropna().astype(str))))
+            for column in self.columns_
+            if not _is_number(X[column])
+        }
+        return np.array([len(self.categories_.get(column, ())) for column in self.columns_], dtype=np.int64)
+
+    def to_codes(self, X: pd.DataFrame) -> np.ndarray:
+        """The frame as numbers and category codes (-1 for an unknown category)."""
+        values = np.empty((len(X), len(self.columns_)))
+        for j, column in enumerate(self.columns_):
             series = X[column]
-            if column in self.numeric_:
-                mean, scale = self.numeric_[column]
-                rows.append(index)
-                cols.append(np.full(n, offset))
-                vals.append((series.to_numpy(dtype=float) - mean) / scale)
-                offset += 1
+            if column in self.categories_:
+                values[:, j] = _codes(series, self.categories_[column])
             else:
-                categories = self.categories_[column]
-                codes = _codes(series, categories)
-                known = codes >= 0
-                rows.append(index[known])
-                cols.append(offset + codes[known])
-                vals.append(np.ones(int(known.sum())))
-                offset += len(categories)
-        matrix = sparse.csr_matrix(
-            (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, offset)
-        )
-        return matrix.toarray() if self.dense else matrix
+                values[:, j] = series.to_numpy(dtype=float)
+        return values
+
+
+def _is_number(series: pd.Series) -> bool:
+    """Whether a column is encoded as a number (numeric and not categorical)."""
+    return pd.api.types.is_numeric_dtype(series) and not isinstance(series.dtype, pd.CategoricalDtype)
 
 
 def _codes(series: pd.Series, categories: pd.Index) -> np.ndarray:

@@ -74,9 +74,18 @@ def test_linear_terms_reproduce_the_models_predictions():
     decision = model.decision_function(space.frame(every))
     assert np.allclose(value + linear.intercept, decision, rtol=0, atol=1e-12)
     assert np.array_equal(linear.row_terms(every).sum(axis=1), value)
-    # The bound is |intercept| plus each feature's largest absolute term.
+    # The terms are the encoder's reading of the coefficients: a category's coefficient, a number's
+    # slope per raw unit (coefficient / scale) times its value; the intercept absorbs slope * mean.
+    encoder, classifier = model.steps[0][1], model.steps[1][1]
+    slope = classifier.coef_[0][encoder.starts_[1]] / encoder.scale_[0]
+    assert np.allclose(linear.terms[1], slope * np.asarray(space.values[1], dtype=float), rtol=1e-12)
+    assert linear.intercept == pytest.approx(classifier.intercept_[0] - slope * encoder.mean_[0], rel=1e-12)
+    # The bound is the larger of |intercept| and the magnitudes it was formed from, plus each
+    # feature's largest absolute term.
+    parts = abs(classifier.intercept_[0]) + abs(slope * encoder.mean_[0])
+    assert linear.intercept_parts == pytest.approx(parts, rel=1e-12)
     biggest = sum(np.abs(t).max() for t in linear.terms)
-    assert linear.bound == abs(linear.intercept) + biggest >= np.abs(decision).max()
+    assert linear.bound == max(abs(linear.intercept), linear.intercept_parts) + biggest >= np.abs(decision).max()
     # With 0 as the favourable label the decision flips.
     assert not linear_codes(model, space, 0).favourable_above
     # Anything else is scored by calling the model.
@@ -90,7 +99,7 @@ def test_linear_scorer_asks_the_model_at_an_exact_tie():
     frame = pd.DataFrame({"x": [0.0, 1.0, 2.0] * 10})
     model = Pipeline([("encode", FrameEncoder()), ("model", LogisticRegression())]).fit(frame, [0, 0, 1] * 10)
     encoder, classifier = model.steps[0][1], model.steps[1][1]
-    mean, scale = encoder.numeric_["x"]
+    mean, scale = float(encoder.mean_[0]), float(encoder.scale_[0])
     classifier.coef_ = np.array([[2.0]])
     classifier.intercept_ = np.array([-2.0 * ((1.0 - mean) / scale)])
     space = build_item_space(frame, FactsConfig(), set())
