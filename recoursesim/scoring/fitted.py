@@ -310,11 +310,11 @@ class FittedModelScorer(Component):
 
     @classmethod
     def check_supplied(cls) -> dict[str, Any]:
-        """What the conformance checks supply: a one-hot logistic pipeline fitted on their German-credit population."""
+        """What the conformance checks supply: a one-hot, scaled logistic pipeline fitted on their German population."""
         from sklearn.compose import ColumnTransformer
         from sklearn.linear_model import LogisticRegression
         from sklearn.pipeline import Pipeline
-        from sklearn.preprocessing import OneHotEncoder
+        from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
         from recoursesim.component import CHECK_POPULATION
         from recoursesim.datasets import load_german
@@ -327,7 +327,7 @@ class FittedModelScorer(Component):
         labels = data.y.loc[frame.index].to_numpy()
         discrete = [n for n, k in zip(schema.names, schema.kinds, strict=True) if k in ("categorical", "ordinal")]
         onehot = ("onehot", OneHotEncoder(handle_unknown="ignore"), discrete)
-        encode = ColumnTransformer([onehot], remainder="passthrough")
+        encode = ColumnTransformer([onehot], remainder=StandardScaler())  # unscaled numbers: lbfgs does not converge
         model = Pipeline([("encode", encode), ("model", LogisticRegression(max_iter=2000))]).fit(frame, labels)
         return {"fitted_estimator": model, "schema": schema, "population": population}
 
