@@ -1,0 +1,70 @@
+"""The benchmark figures a docs page quotes are those of the results file it names."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+MARKER = re.compile(r"<!-- figures from (benchmarks/results/\S+\.json) -->\n((?:\|.*\n)+)")
+#: Row label -> how the results file's real-data figures print in that row.
+ROWS = {
+    "German credit run, wall clock / CPU time": lambda f: (
+        f"{f['german_gbm_run_s']:.2f} s / {f['german_gbm_cpu_s']:.2f} s"
+    ),
+    "Adult run (10,000 initial agents, 30,000 in all), wall clock / CPU time": lambda f: (
+        f"{f['adult_gbm_run_s']:.2f} s / {f['adult_gbm_cpu_s']:.2f} s"
+    ),
+    "`dice` per agent (random method, 4 counterfactuals, 10 agents)": lambda f: (
+        f"{f['dice_recommend_per_agent_s']:.2f} s"
+    ),
+    "`search` per agent (the same 10 agents, one batch)": lambda f: (
+        f"{1000 * f['search_recommend_per_agent_s']:.1f} ms"
+    ),
+}
+
+
+#: Row label -> how the results file's engine figures print in that row.
+ENGINE_ROWS = {
+    "paper scale (T=20, 1000 agents, k=100, 100 entrants), baseline, median of 30": lambda f: (
+        f"{1000 * f['paper_scale_median_s']:.1f} ms | —"
+    ),
+    "the same with CNS / with CDA (a logistic refit every step, one recommendation pass)": lambda f: (
+        f"{1000 * f['cns_paper_scale_median_s']:.1f} ms / {1000 * f['cda_spec_paper_scale_median_s']:.1f} ms | —"
+    ),
+    "10⁴ agents × steps 0..20 (k = entrants = 10%)": lambda f: _scaling(f, 0, "{:.2f} s | {:.0f} MB"),
+    "10⁵ agents": lambda f: _scaling(f, 1, "{:.2f} s | {:.0f} MB"),
+    "10⁶ agents (21 M ledger rows)": lambda f: _scaling(f, 2, "{:.2f} s | {:.2f} GB", gigabytes=True),
+}
+
+
+def _scaling(figures: dict, i: int, form: str, gigabytes: bool = False) -> str:
+    row = figures["scaling"][i]
+    assert row["n_agents"] == 10 ** (4 + i)
+    return form.format(row["seconds"], row["peak_rss_mb"] / (1000 if gigabytes else 1))
+
+
+def _quoted(page: str) -> tuple[dict, list[list[str]]]:
+    """The results file a page names and the rows of the table after the marker: label, then the rest."""
+    (path, block), *others = MARKER.findall((ROOT / "docs" / page).read_text(encoding="utf-8"))
+    assert not others
+    rows = [line.strip().strip("|").split(" | ", 1) for line in block.strip("\n").splitlines()[2:]]
+    return json.loads((ROOT / path).read_text(encoding="utf-8"))["scripts"], rows
+
+
+def test_performance_page_quotes_its_results_file() -> None:
+    scripts, rows = _quoted("performance.md")
+    figures = scripts["engine"]["figures"]
+    assert [label.strip() for label, _ in rows] == list(ENGINE_ROWS)
+    for label, value in rows:
+        assert value.strip() == ENGINE_ROWS[label.strip()](figures), label
+
+
+def test_recourse_page_quotes_its_results_file() -> None:
+    scripts, rows = _quoted("recourse.md")
+    figures = scripts["real_data"]["figures"]
+    assert figures["adult_n_agents"] == 10_000
+    assert [label.strip() for label, _ in rows] == list(ROWS)
+    for label, value in rows:
+        assert value.strip() == ROWS[label.strip()](figures), label
