@@ -15,6 +15,7 @@ from recoursesim.auditors.effort.audit import EqualityOfEffortAuditor
 from recoursesim.auditors.effort.recourse import MinimalInterventionRecourse
 from recoursesim.auditors.effort.scm import LinearAdditiveSCM
 from recoursesim.errors import ConfigError, DataError
+from recoursesim.scoring.base import standardised_terms
 
 
 def fit_logistic_audit(
@@ -87,8 +88,7 @@ def fit_logistic_audit(
     model = make_pipeline(StandardScaler(), LogisticRegression()).fit(data[inputs], y.astype(int))
     scaler, logistic = model[0], model[1]
     scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0)
-    coef = logistic.coef_[0] / scale
-    intercept = float(logistic.intercept_[0] - np.sum(coef * scaler.mean_))
+    _, coef, intercept = standardised_terms(logistic.coef_[0], logistic.intercept_, [], scaler.mean_, scale)
     scm = LinearAdditiveSCM.fit(data, dag, variables=names)
     values = data[names].to_numpy(dtype=float)
     recourse = MinimalInterventionRecourse(
