@@ -1,8 +1,8 @@
 """The registered components and their parameters, for ``recoursesim list components``.
 
 Built-in components are read from their source files (the ``@register`` decorators, the registry's
-lazily imported observers and each class's ``__init__`` signature) without importing them, so
-listing does not pay for scikit-learn, SciPy, pandas or Mesa. The source is the registry's own: a
+lazily imported observers and each class's ``__init__`` signature, or a dataclass's fields) without
+importing them, so listing does not pay for scikit-learn, SciPy, pandas or Mesa. The source is the registry's own: a
 test checks that this reading agrees with the imported classes. Plug-ins from installed packages,
 which only exist once imported, are described from the live registry.
 """
@@ -133,23 +133,56 @@ def _describe(kind: str, name: str, aliases: tuple[str, ...], module: str, node:
 
 
 def _parameters(module: str, node: ast.ClassDef) -> tuple[Parameter, ...]:
+    supplied = registry.supplied_parameters()
+    return tuple(
+        Parameter(
+            name,
+            ast.unparse(annotation) if annotation is not None else "",
+            ast.unparse(default) if default is not None else None,
+        )
+        for name, annotation, default in _signature(module, node)
+        if name not in supplied
+    )
+
+
+#: A constructor parameter as written in the source: its name, annotation and default (``None``: none).
+_Argument = tuple[str, ast.expr | None, ast.expr | None]
+
+
+def _signature(module: str, node: ast.ClassDef) -> list[_Argument]:
+    """The constructor's parameters but ``self``: a dataclass's fields, else its ``__init__``'s arguments."""
+    if _is_dataclass(node):
+        return _fields(module, node)
     init = _find_init(module, node)
     if init is None:
-        return ()
+        return []
     arguments = init.args
     positional = [*arguments.posonlyargs, *arguments.args]
     defaults: list[ast.expr | None] = [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults)
     pairs = [*zip(positional, defaults, strict=True), *zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)]
-    supplied = registry.supplied_parameters()
-    return tuple(
-        Parameter(
-            arg.arg,
-            ast.unparse(arg.annotation) if arg.annotation is not None else "",
-            ast.unparse(default) if default is not None else None,
-        )
-        for arg, default in pairs[1:]  # pairs[0] is self
-        if arg.arg not in supplied
+    return [(arg.arg, arg.annotation, default) for arg, default in pairs[1:]]  # pairs[0] is self
+
+
+def _is_dataclass(node: ast.ClassDef) -> bool:
+    """Whether the class is decorated with ``@dataclass`` or ``@dataclass(...)``."""
+    return any(
+        isinstance(target, ast.Name) and target.id == "dataclass"
+        for target in (d.func if isinstance(d, ast.Call) else d for d in node.decorator_list)
     )
+
+
+def _fields(module: str, node: ast.ClassDef) -> list[_Argument]:
+    """A dataclass's fields in the order of its ``__init__``: its dataclass bases' first, then its own."""
+    fields: dict[str, _Argument] = {}
+    for home, parent in reversed(_bases(module, node)):
+        if _is_dataclass(parent):
+            fields.update((field[0], field) for field in _fields(home, parent))
+    for item in node.body:
+        if not isinstance(item, ast.AnnAssign) or not isinstance(item.target, ast.Name):
+            continue
+        if "ClassVar" not in ast.unparse(item.annotation):
+            fields[item.target.id] = (item.target.id, item.annotation, item.value)
+    return list(fields.values())
 
 
 def _find_init(module: str, node: ast.ClassDef) -> ast.FunctionDef | None:
@@ -157,6 +190,15 @@ def _find_init(module: str, node: ast.ClassDef) -> ast.FunctionDef | None:
     for item in node.body:
         if isinstance(item, ast.FunctionDef) and item.name == "__init__":
             return item
+    for home, parent in _bases(module, node):
+        init = _find_init(home, parent)
+        if init is not None:
+            return init
+    return None
+
+
+def _bases(module: str, node: ast.ClassDef) -> list[tuple[str, ast.ClassDef]]:
+    """The class's bases defined in recoursesim, in order, each with the module that defines it."""
     tree = _parse(_module_path(module))
     imported = {
         alias.asname or alias.name: statement.module
@@ -164,6 +206,7 @@ def _find_init(module: str, node: ast.ClassDef) -> ast.FunctionDef | None:
         if isinstance(statement, ast.ImportFrom) and statement.module
         for alias in statement.names
     }
+    found = []
     for base in node.bases:
         if not isinstance(base, ast.Name):
             continue
@@ -172,10 +215,8 @@ def _find_init(module: str, node: ast.ClassDef) -> ast.FunctionDef | None:
             continue
         parent = _find_class(home, base.id)
         if parent is not None:
-            init = _find_init(home, parent)
-            if init is not None:
-                return init
-    return None
+            found.append((home, parent))
+    return found
 
 
 def _find_class(module: str, name: str) -> ast.ClassDef | None:

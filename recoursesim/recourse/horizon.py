@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -36,8 +37,15 @@ def default_base(schema: FeatureSchema | None) -> dict[str, Any]:
     return {"name": "auto"}
 
 
+@dataclass(eq=False, repr=False, kw_only=True)
 class HorizonRecourse(Component, ABC):
     """Base class of the horizon-aware generators (see the module docstring).
+
+    Its parameters, the base generator and the builder-supplied ones, are declared once here as
+    dataclass fields: each horizon-aware generator is a dataclass too, so its constructor takes
+    them besides its own fields (all keyword-only) and stores every one unchanged, as
+    :class:`~recoursesim.component.Component` asks; it checks its own fields in
+    ``__post_init__``, after this class's ``__post_init__``.
 
     Args:
         base: The generator to strengthen, as a scenario table (``{ name = "auto" }``); default
@@ -48,21 +56,16 @@ class HorizonRecourse(Component, ABC):
         feature_names: Supplied by the model.
     """
 
-    def __init__(
-        self,
-        base: Mapping[str, Any] | None = None,
-        schema: FeatureSchema | None = None,
-        action_defaults: Mapping[str, Any] | None = None,
-        population: Any = None,
-        feature_names: Sequence[str] = ("x0", "x1"),
-    ) -> None:
-        self.base = base
-        self.schema = schema
-        self.action_defaults = action_defaults
-        self.population = population
-        self.feature_names = feature_names
-        check_list("feature_names", feature_names)
-        spec = dict(check_table("base", base)) if base is not None else default_base(schema)
+    base: Mapping[str, Any] | None = None
+    schema: FeatureSchema | None = None
+    action_defaults: Mapping[str, Any] | None = None
+    population: Any = None
+    feature_names: Sequence[str] = ("x0", "x1")
+
+    def __post_init__(self) -> None:
+        """Check ``feature_names`` and ``base`` and build the base generator."""
+        check_list("feature_names", self.feature_names)
+        spec = dict(check_table("base", self.base)) if self.base is not None else default_base(self.schema)
         if not isinstance(spec, Mapping) or spec.get("name") in WRAPPERS:
             raise ConfigError("base", "must name an ordinary generator", 'use e.g. base = { name = "auto" }')
         self._base_spec = spec

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.special import expit
@@ -15,9 +13,6 @@ from recoursesim.recourse.horizon import HorizonRecourse, margin_scale
 from recoursesim.recourse.mixed import margin_of_rows, to_margin
 from recoursesim.registry import register
 from recoursesim.scoring.base import Scorer
-
-if TYPE_CHECKING:
-    from recoursesim.features import FeatureSchema
 
 
 @dataclass(frozen=True)
@@ -44,6 +39,7 @@ def conformal_rank(n: int, level: float) -> int:
 
 
 @register("recourse", "margin", "horizon_margin")
+@dataclass(eq=False, repr=False, kw_only=True)
 class MarginRecourse(HorizonRecourse):
     """The base generator's recommendation, aimed ``margin_`` above the cut-off so it still holds ``horizon`` steps on.
 
@@ -61,7 +57,7 @@ class MarginRecourse(HorizonRecourse):
     asks twice in a step) is the same step: the later model replaces the earlier one.
 
     ``base`` (the generator to strengthen) and the builder's ``schema``, ``action_defaults``,
-    ``population`` and ``feature_names`` are those of every horizon-aware generator
+    ``population`` and ``feature_names`` are the fields every horizon-aware generator inherits
     (:class:`~recoursesim.recourse.horizon.HorizonRecourse`).
 
     Args:
@@ -71,28 +67,19 @@ class MarginRecourse(HorizonRecourse):
         sample: Points kept per step to measure the model's change on.
     """
 
-    def __init__(
-        self,
-        validity: float = 0.9,
-        horizon: int = 3,
-        window: int | None = None,
-        sample: int = 200,
-        base: Mapping[str, Any] | None = None,
-        schema: FeatureSchema | None = None,
-        action_defaults: Mapping[str, Any] | None = None,
-        population: Any = None,
-        feature_names: Sequence[str] = ("x0", "x1"),
-    ) -> None:
-        super().__init__(base, schema, action_defaults, population, feature_names)
-        self.validity = validity
-        self._validity = check_float("validity", validity, minimum=0.0, maximum=1.0)
-        self.horizon = horizon
-        check_int("horizon", horizon, minimum=1)
-        self.window = window
-        if window is not None:
-            check_int("window", window, minimum=1)
-        self.sample = sample
-        check_int("sample", sample, minimum=1)
+    validity: float = 0.9
+    horizon: int = 3
+    window: int | None = None
+    sample: int = 200
+
+    def __post_init__(self) -> None:
+        """Check the parameters (the base generator's first) and start with no history."""
+        super().__post_init__()
+        self._validity = check_float("validity", self.validity, minimum=0.0, maximum=1.0)
+        check_int("horizon", self.horizon, minimum=1)
+        if self.window is not None:
+            check_int("window", self.window, minimum=1)
+        check_int("sample", self.sample, minimum=1)
         self.history_: list[_Seen] = []
         self.margin_ = 0.0
         self._last_features: np.ndarray | None = None

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import clone
@@ -17,9 +17,6 @@ from recoursesim.recourse.projection import project_l2
 from recoursesim.registry import register
 from recoursesim.scoring.base import LinearForm, Scorer, linear_form_of
 from recoursesim.threads import fit_single_threaded
-
-if TYPE_CHECKING:
-    from recoursesim.features import FeatureSchema
 
 #: The dual of each weight-ball norm: the worst case over ``‖Δw‖ <= r`` takes ``r ‖x‖_dual`` off the margin.
 _DUAL = {"l2": 2, "linf": 1}
@@ -37,6 +34,7 @@ def worst_case_margin(form: LinearForm, features: np.ndarray, radius: float, nor
 
 
 @register("recourse", "worst_case", "roar")
+@dataclass(eq=False, repr=False, kw_only=True)
 class WorstCaseRecourse(HorizonRecourse):
     """The cheapest legal move that every model in a set around the current one accepts.
 
@@ -61,7 +59,7 @@ class WorstCaseRecourse(HorizonRecourse):
     reference rows the set can hold fewer refits, or only the current model.
 
     ``base`` (the generator to strengthen) and the builder's ``schema``, ``action_defaults``,
-    ``population`` and ``feature_names`` are those of every horizon-aware generator
+    ``population`` and ``feature_names`` are the fields every horizon-aware generator inherits
     (:class:`~recoursesim.recourse.horizon.HorizonRecourse`).
 
     Args:
@@ -74,37 +72,25 @@ class WorstCaseRecourse(HorizonRecourse):
         tol: Largest change of a coordinate at convergence (linear models).
     """
 
-    def __init__(
-        self,
-        radius: float = 0.1,
-        norm: str = "l2",
-        n_models: int = 8,
-        reference: Sequence[Sequence[float]] | None = None,
-        seed: int = 0,
-        max_iter: int = 200,
-        tol: float = 1e-10,
-        base: Mapping[str, Any] | None = None,
-        schema: FeatureSchema | None = None,
-        action_defaults: Mapping[str, Any] | None = None,
-        population: Any = None,
-        feature_names: Sequence[str] = ("x0", "x1"),
-    ) -> None:
-        super().__init__(base, schema, action_defaults, population, feature_names)
-        self.radius = radius
-        self._radius = check_float("radius", radius, minimum=0.0)
-        self.norm = norm
-        check_choice("norm", norm, list(_DUAL))
-        self.n_models = n_models
-        check_int("n_models", n_models, minimum=1)
-        self.reference = reference
-        if reference is not None:
-            check_list("reference", reference)
-        self.seed = seed
-        check_int("seed", seed, minimum=0)
-        self.max_iter = max_iter
-        check_int("max_iter", max_iter, minimum=1)
-        self.tol = tol
-        self._tol = check_float("tol", tol, minimum=0.0)
+    radius: float = 0.1
+    norm: str = "l2"
+    n_models: int = 8
+    reference: Sequence[Sequence[float]] | None = None
+    seed: int = 0
+    max_iter: int = 200
+    tol: float = 1e-10
+
+    def __post_init__(self) -> None:
+        """Check the parameters (the base generator's first) and build the base asked about the model set."""
+        super().__post_init__()
+        self._radius = check_float("radius", self.radius, minimum=0.0)
+        check_choice("norm", self.norm, list(_DUAL))
+        check_int("n_models", self.n_models, minimum=1)
+        if self.reference is not None:
+            check_list("reference", self.reference)
+        check_int("seed", self.seed, minimum=0)
+        check_int("max_iter", self.max_iter, minimum=1)
+        self._tol = check_float("tol", self.tol, minimum=0.0)
         self._model: Scorer | None = None
         self._ensemble: _WorstOf | None = None
         #: The base generator asked about the model set (``base_`` is asked about the current model
