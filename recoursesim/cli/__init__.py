@@ -1,7 +1,8 @@
 """The ``recoursesim`` command line.
 
-:func:`main` is the one error boundary: every problem a user can cause (a bad scenario field, an
-unusable path, a full disk, too little memory) ends as one line ``error: <what>: <cause>; fix: <how>``
+:func:`main`, through :func:`guarded` (which the experiment scripts use too), is the one error
+boundary: every problem a user can cause (a bad scenario field, an unusable path, a full disk, too
+little memory) ends as one line ``error: <what>: <cause>; fix: <how>``
 on stderr with exit status 2; Ctrl-C ends as one line with exit status 130; an unexpected failure
 shows its traceback and asks to report it (exit 1). ``--debug`` shows the traceback in both cases.
 """
@@ -13,7 +14,7 @@ import importlib
 import logging
 import sys
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from recoursesim._version import __version__
 from recoursesim.cli._common import Parser, describe_os_error, fail
@@ -83,12 +84,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(command_of(arguments))
     args = parser.parse_args(arguments)
     debug = bool(getattr(args, "debug", False))
-    try:
+
+    def command() -> int | None:
         from recoursesim.plugins import load_plugins
 
         load_plugins()
+        return args.func(args)
+
+    return guarded(command, debug)
+
+
+def guarded(action: Callable[[], int | None], debug: bool = False) -> int:
+    """Run ``action`` behind the command line's error boundary; return its exit status.
+
+    The ``recoursesim`` command and the scripts in ``experiments/`` run through it: a user's
+    error is one line on stderr and exit status 2, Ctrl-C one line and 130, anything else its
+    traceback and 1 (see the module docstring).
+
+    Args:
+        action: The work; returns an exit status (``None`` is 0).
+        debug: Show the traceback of a user's error too.
+    """
+    try:
         with _notes_on_stderr():
-            return int(args.func(args) or 0)
+            return int(action() or 0)
     except RecourseSimError as error:
         return _user_error(str(error), debug)
     except OSError as error:
