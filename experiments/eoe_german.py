@@ -3,7 +3,8 @@
 Usage:
     python experiments/eoe_german.py --out results/eoe_german
 
-The logic is in :mod:`recoursesim.reproductions.eoe_german`; this script only runs it.
+The logic is in :mod:`recoursesim.reproductions.eoe_german`; this script only runs it. Its
+rows are kept (gzipped) in experiments/runs/eoe_german.csv.gz; the docs' table is made from them.
 """
 
 import sys

@@ -3,7 +3,8 @@
 Usage:
     python experiments/eoe_synthetic.py --seeds 20 --out results/eoe_synthetic
 
-The logic is in :mod:`recoursesim.reproductions.eoe_synthetic`; this script only runs it.
+The logic is in :mod:`recoursesim.reproductions.eoe_synthetic`; this script only runs it. Its
+rows are kept (gzipped) in experiments/runs/eoe_synthetic.csv.gz; the docs' table is made from them.
 """
 
 import sys

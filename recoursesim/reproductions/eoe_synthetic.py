@@ -1,9 +1,11 @@
-"""Equality of effort on Raimondi et al.'s synthetic data (§4.1, Figures 2–3).
+"""Equality of effort on the original study's synthetic data (its Figures 2–3), beside the published values.
 
 For alpha in {0, 1, 2, 3} and each seed: n = 1000 individuals, logistic regression on (X2, X3),
 minimal-intervention costs, and ACR(q) for q in {0.1, ..., 1} over unfavourable protected
 (X1 = 0) and unprotected centres, with 95% t-intervals over centres. Prints the table of means
-over seeds, checks the acceptance band on ACR(1), writes CSV tables and Figures 2–3 (PNG).
+over seeds, checks the acceptance band on ACR(1), writes CSV tables, the docs' table
+(``table.md``, :func:`markdown_table`) and Figures 2–3 (PNG). The per-seed curves
+(``acr_curves_per_seed.csv``) are kept in ``experiments/runs/eoe_synthetic.csv.gz``.
 
 Usage:
     python experiments/eoe_synthetic.py --seeds 20 --out results/eoe_synthetic
@@ -26,10 +28,27 @@ from matplotlib.figure import Figure
 
 from recoursesim.auditors.effort import DEFAULT_QS, make_effort_synthetic, synthetic_auditor
 from recoursesim.cli._output import atomic_output_dir
+from recoursesim.report.aggregate import mean_ci
+from recoursesim.report.document import pipe_table
+from recoursesim.stats import format_interval
 
 ALPHAS = (0.0, 1.0, 2.0, 3.0)
 #: Acceptance bands of issue 6 on the mean system-level ACR(1) for protected centres.
 BANDS = {0.0: (0.9, 1.1), 2.0: (1.7, 2.3)}
+
+#: The quantile levels of the docs' table.
+TABLE_QS: tuple[float, ...] = (0.2, 1.0)
+
+#: The published values for (alpha, centres, q), as the original study's text states them (read
+#: off its figures; with alpha = 0 "ACR stays at one" at every q). Other cells were not stated.
+PUBLISHED: dict[tuple[float, str, float], str] = {
+    (0.0, "protected", 0.2): "≈ 1",
+    (0.0, "protected", 1.0): "≈ 1",
+    (2.0, "protected", 0.2): "≈ 1.5",
+    (2.0, "protected", 1.0): "≈ 2",
+    (2.0, "unprotected", 0.2): "≤ 0.8",
+    (2.0, "unprotected", 1.0): "≈ 0.5",
+}
 
 
 def run(seeds: int, n: int) -> pd.DataFrame:
@@ -45,6 +64,31 @@ def run(seeds: int, n: int) -> pd.DataFrame:
                 curve.insert(0, "alpha", alpha)
                 frames.append(curve)
     return pd.concat(frames, ignore_index=True)
+
+
+def markdown_table(rows: pd.DataFrame, centres: list[str]) -> str:
+    """The docs' table: per alpha and centre group, ACR(0.2) and ACR(1) across seeds and the published values.
+
+    A cell of ours is the mean over seeds of the mean ACR over centres, with a 95% Student-t
+    interval across seeds; "–" marks a value the original study does not state.
+
+    Args:
+        rows: The per-seed curves (``acr_curves_per_seed.csv``: ``alpha``, ``seed``, ``centres``, ``q``, ``mean``).
+        centres: The centre groups shown (``protected``, ``unprotected``), in order.
+    """
+    chosen = rows[rows["centres"].isin(centres) & rows["q"].isin(TABLE_QS)]
+    summary = mean_ci(chosen, ["alpha", "centres", "q"], ["mean"]).set_index(["alpha", "centres", "q"])
+    lines = []
+    for alpha in sorted(set(chosen["alpha"])):
+        for group in centres:
+            line = {"α": f"{alpha:g}", "centres": group}
+            for q in TABLE_QS:
+                cell = summary.loc[(alpha, group, q)]
+                ours = format_interval(cell["mean_mean"], cell["mean_low"], cell["mean_high"], int(cell["mean_n"]))
+                line[f"ACR({q:g}), ours"] = ours
+                line[f"ACR({q:g}), published"] = PUBLISHED.get((alpha, group, q), "–")
+            lines.append(line)
+    return pipe_table(pd.DataFrame(lines))
 
 
 def _finish(fig: Figure, axes: np.ndarray, acr_title: str, path: Path) -> None:
@@ -116,6 +160,9 @@ def main(argv: list[str] | None = None) -> int:
         summary.to_csv(tmp / "acr_summary.csv", index=False)
         figure_2(curves, tmp / "figure2_alpha2.png")
         figure_3(curves, tmp / "figure3_alphas.png")
+        markdown = markdown_table(curves, ["protected", "unprotected"])
+        (tmp / "table.md").write_text(markdown + "\n", encoding="utf-8")
+    print(markdown)
     print(f"wrote tables and figures to {args.out} ({time.perf_counter() - start:.1f} s)")
     return 0 if ok else 1
 

@@ -17,4 +17,4 @@ def test_eoe_synthetic_experiment_meets_acceptance(tmp_path):
 @pytest.mark.slow
 def test_eoe_german_experiment_runs(tmp_path):
     assert _load("eoe_german").main(["--out", str(tmp_path / "ger")]) == 0
-    assert (tmp_path / "ger" / "german_acr_vs_paper.csv").exists()
+    assert (tmp_path / "ger" / "german_acr.csv").exists()
