@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from recoursesim.errors import ConfigError, RecourseSimError
 from recoursesim.scenario import Scenario
@@ -204,4 +205,30 @@ def format_cells(cells: Sequence[Cell], header: bool = True) -> str:
             f"{c.strategy:9s} {c.effort:9s} {c.q:2d} {c.metric:6s} {paper:>15s} "
             f"{c.ours_mean:>8.3f}±{c.ours_sem:.3f} {z:>6s}  {ok}"
         )
+    return "\n".join(lines)
+
+
+#: How the docs name each strategy.
+STRATEGY_TITLES = {"baseline": "baseline", "cns": "CNS", "cda": "CDA", "cns+cda": "CNS + CDA", "gupta": "Gupta"}
+
+
+def markdown_table(rows: pd.DataFrame, strategies: Sequence[str]) -> str:
+    """The docs' table of reproduced cells per strategy and metric, from the cells' rows.
+
+    Args:
+        rows: One row per cell (the fields of :class:`Cell`; ``reproduced`` empty where the paper
+            has no value).
+        strategies: The strategies to show, in order.
+
+    Returns:
+        ``| strategy | rETR cells | dTTR cells |`` with ``reproduced/compared`` in each cell.
+    """
+    lines = ["| strategy | rETR cells | dTTR cells |", "|---|---|---|"]
+    for strategy in strategies:
+        counts = []
+        for metric in ("rETR", "dTTR"):
+            compared = rows[(rows["strategy"] == strategy) & (rows["metric"] == metric) & rows["reproduced"].notna()]
+            ok = int(compared["reproduced"].astype(bool).sum())
+            counts.append(f"{ok}/{len(compared)}")
+        lines.append(f"| {STRATEGY_TITLES[strategy]} | {counts[0]} | {counts[1]} |")
     return "\n".join(lines)
