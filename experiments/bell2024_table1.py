@@ -5,7 +5,8 @@ The logic is in :mod:`recoursesim.reproductions.bell2024_table1`; this script on
 
 import sys
 
+from recoursesim.cli import guarded
 from recoursesim.reproductions.bell2024_table1 import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guarded(main))

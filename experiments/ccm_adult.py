@@ -11,7 +11,8 @@ The logic is in :mod:`recoursesim.reproductions.ccm_adult`; this script only run
 
 import sys
 
+from recoursesim.cli import guarded
 from recoursesim.reproductions.ccm_adult import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guarded(main))

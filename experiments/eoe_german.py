@@ -9,7 +9,8 @@ rows are kept (gzipped) in experiments/runs/eoe_german.csv.gz; the docs' table i
 
 import sys
 
+from recoursesim.cli import guarded
 from recoursesim.reproductions.eoe_german import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guarded(main))

@@ -9,7 +9,8 @@ rows are kept (gzipped) in experiments/runs/eoe_synthetic.csv.gz; the docs' tabl
 
 import sys
 
+from recoursesim.cli import guarded
 from recoursesim.reproductions.eoe_synthetic import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guarded(main))

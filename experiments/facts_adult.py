@@ -7,7 +7,8 @@ The logic is in :mod:`recoursesim.reproductions.facts_adult`; this script only r
 
 import sys
 
+from recoursesim.cli import guarded
 from recoursesim.reproductions.facts_adult import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guarded(main))

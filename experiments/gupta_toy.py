@@ -12,7 +12,8 @@ The logic is in :mod:`recoursesim.reproductions.gupta_toy`; this script only run
 
 import sys
 
+from recoursesim.cli import guarded
 from recoursesim.reproductions.gupta_toy import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guarded(main))

@@ -14,7 +14,8 @@ The logic is in :mod:`recoursesim.reproductions.real_data`; this script only run
 
 import sys
 
+from recoursesim.cli import guarded
 from recoursesim.reproductions.real_data import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guarded(main))

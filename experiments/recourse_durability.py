@@ -13,7 +13,8 @@ The logic is in :mod:`recoursesim.reproductions.recourse_durability`; this scrip
 
 import sys
 
+from recoursesim.cli import guarded
 from recoursesim.reproductions.recourse_durability import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guarded(main))

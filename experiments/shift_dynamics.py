@@ -9,7 +9,8 @@ holds the logic; this script only runs it (``--help`` for the options).
 
 import sys
 
+from recoursesim.cli import guarded
 from recoursesim.reproductions.shift_dynamics import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guarded(main))

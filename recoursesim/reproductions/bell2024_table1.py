@@ -24,7 +24,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from recoursesim.errors import RecourseSimError
 from recoursesim.reproductions.bell2024 import STRATEGIES, format_cells, reproduce
 
 
@@ -45,20 +44,16 @@ def main(argv: list[str] | None = None) -> int:
     strategies = [s.strip() for s in args.strategy.split(",") if s.strip()]
     start = time.perf_counter()
     print(format_cells([]), flush=True)
-    try:
-        cells = reproduce(
-            strategies,
-            args.seeds,
-            workers=args.workers,
-            progress=lambda line: print(line, flush=True),
-            out=args.out,
-            resume=args.resume,
-            scheduler=args.scheduler,
-            dask_local=args.dask_local,
-        )
-    except RecourseSimError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    cells = reproduce(
+        strategies,
+        args.seeds,
+        workers=args.workers,
+        progress=lambda line: print(line, flush=True),
+        out=args.out,
+        resume=args.resume,
+        scheduler=args.scheduler,
+        dask_local=args.dask_local,
+    )
     compared = [c for c in cells if c.reproduced is not None]
     ok = sum(bool(c.reproduced) for c in compared)
     print(f"\n{ok}/{len(compared)} cells reproduced within 4 combined SE ({time.perf_counter() - start:.0f} s)")
@@ -73,4 +68,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from recoursesim.cli import guarded
+
+    sys.exit(guarded(main))

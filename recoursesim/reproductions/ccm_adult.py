@@ -222,4 +222,6 @@ def markdown_table(rows: pd.DataFrame, models: list[str]) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from recoursesim.cli import guarded
+
+    sys.exit(guarded(main))

@@ -168,4 +168,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from recoursesim.cli import guarded
+
+    sys.exit(guarded(main))

@@ -135,4 +135,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from recoursesim.cli import guarded
+
+    raise SystemExit(guarded(main))

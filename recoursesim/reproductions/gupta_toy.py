@@ -53,4 +53,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from recoursesim.cli import guarded
+
+    sys.exit(guarded(main))
