@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator, Sequence
+import textwrap
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -21,6 +22,38 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         """Print ``prog: error: message; see --help`` and exit 2."""
         self.exit(2, f"{self.prog}: error: {message}; see '{self.prog} --help'\n")
+
+
+class FilesHelpFormatter(argparse.HelpFormatter):
+    """Help that wraps a description's paragraphs to the terminal but keeps a table of files as written.
+
+    A paragraph (text between blank lines) with an indented line is a table (see
+    :func:`with_files`); every other paragraph is filled as argparse fills a description.
+    """
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        blocks = []
+        for block in text.split("\n\n"):
+            table = "\n  " in block
+            blocks.append(textwrap.indent(block, indent) if table else super()._fill_text(block, width, indent))
+        return "\n\n".join(blocks)
+
+
+def with_files(description: str, files: Mapping[str, str], heading: str) -> str:
+    """A command's description followed by the files it writes and what each holds, for its ``--help``.
+
+    Args:
+        description: What the command does.
+        files: File (or folder) name -> what it holds.
+        heading: What the table is, e.g. ``"Files written with --out"``.
+
+    Returns:
+        The description, a blank line, the heading and one indented, aligned line per file; give
+        the parser :class:`FilesHelpFormatter` to keep the table's lines as they are.
+    """
+    width = max(map(len, files))
+    table = "\n".join(f"  {name:{width}s}  {what}" for name, what in files.items())
+    return f"{description}\n\n{heading}:\n{table}"
 
 
 def positive_int(text: str) -> int:

@@ -8,14 +8,42 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from recoursesim.cli._allow_import import add_allow_import_argument
-from recoursesim.cli._common import non_negative_int
+from recoursesim.cli._common import FilesHelpFormatter, non_negative_int, with_files
 from recoursesim.cli._executor_options import add_executor_arguments
-from recoursesim.cli._output import atomic_output_dir, check_out, input_files, out_path
+from recoursesim.cli._output import atomic_output_dir, check_out, input_files, out_path, slug
 from recoursesim.errors import ConfigError
+from recoursesim.scenario import bundled_names
+
+
+def add_study_parser(
+    commands: argparse._SubParsersAction, name: str, *, help: str, description: str, files: Mapping[str, str]
+) -> argparse.ArgumentParser:
+    """Add a study command taking a scenario; its ``--help`` lists the files it writes into ``--out``.
+
+    Args:
+        commands: The subcommands to add it to.
+        name: The command's name.
+        help: Its one-line help.
+        description: What it does.
+        files: File (or folder) name in ``--out`` -> what it holds.
+
+    Returns:
+        The command's parser, for its own options (then :func:`add_study_arguments`).
+    """
+    parser = commands.add_parser(
+        name,
+        help=help,
+        description=with_files(description, files, "Files written into --out"),
+        formatter_class=FilesHelpFormatter,
+    )
+    parser.add_argument(
+        "scenario", help=f"a scenario TOML file or a bundled scenario name ({', '.join(bundled_names())})"
+    )
+    return parser
 
 
 def add_study_arguments(parser: argparse.ArgumentParser, *, command: str, seeded: str, study: str) -> None:
@@ -41,6 +69,11 @@ def add_study_arguments(parser: argparse.ArgumentParser, *, command: str, seeded
     add_executor_arguments(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress and no table, only errors")
     add_allow_import_argument(parser)
+
+
+def study_out(args: argparse.Namespace, command: str, scenario_name: str) -> Path:
+    """The study's directory: ``--out``, else ``results/<command>-<scenario name>``."""
+    return args.out or Path("results") / f"{command}-{slug(scenario_name)}"
 
 
 def check_resume_or_overwrite(args: argparse.Namespace, study: str) -> None:

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from recoursesim.cli._allow_import import add_allow_import_argument
-from recoursesim.cli._common import non_negative_int, positive_int
+from recoursesim.cli._common import FilesHelpFormatter, non_negative_int, positive_int, with_files
 from recoursesim.cli._executor_options import add_worker_arguments
 from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out
 from recoursesim.compare import Comparison, compare_policies, comparison_figure, format_comparison
@@ -29,18 +29,18 @@ COMPARE_FILES = {
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     """Add the ``compare`` command."""
-    files = "\n".join(f"  {name:18s} {what}" for name, what in COMPARE_FILES.items())
     parser = commands.add_parser(
         "compare",
         help="compare policies (scenarios) over seeds, with confidence intervals",
-        description=(
+        description=with_files(
             "Run each scenario as one point of a sweep over the same N seeds (the children of "
             "SeedSequence(--root-seed), as in `recoursesim sweep`) and print, per group, the pooled ETR, TTR, "
             "rETR, dTTR, selection rate, successes and censored agents with 95% CIs across seeds, and each "
-            "policy's difference from the first, paired by seed, with its 95% CI (* when the CI excludes 0)."
-            "\n\nFiles written with --out:\n" + files
+            "policy's difference from the first, paired by seed, with its 95% CI (* when the CI excludes 0).",
+            COMPARE_FILES,
+            "Files written with --out",
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=FilesHelpFormatter,
     )
     parser.add_argument("scenarios", nargs="+", help="two or more scenario TOML files or bundled names")
     parser.add_argument("--seeds", type=positive_int, default=20, help="seeds per scenario (default 20; at least 2)")

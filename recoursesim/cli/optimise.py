@@ -12,12 +12,18 @@ import pandas as pd
 
 from recoursesim.cli._common import positive_int
 from recoursesim.cli._executor_options import check_executor
-from recoursesim.cli._output import slug
-from recoursesim.cli._study import add_study_arguments, check_new_out, check_resume_or_overwrite, study_directory
+from recoursesim.cli._study import (
+    add_study_arguments,
+    add_study_parser,
+    check_new_out,
+    check_resume_or_overwrite,
+    study_directory,
+    study_out,
+)
 from recoursesim.errors import ConfigError
 from recoursesim.ledger import write_parquet
 from recoursesim.policy.optimise import PolicySearch, PolicySpace, policy_toml
-from recoursesim.scenario import bundled_names, load_scenario
+from recoursesim.scenario import load_scenario
 from recoursesim.sweep.runner import SweepAbortedError
 
 #: Files the command writes into ``--out``, and what each holds.
@@ -35,7 +41,8 @@ OPTIMISE_FILES = {
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     """Add the ``optimise`` command."""
-    parser = commands.add_parser(
+    parser = add_study_parser(
+        commands,
         "optimise",
         help="search policies (selector, mitigation, parameters) for one or more objectives (Optuna)",
         description=(
@@ -45,9 +52,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
             "study is stored in OUT/study.db: rerun with --resume and a larger --trials to continue. "
             "Needs the policy extra: pip install 'recoursesim[policy]'."
         ),
-    )
-    parser.add_argument(
-        "scenario", help=f"a scenario TOML file or a bundled scenario name ({', '.join(bundled_names())})"
+        files=OPTIMISE_FILES,
     )
     parser.add_argument(
         "--param", action="append", default=[], metavar="KEY=LO:HI[:log]", help="a numeric field and its range; repeat"
@@ -94,7 +99,7 @@ def optimise(args: argparse.Namespace) -> int:
     constraints = [parse_constraint(text) for text in args.constraint]
     batch = args.batch or args.dask_local or args.workers
     choice = check_executor(args, batch * args.seeds, [scenario])
-    out = args.out or Path("results") / f"optimise-{slug(scenario.name)}"
+    out = study_out(args, "optimise", scenario.name)
     check_new_out(args, out)
     start = time.perf_counter()
     with study_directory(args, out) as directory:

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from recoursesim.cli._allow_import import add_allow_import_argument
-from recoursesim.cli._common import non_negative_int
+from recoursesim.cli._common import FilesHelpFormatter, non_negative_int, with_files
 from recoursesim.cli._output import add_out_arguments, atomic_output_dir, input_files, slug
 from recoursesim.resources import check_run_memory
 from recoursesim.scenario import bundled_names, load_scenario
@@ -18,15 +18,16 @@ from recoursesim.simulate import RESULT_FILES, RunResult, simulate
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     """Add the ``run`` command."""
-    files = "\n".join(f"  {name:22s} {what}" for name, what in RESULT_FILES.items())
     parser = commands.add_parser(
         "run",
         help="run a scenario and print its per-group summary",
-        description=(
+        description=with_files(
             "Run one scenario for one seed, print the per-group summary (successes, censored "
-            "agents, ETR, TTR, rETR, dTTR) and write the results as Parquet.\n\nFiles written:\n" + files
+            "agents, ETR, TTR, rETR, dTTR) and write the results as Parquet.",
+            RESULT_FILES,
+            "Files written",
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=FilesHelpFormatter,
     )
     parser.add_argument(
         "scenario",

@@ -5,15 +5,20 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from pathlib import Path
 
 from recoursesim.cli._common import positive_int
 from recoursesim.cli._executor_options import check_executor
-from recoursesim.cli._output import slug
-from recoursesim.cli._study import add_study_arguments, check_new_out, check_resume_or_overwrite, study_directory
+from recoursesim.cli._study import (
+    add_study_arguments,
+    add_study_parser,
+    check_new_out,
+    check_resume_or_overwrite,
+    study_directory,
+    study_out,
+)
 from recoursesim.errors import ConfigError
 from recoursesim.ledger import write_parquet
-from recoursesim.scenario import bundled_names, load_scenario
+from recoursesim.scenario import load_scenario
 from recoursesim.sweep import SweepStore
 from recoursesim.sweep.runner import SweepAbortedError
 
@@ -29,7 +34,8 @@ SENSITIVITY_FILES = {
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     """Add the ``sensitivity`` command."""
-    parser = commands.add_parser(
+    parser = add_study_parser(
+        commands,
         "sensitivity",
         help="global sensitivity analysis of a metric over numeric scenario fields (SALib)",
         description=(
@@ -38,9 +44,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
             "engine, average the metric over seeds per sample and estimate the indices with bootstrap "
             "confidence intervals. Needs the policy extra: pip install 'recoursesim[policy]'."
         ),
-    )
-    parser.add_argument(
-        "scenario", help=f"a scenario TOML file or a bundled scenario name ({', '.join(bundled_names())})"
+        files=SENSITIVITY_FILES,
     )
     parser.add_argument(
         "--param",
@@ -83,7 +87,7 @@ def sensitivity(args: argparse.Namespace) -> int:
     the_design = design(ranges, args.method, args.samples, seed=seed, levels=args.levels)
     plan = the_design.plan(scenario, args.seeds, seed)
     choice = check_executor(args, plan.n_runs, [p.scenario for p in plan.points])
-    out = args.out or Path("results") / f"sensitivity-{slug(scenario.name)}"
+    out = study_out(args, "sensitivity", scenario.name)
     if args.resume:
         if not (out / "sweep" / "manifest.json").is_file():
             raise ConfigError("--resume", f"{out} holds no analysis to continue", "drop --resume to start one")
@@ -136,5 +140,5 @@ def sensitivity(args: argparse.Namespace) -> int:
             f"{report.n_runs} runs ({report.succeeded} now, {report.skipped} before) in {report.seconds:.1f} s; "
             f"seed-noise share of the variance of the sample means: {share}"
         )
-        print(f"wrote {out}/ (sweep/, samples.parquet, indices.parquet, sensitivity.png, sensitivity.json)")
+        print(f"wrote {out}/ ({', '.join(SENSITIVITY_FILES)})")
     return 0

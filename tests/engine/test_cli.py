@@ -80,3 +80,36 @@ def test_bundled_scenarios_all_load_and_run_briefly():
         assert np.isfinite(ledger["threshold"].to_numpy(dtype=float)).all(), name
         rec = [c for c in ledger.columns if c.startswith("rec_")]
         assert rec and ledger.loc[~selected, rec].notna().any(axis=1).all(), name  # the rejected got recommendations
+
+
+def test_help_fills_the_description_and_keeps_the_table_of_files_as_written():
+    import argparse
+
+    from recoursesim.cli._common import FilesHelpFormatter, with_files
+
+    description = with_files("one two three four five six", {"a.csv": "the rows", "figure.png": "the plot"}, "Files")
+    parser = argparse.ArgumentParser(
+        prog="p", description=description, formatter_class=lambda prog: FilesHelpFormatter(prog, width=20)
+    )
+    # 18 columns of text (argparse keeps 2 of the 20 free); names padded to the longest, then two spaces
+    expected = "one two three four\nfive six\n\nFiles:\n  a.csv       the rows\n  figure.png  the plot\n"
+    assert expected in parser.format_help()
+
+
+def _files_of(command):
+    from recoursesim.cli.compare import COMPARE_FILES
+    from recoursesim.cli.optimise import OPTIMISE_FILES
+    from recoursesim.cli.sensitivity import SENSITIVITY_FILES
+    from recoursesim.simulate import RESULT_FILES
+
+    tables = {"run": RESULT_FILES, "compare": COMPARE_FILES, "optimise": OPTIMISE_FILES}
+    return {**tables, "sensitivity": SENSITIVITY_FILES}[command]
+
+
+@pytest.mark.parametrize("command", ["run", "compare", "optimise", "sensitivity"])
+def test_help_lists_the_files_a_command_writes(command, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    lines = [line.split() for line in capsys.readouterr().out.splitlines()]
+    for name, what in _files_of(command).items():
+        assert [name, *what.split()] in lines, name
