@@ -257,17 +257,17 @@ class FittedModelScorer(Component):
         population: Any = None,
     ) -> None:
         self.model_file = model_file
+        if model_file is not None and not isinstance(model_file, os.PathLike):
+            check_str("model_file", model_file)
         self.trusted = trusted
-        self.output = output
+        trusted_names = tuple(check_list("trusted", trusted))
         self.fingerprint = fingerprint
+        if fingerprint is not None:
+            check_str("fingerprint", fingerprint)
+        self.output = output  # checked with the model (check_fitted_model)
         self.fitted_estimator = fitted_estimator
         self.schema = schema
         self.population = population
-        if model_file is not None and not isinstance(model_file, os.PathLike):
-            check_str("model_file", model_file)
-        if fingerprint is not None:
-            check_str("fingerprint", fingerprint)
-        trusted_names = tuple(check_list("trusted", trusted))
         if fitted_estimator is None and model_file is None:
             if fingerprint is not None:
                 raise ConfigError(
