@@ -1,7 +1,7 @@
 """Equality of effort via algorithmic recourse (Raimondi, Lawrence and Chockler).
 
 A linear additive SCM (:class:`LinearAdditiveSCM`), minimal-intervention recourse
-(:class:`MinimalInterventionRecourse`, :func:`recourse_cost`), the situation-testing distance and
+(:class:`MinimalInterventionRecourse`), the situation-testing distance and
 neighbourhoods, the Average Cost Ratio (ACR), recourse ratios and RD (:func:`cost_ratio`), the
 decision rule (:func:`effort_decision`), system-level and per-centre tests
 (:func:`equality_of_effort`), ACR(q) curves (:func:`acr_curve`), the paper's synthetic data and
@@ -12,7 +12,7 @@ from recoursesim.auditors.effort.audit import DEFAULT_QS, EqualityOfEffortAudito
 from recoursesim.auditors.effort.distance import feature_ranges, mixed_distance, neighbourhood, neighbourhood_radii
 from recoursesim.auditors.effort.observer import EqualityOfEffortObserver
 from recoursesim.auditors.effort.ratio import average_effort, cost_ratio, effort_decision
-from recoursesim.auditors.effort.recourse import MinimalInterventionRecourse, RecourseResult, recourse_cost
+from recoursesim.auditors.effort.recourse import MinimalInterventionRecourse, RecourseResult
 from recoursesim.auditors.effort.scm import LinearAdditiveSCM
 from recoursesim.auditors.effort.synthetic import make_effort_synthetic, synthetic_auditor
 
@@ -33,6 +33,5 @@ __all__ = [
     "mixed_distance",
     "neighbourhood",
     "neighbourhood_radii",
-    "recourse_cost",
     "synthetic_auditor",
 ]

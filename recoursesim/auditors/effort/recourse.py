@@ -287,54 +287,6 @@ class MinimalInterventionRecourse:
         return cost, delta
 
 
-def recourse_cost(
-    x: Sequence[float] | np.ndarray,
-    model: tuple[Sequence[float] | np.ndarray | Mapping[str, float], float],
-    scm: LinearAdditiveSCM,
-    actionable: Sequence[str],
-    ranges: Mapping[str, float] | Sequence[float] | np.ndarray,
-    lb: Mapping[str, float] | None = None,
-    ub: Mapping[str, float] | None = None,
-    direction: Mapping[str, str] | None = None,
-    target_logit: float = 0.0,
-    method: Literal["auto", "closed_form", "lp"] = "auto",
-) -> tuple[float, np.ndarray | None, np.ndarray | None]:
-    """Minimal recourse of one point: ``(cost, delta, x_scf)`` or ``(inf, None, None)``.
-
-    Args:
-        x: The point, over ``scm.variables``.
-        model: ``(coef, intercept)`` of the linear model.
-        scm: The structural causal model.
-        actionable: Actionable variables (an antichain).
-        ranges: ``R_j`` over ``scm.variables``.
-        lb: Lower bounds by variable.
-        ub: Upper bounds by variable.
-        direction: Monotonicity constraints by variable.
-        target_logit: Threshold on the margin.
-        method: ``"auto"``, ``"closed_form"`` or ``"lp"``.
-
-    Returns:
-        The cost, the change of each actionable variable and the structural counterfactual.
-    """
-    coef, intercept = model
-    solver = MinimalInterventionRecourse(
-        scm,
-        coef,
-        intercept,
-        threshold=target_logit,
-        actionable=actionable,
-        ranges=ranges,
-        direction=direction,
-        lower=lb,
-        upper=ub,
-        method=method,
-    )
-    result = solver.solve(np.asarray(x, dtype=float)[np.newaxis, :])
-    if not np.isfinite(result.cost[0]):
-        return float("inf"), None, None
-    return float(result.cost[0]), result.delta[0], result.counterfactual[0]
-
-
 def _vector(name: str, value: Mapping[str, float] | Sequence[float] | np.ndarray, names: tuple[str, ...]) -> np.ndarray:
     if isinstance(value, Mapping):
         out = np.zeros(len(names))

@@ -12,7 +12,6 @@ from recoursesim.auditors.effort import (
     mixed_distance,
     neighbourhood,
     neighbourhood_radii,
-    recourse_cost,
 )
 
 # --- B.8.1 distance ---------------------------------------------------------------------------
@@ -61,33 +60,42 @@ SCM2 = LinearAdditiveSCM(["X2", "X3"], np.zeros((2, 2)))
 MODEL = ((1.0, 2.0), -4.0)
 
 
+def _solve(x, model, scm, actionable, ranges, **options):
+    """One point's minimal recourse: ``(cost, delta, counterfactual)``."""
+    coef, intercept = model
+    solver = MinimalInterventionRecourse(scm, coef, intercept, actionable=actionable, ranges=ranges, **options)
+    result = solver.solve(np.asarray(x, dtype=float)[np.newaxis, :])
+    return float(result.cost[0]), result.delta[0], result.counterfactual[0]
+
+
 @pytest.mark.parametrize("method", ["closed_form", "lp"])
 @pytest.mark.parametrize(
     ("kwargs", "cost", "delta"),
     [
         ({}, 0.5, (2, 0)),
         ({"direction": {"X2": "decrease"}}, 1.0, (0, 1)),
-        ({"ub": {"X2": 2.0}}, 0.75, (1, 0.5)),
+        ({"upper": {"X2": 2.0}}, 0.75, (1, 0.5)),
     ],
 )
 def test_closed_form_vector(method, kwargs, cost, delta):
-    c, d, _ = recourse_cost([1, 0.5], MODEL, SCM2, ["X2", "X3"], [4, 1], method=method, **kwargs)
+    c, d, _ = _solve([1, 0.5], MODEL, SCM2, ["X2", "X3"], [4, 1], method=method, **kwargs)
     assert c == pytest.approx(cost, abs=1e-9)
     np.testing.assert_allclose(d, delta, atol=1e-9)
 
 
 def test_no_recourse_is_inf():
-    assert recourse_cost([1, 0.5], MODEL, SCM2, ["X2"], [4, 1], ub={"X2": 2.0}) == (math.inf, None, None)
+    cost, _, _ = _solve([1, 0.5], MODEL, SCM2, ["X2"], [4, 1], upper={"X2": 2.0})
+    assert cost == math.inf
 
 
 def test_favourable_point_costs_zero():
-    c, d, x = recourse_cost([3, 1], MODEL, SCM2, ["X2", "X3"], [4, 1])
+    c, d, x = _solve([3, 1], MODEL, SCM2, ["X2", "X3"], [4, 1])
     assert c == 0 and not np.any(d)
     np.testing.assert_allclose(x, [3, 1])
 
 
 def test_boundary_counts_as_favourable():
-    c, _, _ = recourse_cost([4.0 - 1e-12, 0.0], MODEL, SCM2, ["X2", "X3"], [4, 1])
+    c, _, _ = _solve([4.0 - 1e-12, 0.0], MODEL, SCM2, ["X2", "X3"], [4, 1])
     assert c == 0
 
 
@@ -106,7 +114,7 @@ def test_total_effects_and_propagation():
     coef = np.array([0, 1, 1, 2.0])
     assert (coef @ scm.total_effects_)[1] == pytest.approx(1.0)
     assert (coef @ scm.total_effects_)[2] == pytest.approx(2.0)
-    c, d, x = recourse_cost([1, 1, 1, 1], (coef, -5.0), scm, ["X2", "X3"], [1, 2, 2, 1])
+    c, d, x = _solve([1, 1, 1, 1], (coef, -5.0), scm, ["X2", "X3"], [1, 2, 2, 1])
     assert c == pytest.approx(0.25)
     np.testing.assert_allclose(d, [0, 0.5])
     np.testing.assert_allclose(x, [1, 1, 1.5, 1.25])
@@ -114,14 +122,12 @@ def test_total_effects_and_propagation():
 
 def test_without_propagation_cost_doubles():
     no_edges = LinearAdditiveSCM(["X1", "X2", "X3", "X4"], np.zeros((4, 4)))
-    c, _, _ = recourse_cost([1, 1, 1, 1], ((0, 1, 1, 2), -5.0), no_edges, ["X2", "X3"], [1, 2, 2, 1])
+    c, _, _ = _solve([1, 1, 1, 1], ((0, 1, 1, 2), -5.0), no_edges, ["X2", "X3"], [1, 2, 2, 1])
     assert c == pytest.approx(0.5)
 
 
 def test_plausibility_bound_on_descendant_uses_lp():
-    c, d, x = recourse_cost(
-        [1, 1, 1, 1], ((0, 1, 1, 2), -5.0), _chain_scm(), ["X2", "X3"], [1, 2, 2, 1], ub={"X4": 1.2}
-    )
+    c, d, x = _solve([1, 1, 1, 1], ((0, 1, 1, 2), -5.0), _chain_scm(), ["X2", "X3"], [1, 2, 2, 1], upper={"X4": 1.2})
     assert c == pytest.approx(0.3, abs=1e-9)
     np.testing.assert_allclose(d, [0.2, 0.4], atol=1e-9)
     assert x[3] <= 1.2 + 1e-9
@@ -131,13 +137,13 @@ def test_closed_form_refuses_descendant_bounds():
     from recoursesim.errors import ConfigError
 
     with pytest.raises(ConfigError, match="closed_form"):
-        recourse_cost(
+        _solve(
             [1, 1, 1, 1],
             ((0, 1, 1, 2), -5.0),
             _chain_scm(),
             ["X2", "X3"],
             [1, 2, 2, 1],
-            ub={"X4": 1.2},
+            upper={"X4": 1.2},
             method="closed_form",
         )
 
