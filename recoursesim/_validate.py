@@ -42,6 +42,20 @@ def check_float(
     return value
 
 
+def check_interval(lower: object, upper: object, names: tuple[str, str] = ("lower", "upper")) -> tuple[float, float]:
+    """Return the bounds ``lower <= upper`` of a clip interval as floats, or raise naming the bad one.
+
+    Args:
+        lower: The lower bound.
+        upper: The upper bound.
+        names: The two parameters' names.
+    """
+    low, high = check_float(names[0], lower), check_float(names[1], upper)
+    if high < low:
+        raise ConfigError(names[1], f"is below {names[0]}", f"make {names[1]} >= {names[0]}")
+    return low, high
+
+
 def check_vector(name: str, value: object, *, length: int | None = None) -> np.ndarray:
     """Return ``value`` as a finite 1-D float array (optionally of a given length)."""
     if isinstance(value, str) or not isinstance(value, Sequence | np.ndarray):

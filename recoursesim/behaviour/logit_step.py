@@ -5,10 +5,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logit
 
-from recoursesim._validate import check_float
+from recoursesim._validate import check_float, check_interval
 from recoursesim.behaviour.base import ActionContext
 from recoursesim.component import Component
-from recoursesim.errors import ConfigError
 from recoursesim.registry import register
 
 
@@ -52,11 +51,8 @@ class LogitStepBehaviour(Component):
         self.tau_max = tau_max
         self._tau_max = check_float("tau_max", tau_max, minimum=0.0, maximum=1.0)
         self.lower = lower
-        self._lower = check_float("lower", lower)
         self.upper = upper
-        self._upper = check_float("upper", upper)
-        if self._upper < self._lower:
-            raise ConfigError("upper", "is below lower", "make upper >= lower")
+        self._lower, self._upper = check_interval(lower, upper)
 
     def act(self, context: ActionContext) -> np.ndarray:
         """Return the new features after one reference step."""

@@ -6,9 +6,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from recoursesim._validate import check_float, check_int, check_list
+from recoursesim._validate import check_float, check_int, check_interval, check_list
 from recoursesim.component import Component
-from recoursesim.errors import ConfigError
 from recoursesim.recourse.base import require_linear_form
 from recoursesim.registry import register
 from recoursesim.scoring.base import Scorer
@@ -47,11 +46,8 @@ class OffsetTargetRecourse(Component):
         self.offset = offset
         self._offset = check_float("offset", offset)
         self.lower = lower
-        self._lower = check_float("lower", lower)
         self.upper = upper
-        self._upper = check_float("upper", upper)
-        if self._upper < self._lower:
-            raise ConfigError("upper", "is below lower", "make upper >= lower")
+        self._lower, self._upper = check_interval(lower, upper)
         self.max_passes = max_passes
         check_int("max_passes", max_passes, minimum=1)
         self.feature_names = feature_names
