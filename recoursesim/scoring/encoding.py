@@ -47,10 +47,12 @@ class OneHotStandardiser(TransformerMixin, BaseEstimator):
 
     A categorical column holds codes ``0 .. m-1``; a code outside that range (or NaN) encodes as
     an all-zero block. Every other column is centred and scaled to unit variance (a constant
-    column is only centred). Subclasses say, at fit time, how many categories each column has
-    (:meth:`_column_sizes`) and turn their input into such a matrix (:meth:`to_codes`).
+    column is only centred). Subclasses say, at fit time, which columns are numbers and how many
+    categories each other column has (:meth:`_layout`; a column with none encodes as no output
+    column), and turn their input into such a matrix (:meth:`to_codes`).
 
     Attributes:
+        numeric_: Per input column, whether it is a number (standardised) rather than categorical.
         sizes_: Per input column, its number of categories (0 for a number).
         mean_: The means of the numeric columns, in column order.
         scale_: Their standard deviations (1 where a column is constant).
@@ -63,8 +65,8 @@ class OneHotStandardiser(TransformerMixin, BaseEstimator):
     #: Return a CSR matrix instead of an array.
     sparse_output = False
 
-    def _column_sizes(self, X: Any) -> np.ndarray:
-        """Per input column, its number of categories (0 for a number); may learn from ``X``."""
+    def _layout(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Per input column: whether it is a number, and its number of categories; may learn from ``X``."""
         raise NotImplementedError
 
     def to_codes(self, X: Any) -> np.ndarray:
@@ -73,14 +75,16 @@ class OneHotStandardiser(TransformerMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any = None) -> Self:
         """Learn the layout and the numeric columns' means and scales."""
-        self.sizes_ = np.asarray(self._column_sizes(X), dtype=np.int64)
-        numbers = self.to_codes(X)[:, self.sizes_ == 0]
+        numeric, sizes = self._layout(X)
+        self.numeric_ = np.asarray(numeric, dtype=bool)
+        self.sizes_ = np.where(self.numeric_, 0, np.asarray(sizes, dtype=np.int64))
+        numbers = self.to_codes(X)[:, self.numeric_]
         width = numbers.shape[1]
         self.mean_ = numbers.mean(axis=0) if numbers.shape[0] else np.zeros(width)
         sd = numbers.std(axis=0) if numbers.shape[0] else np.ones(width)
         self.scale_ = np.where(sd > 0, sd, 1.0)
-        widths = np.maximum(self.sizes_, 1)
-        order = np.argsort(self.sizes_ == 0, kind="stable") if self.categorical_first else np.arange(widths.size)
+        widths = np.where(self.numeric_, 1, self.sizes_)
+        order = np.argsort(self.numeric_, kind="stable") if self.categorical_first else np.arange(widths.size)
         starts = np.empty(widths.size, dtype=np.int64)
         starts[order] = np.concatenate([[0], np.cumsum(widths[order])[:-1]]).astype(np.int64)
         self.starts_ = starts
@@ -90,7 +94,7 @@ class OneHotStandardiser(TransformerMixin, BaseEstimator):
     def transform(self, X: Any) -> np.ndarray | sparse.csr_matrix:
         """Encode ``X``: one block of indicators per categorical column, one standardised column per number."""
         values = self.to_codes(X)
-        categorical, numeric = np.flatnonzero(self.sizes_ > 0), np.flatnonzero(self.sizes_ == 0)
+        categorical, numeric = np.flatnonzero(~self.numeric_), np.flatnonzero(self.numeric_)
         with np.errstate(invalid="ignore"):  # NaN or a huge value: no category, an all-zero block
             codes = np.rint(values[:, categorical]).astype(np.int64)
         known = (codes >= 0) & (codes < self.sizes_[categorical])
@@ -133,7 +137,9 @@ class OneHotStandardiser(TransformerMixin, BaseEstimator):
             intercept: The model's intercept (a scalar or a one-entry array).
         """
         weights = np.asarray(coef, dtype=float).reshape(-1)
-        categorical, numeric = np.flatnonzero(self.sizes_ > 0), np.flatnonzero(self.sizes_ == 0)
+        if weights.size != self.n_features_out_:
+            raise ValueError(f"coef has {weights.size} entries; one row of {self.n_features_out_} is expected")
+        categorical, numeric = np.flatnonzero(~self.numeric_), np.flatnonzero(self.numeric_)
         spans = [np.arange(self.starts_[j], self.starts_[j] + self.sizes_[j]) for j in categorical]
         order = np.concatenate([*spans, self.starts_[numeric]]).astype(np.int64)
         sizes = [int(self.sizes_[j]) for j in categorical]
@@ -159,9 +165,9 @@ class CodeEncoder(OneHotStandardiser):
     def __init__(self, schema: FeatureSchema | None = None) -> None:
         self.schema = schema
 
-    def _column_sizes(self, X: Any) -> np.ndarray:
+    def _layout(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         assert self.schema is not None
-        return np.where(self.schema.is_categorical, self.schema.n_categories, 0)
+        return ~self.schema.is_categorical, self.schema.n_categories
 
 
 def builtin_pipeline(schema: FeatureSchema, classifier: Any) -> Pipeline:

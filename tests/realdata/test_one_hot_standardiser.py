@@ -106,3 +106,22 @@ def test_the_package_has_one_encoder() -> None:
     }
     assert transformers == {("scoring/encoding.py", "OneHotStandardiser")}
     assert issubclass(CodeEncoder, OneHotStandardiser) and issubclass(FrameEncoder, OneHotStandardiser)
+
+
+def test_a_text_column_without_categories_encodes_as_nothing() -> None:
+    """A non-numeric column with no value seen at fit time has an empty block, not a number's column."""
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0], "c": [None, None, None]})
+    encoder = FrameEncoder(dense=True).fit(frame)
+    assert encoder.n_features_out_ == 1 and encoder.numeric_.tolist() == [True, False]
+    np.testing.assert_allclose(encoder.transform(frame)[:, 0], [-1.224744871391589, 0.0, 1.224744871391589])
+    assert encoder.column_terms(np.array([2.0]), 0.0).blocks[1].size == 0
+    empty = FrameEncoder(dense=True).fit(FRAME.iloc[:0])  # no rows: no categories, numbers centred on 0
+    assert empty.n_features_out_ == 1 and empty.transform(FRAME).shape == (3, 1)
+
+
+def test_column_terms_refuses_coefficients_of_another_width() -> None:
+    encoder = CodeEncoder(SCHEMA).fit(CODES)
+    with pytest.raises(ValueError, match="coef has 5 entries; one row of 6"):
+        encoder.column_terms(np.ones(5), 0.0)
+    with pytest.raises(ValueError, match="coef has 12 entries"):
+        encoder.column_terms(np.ones((2, 6)), 0.0)

@@ -114,13 +114,13 @@ def linear_codes(model: Any, space: ItemSpace, positive_label: object) -> Linear
         column = encoder.columns_.index(name)
         raw = read[:k, column]
         block = column_terms.blocks[column]
-        if encoder.sizes_[column] == 0:
+        if encoder.numeric_[column]:
             terms.append(column_terms.slopes[column] * raw)
         else:
             code = np.rint(raw).astype(np.int64)
             known = (code >= 0) & (code < block.size)
             terms.append(np.where(known, block[np.where(known, code, 0)], 0.0))
-    shifts = column_terms.slopes[encoder.sizes_ == 0] * encoder.mean_
+    shifts = column_terms.slopes[encoder.numeric_] * encoder.mean_
     parts = abs(float(np.ravel(classifier.intercept_)[0])) + float(np.abs(shifts).sum())
     return LinearCodes(tuple(terms), column_terms.constant, classes[1] == positive_label, parts)
 

@@ -45,7 +45,7 @@ class FrameEncoder(OneHotStandardiser):
         """Whether :meth:`transform` returns a CSR matrix (unless ``dense``)."""
         return not self.dense
 
-    def _column_sizes(self, X: pd.DataFrame) -> np.ndarray:
+    def _layout(self, X: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         """Learn the frame's columns and each non-numeric column's categories."""
         self.columns_ = list(X.columns)
         self.categories_ = {
@@ -53,7 +53,8 @@ class FrameEncoder(OneHotStandardiser):
             for column in self.columns_
             if not _is_number(X[column])
         }
-        return np.array([len(self.categories_.get(column, ())) for column in self.columns_], dtype=np.int64)
+        numeric = np.array([column not in self.categories_ for column in self.columns_], dtype=bool)
+        return numeric, np.array([len(self.categories_.get(column, ())) for column in self.columns_], dtype=np.int64)
 
     def to_codes(self, X: pd.DataFrame) -> np.ndarray:
         """The frame as numbers and category codes (-1 for an unknown category)."""
