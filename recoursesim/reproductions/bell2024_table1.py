@@ -17,6 +17,7 @@ the docs' table of reproduced cells is made from them.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import sys
 import time
@@ -24,7 +25,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from recoursesim.cli._output import check_replaceable_file
 from recoursesim.reproductions.bell2024 import STRATEGIES, format_cells, reproduce
+from recoursesim.sweep.store import write_atomic
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,10 +41,16 @@ def main(argv: list[str] | None = None) -> int:
     dask = parser.add_mutually_exclusive_group()
     dask.add_argument("--scheduler", default=None, metavar="ADDRESS", help="run on this Dask scheduler")
     dask.add_argument("--dask-local", type=int, default=None, metavar="W", help="run on a Dask LocalCluster")
-    parser.add_argument("--json", type=Path, default=None, help="write the cells as a JSON list")
-    parser.add_argument("--csv", type=Path, default=None, help="write the cells as CSV (.csv.gz: compressed)")
+    parser.add_argument("--json", type=Path, default=None, help="write the cells as a JSON list (.gz: compressed)")
+    parser.add_argument("--csv", type=Path, default=None, help="write the cells as CSV (.gz: compressed)")
     args = parser.parse_args(argv)
     strategies = [s.strip() for s in args.strategy.split(",") if s.strip()]
+    # Before the runs: a refused path costs nothing, and no file of the user's is replaced.
+    targets = {
+        field: check_replaceable_file(path, field)
+        for field, path in (("--json", args.json), ("--csv", args.csv))
+        if path is not None
+    }
     start = time.perf_counter()
     print(format_cells([]), flush=True)
     cells = reproduce(
@@ -60,10 +69,15 @@ def main(argv: list[str] | None = None) -> int:
     for cell in compared:
         if not cell.reproduced:
             print(f"not reproduced: {cell.strategy} {cell.effort} q={cell.q} {cell.metric}")
-    if args.json:
-        args.json.write_text(json.dumps([c.as_dict() for c in cells], indent=1) + "\n")
-    if args.csv:
-        pd.DataFrame([c.as_dict() for c in cells]).to_csv(args.csv, index=False)
+    cell_rows = [c.as_dict() for c in cells]
+    contents = {
+        "--json": (json.dumps(cell_rows, indent=1) + "\n").encode(),
+        "--csv": pd.DataFrame(cell_rows).to_csv(index=False).encode(),
+    }
+    for field, target in targets.items():
+        data = gzip.compress(contents[field], mtime=0) if target.suffix == ".gz" else contents[field]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(target, data)
     return 0
 
 

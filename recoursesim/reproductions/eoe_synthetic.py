@@ -27,7 +27,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from recoursesim.auditors.effort import DEFAULT_QS, make_effort_synthetic, synthetic_auditor
-from recoursesim.cli._output import atomic_output_dir
+from recoursesim.cli._output import atomic_output_dir, check_out
 from recoursesim.report.aggregate import mean_ci
 from recoursesim.report.document import pipe_table
 from recoursesim.stats import format_interval
@@ -137,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=1000, help="individuals per data set (default 1000)")
     parser.add_argument("--out", type=Path, default=Path("results/eoe_synthetic"), help="output directory")
     args = parser.parse_args(argv)
+    check_out(args.out)  # before the runs: a refused folder costs nothing
     start = time.perf_counter()
     curves = run(args.seeds, args.n)
     summary = (

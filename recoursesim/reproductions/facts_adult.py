@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from recoursesim.auditors.facts import FactsAuditor, PaperSetup, comparative_counterfactual, paper_setup
+from recoursesim.cli._output import atomic_output_dir, check_out
 
 PICKS = (
     "equal_cost_of_effectiveness[macro, phi=0.7]",
@@ -79,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--support", type=float, default=0.01)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
+    if args.out is not None:
+        check_out(args.out)  # before the audits: a refused folder costs nothing
     setup = paper_setup("adult")
     document = ["# FACTS on Adult (Table 1 style)", ""]
     for protected in args.protected:
@@ -87,8 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     output = "\n".join(document)
     print(output)
     if args.out is not None:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "facts_adult.md").write_text(output + "\n")
+        with atomic_output_dir(args.out) as directory:
+            (directory / "facts_adult.md").write_text(output + "\n", encoding="utf-8")
     return 0
 
 

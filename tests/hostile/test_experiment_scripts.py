@@ -30,3 +30,34 @@ def test_an_output_folder_holding_files_is_refused_in_one_line(tmp_path: Path) -
     (line,) = result.stderr.strip().splitlines()
     assert line.startswith("error: --out:") and "fix:" in line
     assert (out / "notes.txt").read_text() == "the user's own file\n" and sorted(os.listdir(out)) == ["notes.txt"]
+
+
+@pytest.mark.parametrize(
+    ("module", "arguments", "field"),
+    [
+        ("bell2024_table1", ["--seeds", "1", "--csv", "{file}"], "--csv"),
+        ("bell2024_table1", ["--seeds", "1", "--json", "{file}"], "--json"),
+        ("eoe_synthetic", ["--seeds", "1", "--out", "{folder}"], "--out"),
+        ("facts_adult", ["--protected", "sex", "--out", "{folder}"], "--out"),
+    ],
+)
+def test_outputs_are_refused_before_the_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str, arguments: list[str], field: str
+) -> None:
+    """A path the script may not write is refused before any run, so no work is lost and no file replaced."""
+    import importlib
+
+    from recoursesim.errors import ConfigError
+
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("the user's own file\n")
+    script = importlib.import_module(f"recoursesim.reproductions.{module}")
+    for name in ("reproduce", "run", "paper_setup"):  # the expensive part must not start
+        if hasattr(script, name):
+            monkeypatch.setattr(script, name, lambda *a, **k: pytest.fail("the work started"))
+    given = [a.format(file=folder / "notes.txt", folder=folder) for a in arguments]
+    with pytest.raises(ConfigError) as refused:
+        script.main(given)
+    assert refused.value.field == field
+    assert (folder / "notes.txt").read_text() == "the user's own file\n"
