@@ -150,24 +150,45 @@ _Argument = tuple[str, ast.expr | None, ast.expr | None]
 
 
 def _signature(module: str, node: ast.ClassDef) -> list[_Argument]:
-    """The constructor's parameters but ``self``: a dataclass's fields, else its ``__init__``'s arguments."""
+    """The constructor's parameters but ``self`` (none if no class in recoursesim defines one)."""
+    return _declared_signature(module, node) or []
+
+
+def _declared_signature(module: str, node: ast.ClassDef) -> list[_Argument] | None:
+    """The parameters the class or its nearest base in recoursesim declares, or ``None``.
+
+    A dataclass declares its fields; another class its ``__init__``'s arguments; a class with
+    neither inherits its bases' (the first that declares one, as Python's method order does for a
+    single line of bases).
+    """
     if _is_dataclass(node):
         return _fields(module, node)
-    init = _find_init(module, node)
-    if init is None:
-        return []
-    arguments = init.args
+    for item in node.body:
+        if isinstance(item, ast.FunctionDef) and item.name == "__init__":
+            return _arguments(item.args)
+    for home, parent in _bases(module, node):
+        inherited = _declared_signature(home, parent)
+        if inherited is not None:
+            return inherited
+    return None
+
+
+def _arguments(arguments: ast.arguments) -> list[_Argument]:
+    """A method's parameters but the first (``self``), with their annotations and defaults."""
     positional = [*arguments.posonlyargs, *arguments.args]
-    defaults: list[ast.expr | None] = [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults)
-    pairs = [*zip(positional, defaults, strict=True), *zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)]
-    return [(arg.arg, arg.annotation, default) for arg, default in pairs[1:]]  # pairs[0] is self
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(arguments.defaults))
+    defaults += list(arguments.defaults)
+    keywords = zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
+    pairs = [*zip(positional, defaults, strict=True), *keywords]
+    return [(arg.arg, arg.annotation, default) for arg, default in pairs[1:]]
 
 
 def _is_dataclass(node: ast.ClassDef) -> bool:
-    """Whether the class is decorated with ``@dataclass`` or ``@dataclass(...)``."""
+    """Whether the class is decorated with ``@dataclass`` (or ``@dataclasses.dataclass``), called or not."""
+    targets = (d.func if isinstance(d, ast.Call) else d for d in node.decorator_list)
     return any(
-        isinstance(target, ast.Name) and target.id == "dataclass"
-        for target in (d.func if isinstance(d, ast.Call) else d for d in node.decorator_list)
+        (isinstance(t, ast.Name) and t.id == "dataclass") or (isinstance(t, ast.Attribute) and t.attr == "dataclass")
+        for t in targets
     )
 
 
@@ -183,18 +204,6 @@ def _fields(module: str, node: ast.ClassDef) -> list[_Argument]:
         if "ClassVar" not in ast.unparse(item.annotation):
             fields[item.target.id] = (item.target.id, item.annotation, item.value)
     return list(fields.values())
-
-
-def _find_init(module: str, node: ast.ClassDef) -> ast.FunctionDef | None:
-    """The ``__init__`` a class uses: its own, else the first base's defined in recoursesim."""
-    for item in node.body:
-        if isinstance(item, ast.FunctionDef) and item.name == "__init__":
-            return item
-    for home, parent in _bases(module, node):
-        init = _find_init(home, parent)
-        if init is not None:
-            return init
-    return None
 
 
 def _bases(module: str, node: ast.ClassDef) -> list[tuple[str, ast.ClassDef]]:

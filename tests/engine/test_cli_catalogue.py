@@ -111,3 +111,27 @@ def test_list_imports_no_modelling_library():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "HEAVY []" in proc.stdout
+
+
+def test_parameters_are_read_through_dataclass_bases(tmp_path, monkeypatch):
+    """A plain subclass of a dataclass component lists its base's fields; its own ``__init__`` wins."""
+    import ast
+
+    from recoursesim import component_index
+
+    package = tmp_path / "recoursesim"
+    package.mkdir()
+    (package / "base.py").write_text(
+        "import dataclasses\n\n@dataclasses.dataclass(kw_only=True)\nclass Base:\n    width: int = 3\n"
+    )
+    (package / "child.py").write_text(
+        "from recoursesim.base import Base\n\n"
+        "class Plain(Base):\n    pass\n\n"
+        "class Own(Base):\n    def __init__(self, depth: float = 0.5):\n        pass\n"
+    )
+    monkeypatch.setattr(component_index, "_ROOT", package)
+    classes = {n.name: n for n in ast.parse((package / "child.py").read_text()).body if isinstance(n, ast.ClassDef)}
+    names = {
+        name: [p[0] for p in component_index._signature("recoursesim.child", node)] for name, node in classes.items()
+    }
+    assert names == {"Plain": ["width"], "Own": ["depth"]}
