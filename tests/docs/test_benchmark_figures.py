@@ -45,16 +45,16 @@ def _scaling(figures: dict, i: int, form: str, gigabytes: bool = False) -> str:
     return form.format(row["seconds"], row["peak_rss_mb"] / (1000 if gigabytes else 1))
 
 
-def _quoted(page: str) -> tuple[dict, list[list[str]]]:
-    """The results file a page names and the rows of the table after the marker: label, then the rest."""
+def _quoted(page: str) -> tuple[dict, list[list[str]], str]:
+    """The results file a page names, the rows of the table after the marker (label, then the rest), its path."""
     (path, block), *others = MARKER.findall((ROOT / "docs" / page).read_text(encoding="utf-8"))
     assert not others
     rows = [line.strip().strip("|").split(" | ", 1) for line in block.strip("\n").splitlines()[2:]]
-    return json.loads((ROOT / path).read_text(encoding="utf-8"))["scripts"], rows
+    return json.loads((ROOT / path).read_text(encoding="utf-8"))["scripts"], rows, path
 
 
 def test_performance_page_quotes_its_results_file() -> None:
-    scripts, rows = _quoted("performance.md")
+    scripts, rows, _ = _quoted("performance.md")
     figures = scripts["engine"]["figures"]
     assert [label.strip() for label, _ in rows] == list(ENGINE_ROWS)
     for label, value in rows:
@@ -62,9 +62,24 @@ def test_performance_page_quotes_its_results_file() -> None:
 
 
 def test_recourse_page_quotes_its_results_file() -> None:
-    scripts, rows = _quoted("recourse.md")
+    scripts, rows, _ = _quoted("recourse.md")
     figures = scripts["real_data"]["figures"]
     assert figures["adult_n_agents"] == 10_000
     assert [label.strip() for label, _ in rows] == list(ROWS)
     for label, value in rows:
         assert value.strip() == ROWS[label.strip()](figures), label
+
+
+def test_performance_page_quotes_the_sweep_results() -> None:
+    """The sweep paragraph's throughput, efficiency and Dask ratio are those of the sweep results file."""
+    text = " ".join((ROOT / "docs" / "performance.md").read_text(encoding="utf-8").split())
+    (name,) = re.findall(r"`(benchmarks/results/\S+-sweep-skip-table1\.json)`", text)
+    sweep = json.loads((ROOT / name).read_text(encoding="utf-8"))
+    assert (
+        f"{sweep['runs_per_s_1']:.1f} runs/s with 1 worker and {sweep['runs_per_s_2']:.1f} with 2 "
+        f"(parallel efficiency {sweep['efficiency_2']:.1%}"
+    ) in text
+    assert f"took {sweep['dask_vs_joblib_2']:.2f}× the time of 2 loky workers" in text
+    scaling = json.loads((ROOT / _quoted("performance.md")[2]).read_text(encoding="utf-8"))
+    large, small = (scaling["scripts"]["engine"]["figures"]["scaling"][i]["seconds"] for i in (2, 1))
+    assert f"10⁵ → 10⁶: ×{large / small:.1f}" in text

@@ -23,6 +23,7 @@ def _command(name: str, out: Path) -> list[str]:
     blocks = re.findall(r"```bash\n(.*?)```", PAGE, flags=re.S)
     (block,) = [b for b in blocks if b.startswith(f"recoursesim {name} experiments/german_credit_10_steps.toml")]
     words = shlex.split(block.replace("\\\n", " "))[1:]
+    words[1] = str(ROOT / words[1])  # the scenario file, from the repository's root
     words[words.index("--out") + 1] = str(out)
     return words
 
