@@ -83,3 +83,33 @@ def test_performance_page_quotes_the_sweep_results() -> None:
     scaling = json.loads((ROOT / _quoted("performance.md")[2]).read_text(encoding="utf-8"))
     large, small = (scaling["scripts"]["engine"]["figures"]["scaling"][i]["seconds"] for i in (2, 1))
     assert f"10⁵ → 10⁶: ×{large / small:.1f}" in text
+
+
+#: FACTS benchmark case -> its row's label and target on docs/facts.md.
+FACTS_ROWS = {
+    "german-sex": ("German credit/sex, defaults", "<= 10 s, <= 1 GB"),
+    "compas-race": ("COMPAS/race, defaults", "<= 10 s, <= 1 GB"),
+    "adult-sex": ("Adult/sex, defaults", "<= 30 s, <= 2 GB"),
+    "adult-sex-1pct": ("Adult/sex, `--support 0.01`", "not slower"),
+}
+
+
+def test_facts_page_quotes_its_results_file() -> None:
+    scripts, rows, path = _quoted("facts.md")
+    figures = scripts["facts"]["figures"]
+    expected = [
+        [
+            label,
+            f"{target} | {f['seconds']:.2f} s | {f['cpu_seconds']:.2f} s | {f['peak_rss_mb']:.0f} MB "
+            f"| {f['common_subgroups']:,} | {f['actions']:,}",
+        ]
+        for case, (label, target) in FACTS_ROWS.items()
+        for f in [figures[case]]
+    ]
+    assert [[label.strip(), rest.strip()] for label, rest in rows] == expected
+    assert all(figures[case].get("meets_target", True) for case in FACTS_ROWS)
+    text = " ".join((ROOT / "docs" / "performance.md").read_text(encoding="utf-8").split())
+    one = figures["adult-sex-1pct"]
+    audit = f"{one['seconds']:.2f} s ({one['audit_seconds']:.2f} s of it the audit) and {one['peak_rss_mb']:.0f} MB"
+    assert f"1% support: {audit}" in text
+    assert path in text
