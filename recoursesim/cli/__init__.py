@@ -9,14 +9,12 @@ shows its traceback and asks to report it (exit 1). ``--debug`` shows the traceb
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import importlib
 import logging
 import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
 
 from recoursesim._version import __version__
 from recoursesim.cli._common import Parser, describe_os_error, fail
@@ -62,22 +60,14 @@ def build_parser(command: str | None = None) -> Parser:
     )
     parser.add_argument("--version", action="version", version=f"recoursesim {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the full traceback of every error")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser, action=_Commands)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     commands.required = True
-    for name in COMMANDS:
+    for name, help_text in COMMANDS.items():
         if command is None or name == command:
             importlib.import_module(f"recoursesim.cli.{_MODULES.get(name, name)}").add_parser(commands)
         else:
-            commands.add_parser(name, add_help=False)
+            commands.add_parser(name, help=help_text, add_help=False)
     return parser
-
-
-class _Commands(argparse._SubParsersAction):
-    """The top-level commands: each one's one-line help is its entry in :data:`COMMANDS`, the one source."""
-
-    def add_parser(self, name: str, **kwargs: Any) -> Any:
-        """Add command ``name``; its help is ``COMMANDS[name]``."""
-        return super().add_parser(name, help=COMMANDS[name], **kwargs)
 
 
 def command_of(argv: Sequence[str]) -> str:

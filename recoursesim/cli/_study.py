@@ -20,13 +20,14 @@ from recoursesim.scenario import bundled_names
 
 
 def add_study_parser(
-    commands: argparse._SubParsersAction, name: str, *, description: str, files: Mapping[str, str]
+    commands: argparse._SubParsersAction, name: str, *, help: str, description: str, files: Mapping[str, str]
 ) -> argparse.ArgumentParser:
     """Add a study command taking a scenario; its ``--help`` lists the files it writes into ``--out``.
 
     Args:
         commands: The subcommands to add it to.
         name: The command's name.
+        help: Its one-line help.
         description: What it does.
         files: File (or folder) name in ``--out`` -> what it holds.
 
@@ -35,6 +36,7 @@ def add_study_parser(
     """
     parser = commands.add_parser(
         name,
+        help=help,
         description=with_files(description, files, "Files written into --out"),
         formatter_class=FilesHelpFormatter,
     )

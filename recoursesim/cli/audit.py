@@ -15,6 +15,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     """Add ``audit`` and its sub-commands."""
     parser = commands.add_parser(
         "audit",
+        help="audit a model on a dataset for recourse fairness",
         description="Static fairness auditors: each audits a model trained on a dataset.",
     )
     audits = parser.add_subparsers(dest="auditor", metavar="AUDITOR", parser_class=Parser)

@@ -31,6 +31,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     """Add the ``compare`` command."""
     parser = commands.add_parser(
         "compare",
+        help="compare policies (scenarios) over seeds, with confidence intervals",
         description=with_files(
             "Run each scenario as one point of a sweep over the same N seeds (the children of "
             "SeedSequence(--root-seed), as in `recoursesim sweep`) and print, per group, the pooled ETR, TTR, "

@@ -26,6 +26,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     """Add the ``dashboard`` command."""
     parser = commands.add_parser(
         "dashboard",
+        help="serve the interactive Game-of-Recourse dashboard in the browser",
         description=(
             "Serve the teaching dashboard (Solara) on http://HOST:PORT: every knob of the Game of Recourse, "
             "step/play/reset, the agents with the decision boundary and recourse arrows, live ETR/TTR per "

@@ -21,6 +21,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     """Add the ``list`` command."""
     listing = commands.add_parser(
         "list",
+        help="list the bundled scenarios, the components a scenario can name, or the bundled data sets",
         description=(
             "List what a scenario can use: the bundled scenarios and presets (usable by name and as "
             "base = ...), the registered components of every kind with their parameters and defaults, "

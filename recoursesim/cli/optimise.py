@@ -37,6 +37,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser = study.add_study_parser(
         commands,
         "optimise",
+        help="search policies (selector, mitigation, parameters) for one or more objectives (Optuna)",
         description=(
             "Search scenario fields with Optuna's TPE sampler for the policy that best meets the "
             "objectives (several objectives: the Pareto front). Each trial runs --seeds seeds on the "

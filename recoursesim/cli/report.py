@@ -15,6 +15,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     """Add the ``report`` command."""
     parser = commands.add_parser(
         "report",
+        help="write a time-resolved fairness report (HTML or Markdown) from run results",
         description=(
             "Write one self-contained HTML report (figures embedded) from RESULTS: a directory written by "
             "`recoursesim run --out DIR`, or a directory of such run directories of one scenario, one per seed "

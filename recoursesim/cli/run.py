@@ -20,6 +20,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     """Add the ``run`` command."""
     parser = commands.add_parser(
         "run",
+        help="run a scenario and print its per-group summary",
         description=with_files(
             "Run one scenario for one seed, print the per-group summary (successes, censored "
             "agents, ETR, TTR, rETR, dTTR) and write the results as Parquet.",

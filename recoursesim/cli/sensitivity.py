@@ -30,6 +30,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser = study.add_study_parser(
         commands,
         "sensitivity",
+        help="global sensitivity analysis of a metric over numeric scenario fields (SALib)",
         description=(
             "Vary numeric scenario fields over ranges (Sobol: Saltelli samples, first- and total-order "
             "indices; Morris: elementary effects), run every sample for --seeds seeds on the sweep "

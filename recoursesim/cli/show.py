@@ -15,6 +15,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     """Add the ``show`` command."""
     show = commands.add_parser(
         "show",
+        help="print a scenario fully resolved (bases merged in) as a TOML scenario",
         description=(
             "Print a bundled scenario or a scenario file with its chain of bases merged in, as a TOML "
             "scenario that runs as it is: recoursesim show NAME > s.toml && recoursesim run s.toml."

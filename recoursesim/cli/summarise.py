@@ -18,6 +18,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     """Add the ``summarise`` command."""
     parser = commands.add_parser(
         "summarise",
+        help="aggregate a sweep: mean, SEM, 95%% CI per (parameters, step, group, metric)",
         description=(
             "Read the shards of the sweep in DIR and write DIR/summary.parquet (or --out): one row per "
             "(grid parameters, step, group, metric) with n, mean, sem, ci_low, ci_high; step is empty "

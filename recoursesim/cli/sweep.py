@@ -25,6 +25,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     """Add the ``sweep`` command."""
     parser = commands.add_parser(
         "sweep",
+        help="run a scenario over seeds × a parameter grid (local processes or Dask)",
         description=(
             "Run SCENARIO for N seeds at every point of a parameter grid. Per-run seeds are the "
             "children of SeedSequence(--root-seed); each run writes its own Parquet shard to "
