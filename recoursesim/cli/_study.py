@@ -71,9 +71,22 @@ def add_study_arguments(parser: argparse.ArgumentParser, *, command: str, seeded
     add_allow_import_argument(parser)
 
 
-def study_out(args: argparse.Namespace, command: str, scenario_name: str) -> Path:
-    """The study's directory: ``--out``, else ``results/<command>-<scenario name>``."""
-    return args.out or Path("results") / f"{command}-{slug(scenario_name)}"
+def study_out(args: argparse.Namespace, command: str, scenario_name: str, study: str) -> Path:
+    """The study's directory, checked before any run: ``--out``, else ``results/<command>-<scenario name>``.
+
+    Refuses ``--resume`` with ``--overwrite``, and a directory that holds files unless the call
+    resumes or replaces it (:func:`check_new_out`).
+
+    Args:
+        args: The command's options.
+        command: The command's name.
+        scenario_name: The scenario's name.
+        study: What ``--resume`` continues (for the messages), e.g. ``"search"``.
+    """
+    check_resume_or_overwrite(args, study)
+    out = args.out or Path("results") / f"{command}-{slug(scenario_name)}"
+    check_new_out(args, out)
+    return out
 
 
 def check_resume_or_overwrite(args: argparse.Namespace, study: str) -> None:

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from recoursesim.cli import _study as study
 from recoursesim.cli._common import positive_int
 from recoursesim.cli._executor_options import check_executor
+from recoursesim.cli._study import add_study_arguments, add_study_parser, study_directory, study_out
 from recoursesim.errors import ConfigError
 from recoursesim.ledger import write_parquet
 from recoursesim.policy.optimise import PolicySearch, PolicySpace, policy_toml
@@ -34,7 +34,7 @@ OPTIMISE_FILES = {
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     """Add the ``optimise`` command."""
-    parser = study.add_study_parser(
+    parser = add_study_parser(
         commands,
         "optimise",
         help="search policies (selector, mitigation, parameters) for one or more objectives (Optuna)",
@@ -73,7 +73,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--batch", type=positive_int, default=None, help="trials run together (default: --workers or --dask-local)"
     )
     parser.add_argument("--startup-trials", type=positive_int, default=10, help="random trials before TPE (default 10)")
-    study.add_study_arguments(parser, command="optimise", seeded="the sampler", study="study")
+    add_study_arguments(parser, command="optimise", seeded="the sampler", study="study")
     parser.set_defaults(func=optimise)
 
 
@@ -84,7 +84,6 @@ def optimise(args: argparse.Namespace) -> int:
     from recoursesim.policy.space import check_disjoint, parse_choices, parse_ranges
 
     require("optuna")
-    study.check_resume_or_overwrite(args, "search")
     scenario = load_scenario(args.scenario, allow_imports=args.allow_imports)
     ranges, choices = parse_ranges(args.param), parse_choices(args.choice)
     check_disjoint(ranges, choices)
@@ -92,10 +91,9 @@ def optimise(args: argparse.Namespace) -> int:
     constraints = [parse_constraint(text) for text in args.constraint]
     batch = args.batch or args.dask_local or args.workers
     choice = check_executor(args, batch * args.seeds, [scenario])
-    out = study.study_out(args, "optimise", scenario.name)
-    study.check_new_out(args, out)
+    out = study_out(args, "optimise", scenario.name, "search")
     start = time.perf_counter()
-    with study.study_directory(args, out) as directory:
+    with study_directory(args, out) as directory:
         search = PolicySearch(
             scenario,
             PolicySpace(tuple(ranges), tuple(choices)),

@@ -6,9 +6,9 @@ import argparse
 import json
 import math
 
-from recoursesim.cli import _study as study
 from recoursesim.cli._common import positive_int
 from recoursesim.cli._executor_options import check_executor
+from recoursesim.cli._study import add_study_arguments, add_study_parser, study_directory, study_out
 from recoursesim.errors import ConfigError
 from recoursesim.ledger import write_parquet
 from recoursesim.scenario import load_scenario
@@ -27,7 +27,7 @@ SENSITIVITY_FILES = {
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     """Add the ``sensitivity`` command."""
-    parser = study.add_study_parser(
+    parser = add_study_parser(
         commands,
         "sensitivity",
         help="global sensitivity analysis of a metric over numeric scenario fields (SALib)",
@@ -60,7 +60,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--seeds", type=positive_int, default=4, help="seeds per sample (default 4)")
     parser.add_argument("--levels", type=positive_int, default=4, help="Morris grid levels (default 4)")
     parser.add_argument("--resamples", type=positive_int, default=500, help="bootstrap resamples (default 500)")
-    study.add_study_arguments(parser, command="sensitivity", seeded="the design", study="analysis")
+    add_study_arguments(parser, command="sensitivity", seeded="the design", study="analysis")
     parser.set_defaults(func=sensitivity)
 
 
@@ -70,7 +70,6 @@ def sensitivity(args: argparse.Namespace) -> int:
     from recoursesim.policy.sensitivity import design, run_sensitivity
     from recoursesim.policy.space import parse_metric, parse_ranges
 
-    study.check_resume_or_overwrite(args, "analysis")
     scenario = load_scenario(args.scenario, allow_imports=args.allow_imports)
     ranges = parse_ranges(args.param)
     if not ranges:
@@ -80,13 +79,12 @@ def sensitivity(args: argparse.Namespace) -> int:
     the_design = design(ranges, args.method, args.samples, seed=seed, levels=args.levels)
     plan = the_design.plan(scenario, args.seeds, seed)
     choice = check_executor(args, plan.n_runs, [p.scenario for p in plan.points])
-    out = study.study_out(args, "sensitivity", scenario.name)
+    out = study_out(args, "sensitivity", scenario.name, "analysis")
     if args.resume:
         if not (out / "sweep" / "manifest.json").is_file():
             raise ConfigError("--resume", f"{out} holds no analysis to continue", "drop --resume to start one")
         SweepStore(out / "sweep").check(plan, resume=True)
-    study.check_new_out(args, out)
-    with study.study_directory(args, out) as directory:
+    with study_directory(args, out) as directory:
         directory.mkdir(parents=True, exist_ok=True)
         try:
             with choice.open() as executor:
