@@ -11,6 +11,7 @@ terms of the raw columns. Its two users differ only in where the columns' catego
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Self
 
@@ -42,7 +43,7 @@ class ColumnTerms:
     constant: float
 
 
-class OneHotStandardiser(TransformerMixin, BaseEstimator):
+class OneHotStandardiser(TransformerMixin, BaseEstimator, ABC):
     """One-hot encode categorical columns (given as codes) and standardise the others.
 
     A categorical column holds codes ``0 .. m-1``; a code outside that range (or NaN) encodes as
@@ -65,9 +66,9 @@ class OneHotStandardiser(TransformerMixin, BaseEstimator):
     #: Return a CSR matrix instead of an array.
     sparse_output = False
 
+    @abstractmethod
     def _layout(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """Per input column: whether it is a number, and its number of categories; may learn from ``X``."""
-        raise NotImplementedError
 
     def to_codes(self, X: Any) -> np.ndarray:
         """``X`` as the float matrix this encoding reads: category codes and numbers."""
