@@ -119,7 +119,7 @@ def linear_codes(model: Any, space: ItemSpace, positive_label: object) -> Linear
         else:
             code = np.rint(raw).astype(np.int64)
             known = (code >= 0) & (code < block.size)
-            terms.append(np.where(known, block[np.where(known, code, 0)], 0.0))
+            terms.append(np.append(block, 0.0)[np.where(known, code, block.size)])  # unknown: the 0 appended
     shifts = column_terms.slopes[encoder.numeric_] * encoder.mean_
     parts = abs(float(np.ravel(classifier.intercept_)[0])) + float(np.abs(shifts).sum())
     return LinearCodes(tuple(terms), column_terms.constant, classes[1] == positive_label, parts)
