@@ -56,6 +56,22 @@ def with_files(description: str, files: Mapping[str, str], heading: str) -> str:
     return f"{description}\n\n{heading}:\n{table}"
 
 
+def add_scenario_argument(parser: argparse.ArgumentParser, *, optional: bool = False) -> None:
+    """Add the positional ``scenario``: a scenario TOML file or a bundled scenario name (listed in its help).
+
+    Args:
+        parser: The command's parser.
+        optional: The argument may be left out (it is then ``None``: the bundled ``default``).
+    """
+    from recoursesim.scenario import bundled_names
+
+    described = f"a scenario TOML file or a bundled scenario name ({', '.join(bundled_names())})"
+    if optional:
+        parser.add_argument("scenario", nargs="?", default=None, help=f"{described}; default: default")
+    else:
+        parser.add_argument("scenario", help=described)
+
+
 def positive_int(text: str) -> int:
     """Argparse type: an integer >= 1."""
     value = _integer(text)

@@ -12,11 +12,10 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from recoursesim.cli._allow_import import add_allow_import_argument
-from recoursesim.cli._common import FilesHelpFormatter, non_negative_int, with_files
+from recoursesim.cli._common import FilesHelpFormatter, add_scenario_argument, non_negative_int, with_files
 from recoursesim.cli._executor_options import add_executor_arguments
 from recoursesim.cli._output import atomic_output_dir, check_out, input_files, out_path, slug
 from recoursesim.errors import ConfigError
-from recoursesim.scenario import bundled_names
 
 
 def add_study_parser(
@@ -40,9 +39,7 @@ def add_study_parser(
         description=with_files(description, files, "Files written into --out"),
         formatter_class=FilesHelpFormatter,
     )
-    parser.add_argument(
-        "scenario", help=f"a scenario TOML file or a bundled scenario name ({', '.join(bundled_names())})"
-    )
+    add_scenario_argument(parser)
     return parser
 
 

@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 
 from recoursesim.cli._allow_import import add_allow_import_argument
-from recoursesim.cli._common import FilesHelpFormatter, non_negative_int, with_files
+from recoursesim.cli._common import FilesHelpFormatter, add_scenario_argument, non_negative_int, with_files
 from recoursesim.cli._output import add_out_arguments, atomic_output_dir, input_files, slug
 from recoursesim.resources import check_run_memory
-from recoursesim.scenario import bundled_names, load_scenario
+from recoursesim.scenario import load_scenario
 from recoursesim.simulate import RESULT_FILES, RunResult, simulate
 
 
@@ -29,12 +29,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         ),
         formatter_class=FilesHelpFormatter,
     )
-    parser.add_argument(
-        "scenario",
-        nargs="?",
-        default=None,
-        help=f"a scenario TOML file or a bundled scenario name ({', '.join(bundled_names())}); default: default",
-    )
+    add_scenario_argument(parser, optional=True)
     parser.add_argument("--seed", type=non_negative_int, default=None, help="run seed (default: the scenario's)")
     parser.add_argument("--steps", type=non_negative_int, default=None, help="override T (steps 0..T)")
     add_out_arguments(parser, "results directory (default: results/<scenario name>/seed-<N>)")

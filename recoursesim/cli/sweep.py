@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 from recoursesim.cli._allow_import import add_allow_import_argument
-from recoursesim.cli._common import non_negative_int, positive_int
+from recoursesim.cli._common import add_scenario_argument, non_negative_int, positive_int
 from recoursesim.cli._executor_options import add_executor_arguments, check_executor
 from recoursesim.cli._output import atomic_output_dir, check_out, input_files, out_path, slug
 from recoursesim.errors import ConfigError
-from recoursesim.scenario import bundled_names, load_scenario
+from recoursesim.scenario import load_scenario
 from recoursesim.sweep import SweepPlan, SweepReport, SweepStore, parse_grid, run_sweep, summarise
 from recoursesim.sweep.runner import SweepAbortedError
 
@@ -35,9 +35,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
             "OUT/summary.parquet."
         ),
     )
-    parser.add_argument(
-        "scenario", help=f"a scenario TOML file or a bundled scenario name ({', '.join(bundled_names())})"
-    )
+    add_scenario_argument(parser)
     parser.add_argument("--seeds", type=positive_int, required=True, help="runs per grid point")
     parser.add_argument(
         "--grid",
