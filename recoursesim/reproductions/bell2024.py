@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from recoursesim.errors import ConfigError, RecourseSimError
+from recoursesim.report.document import pipe_table
 from recoursesim.scenario import Scenario
 from recoursesim.simulate import simulate
 from recoursesim.stats import mean_interval
@@ -223,12 +224,11 @@ def markdown_table(rows: pd.DataFrame, strategies: Sequence[str]) -> str:
     Returns:
         ``| strategy | rETR cells | dTTR cells |`` with ``reproduced/compared`` in each cell.
     """
-    lines = ["| strategy | rETR cells | dTTR cells |", "|---|---|---|"]
+    table = []
     for strategy in strategies:
-        counts = []
+        counts = {}
         for metric in ("rETR", "dTTR"):
             compared = rows[(rows["strategy"] == strategy) & (rows["metric"] == metric) & rows["reproduced"].notna()]
-            ok = int(compared["reproduced"].astype(bool).sum())
-            counts.append(f"{ok}/{len(compared)}")
-        lines.append(f"| {STRATEGY_TITLES[strategy]} | {counts[0]} | {counts[1]} |")
-    return "\n".join(lines)
+            counts[f"{metric} cells"] = f"{int(compared['reproduced'].astype(bool).sum())}/{len(compared)}"
+        table.append({"strategy": STRATEGY_TITLES[strategy], **counts})
+    return pipe_table(pd.DataFrame(table, columns=["strategy", "rETR cells", "dTTR cells"]))

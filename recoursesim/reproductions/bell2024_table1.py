@@ -70,12 +70,12 @@ def main(argv: list[str] | None = None) -> int:
         if not cell.reproduced:
             print(f"not reproduced: {cell.strategy} {cell.effort} q={cell.q} {cell.metric}")
     cell_rows = [c.as_dict() for c in cells]
-    contents = {
-        "--json": (json.dumps(cell_rows, indent=1) + "\n").encode(),
-        "--csv": pd.DataFrame(cell_rows).to_csv(index=False).encode(),
-    }
     for field, target in targets.items():
-        data = gzip.compress(contents[field], mtime=0) if target.suffix == ".gz" else contents[field]
+        if field == "--json":
+            text = json.dumps(cell_rows, indent=1) + "\n"
+        else:
+            text = pd.DataFrame(cell_rows).to_csv(index=False)
+        data = gzip.compress(text.encode(), mtime=0) if target.suffix == ".gz" else text.encode()
         target.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(target, data)
     return 0

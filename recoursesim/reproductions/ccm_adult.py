@@ -48,9 +48,9 @@ WORLDS: dict[str, list[str] | None] = {"naive": [], "greedy": None}
 
 #: The rows of the published Adult table (the original study's Table 12), in its order; rates in %.
 PAPER_TABLE_METRICS = ("ACC", "TPR", "TNR", "CMCC", "PSR", "NSR", "TNSR", "FPSR", "RMSCD", "JSCD")
-_SCORE_METRICS = ("RMSCD", "JSCD")
-#: Decimals of our score metrics in the docs' tables (rates in % get one); JSCD is small here.
+#: The score metrics (not rates), and their decimals in the docs' tables (rates in % get one); JSCD is small here.
 _SCORE_DIGITS = {"RMSCD": 3, "JSCD": 4}
+_SCORE_METRICS = tuple(_SCORE_DIGITS)
 
 #: The published values of the Adult experiment (Table 12, LightGBM model, naive world), as printed
 #: there: metric -> (Total, Female→Male, Male→Female); rates in %.

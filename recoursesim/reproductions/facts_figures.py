@@ -14,9 +14,11 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from recoursesim.auditors.facts import FactsAuditor, PaperSetup, paper_setup
 from recoursesim.auditors.facts.auditor import FactsWarning
+from recoursesim.report.document import pipe_table
 
 
 @dataclass(frozen=True)
@@ -87,21 +89,23 @@ def _number(value: float) -> str:
 
 def markdown_table(figures: list[Figures]) -> str:
     """The docs' table of the audits' figures, one row per case."""
-    lines = [
-        "| data set, protected, support | affected (group 0 / 1) | common subgroups | subgroups with actions "
-        "| distinct valid pairs | budgets |",
-        "|---|---|---|---|---|---|",
-    ]
+    rows = []
     for f in figures:
         groups = " / ".join(f"{n:,} {name}" for name, n in f.affected.items())
         budgets = ", ".join(_number(b) for b in f.budgets)
         if f.budget_rule == "valid_action_costs":
             budgets += " (fallback rule, with a warning)"
-        lines.append(
-            f"| {f.case.title}, {f.case.protected}, {f.case.support:.0%} | {sum(f.affected.values()):,} ({groups}) "
-            f"| {f.common_subgroups:,} | {f.subgroups_with_actions:,} | {f.valid_pairs:,} | {budgets} |"
+        rows.append(
+            {
+                "data set, protected, support": f"{f.case.title}, {f.case.protected}, {f.case.support:.0%}",
+                "affected (group 0 / 1)": f"{sum(f.affected.values()):,} ({groups})",
+                "common subgroups": f"{f.common_subgroups:,}",
+                "subgroups with actions": f"{f.subgroups_with_actions:,}",
+                "distinct valid pairs": f"{f.valid_pairs:,}",
+                "budgets": budgets,
+            }
         )
-    return "\n".join(lines)
+    return pipe_table(pd.DataFrame(rows))
 
 
 def _listing(items: list[str]) -> str:
