@@ -9,6 +9,10 @@ crash too; a later line for the same path replaces an earlier one. The record is
   recoursesim recorded and still has the recorded content, and none is an input of the run
   (:func:`check_replaceable`); otherwise it refuses, naming the file, and removes nothing;
 * ``sweep --resume`` verifies each shard against (:func:`verify`).
+
+Records nest: a directory recoursesim fills in place (a sweep inside a sensitivity analysis or a
+policy search, say) keeps its own record, and a file below ``root`` is recoursesim's when the
+nearest record above it lists it (:func:`read_tree`).
 """
 
 from __future__ import annotations
@@ -72,7 +76,7 @@ def record_file(root: Path, path: Path, data: bytes | None = None, rows: int | N
 
 def record_tree(root: Path) -> None:
     """Record every file under ``root`` not yet recorded (``root`` is a directory recoursesim filled)."""
-    known = read(root)
+    known = read_tree(root)
     entries = [
         entry_for(root, path)
         for path in sorted(root.rglob("*"))
@@ -98,6 +102,25 @@ def read(root: Path) -> dict[str, dict[str, Any]]:
     return entries
 
 
+def read_tree(root: Path) -> dict[str, dict[str, Any]]:
+    """The records of ``root`` and of the directories below it, as ``path relative to root -> entry``.
+
+    Where two records list one file, the nearer one (the deeper directory's) describes it: that
+    record belongs to what wrote the file into its own directory. Symbolic links to directories
+    are not followed.
+    """
+    entries: dict[str, dict[str, Any]] = {}
+    walked = sorted(os.walk(root), key=lambda item: len(Path(item[0]).parts))  # outer records first
+    for directory, _, files in walked:
+        here = Path(directory)
+        if RECORD not in files or (here / RECORD).is_symlink():
+            continue
+        prefix = here.relative_to(root).as_posix()
+        for relative, entry in read(here).items():
+            entries[relative if prefix == "." else f"{prefix}/{relative}"] = entry
+    return entries
+
+
 def verify(root: Path, path: Path, entry: dict[str, Any] | None) -> bool:
     """Whether ``path`` has the size and content its record ``entry`` says."""
     if entry is None:
@@ -120,14 +143,14 @@ def foreign_file(root: Path, protected: Iterable[str | Path] = ()) -> tuple[Path
         path = Path(item).resolve()
         if path.is_relative_to(resolved) and path.exists():
             return path, "is an input of this run"
-    known = read(root)
+    known = read_tree(root)
     unrecorded = "is not listed in its " + RECORD if known else f"is in a directory without a {RECORD}"
     for directory, subdirectories, files in os.walk(root):
         here = Path(directory)
         for name in sorted(files) + [d for d in sorted(subdirectories) if (here / d).is_symlink()]:
             path = here / name
             relative = path.relative_to(root).as_posix()
-            if relative == RECORD:
+            if name == RECORD and not path.is_symlink():
                 continue
             if path.is_symlink() or not path.is_file() or relative not in known:
                 return path, f"recoursesim did not write ({unrecorded})"
@@ -156,20 +179,50 @@ def check_replaceable(root: Path, protected: Iterable[str | Path] = (), field: s
         )
 
 
+def check_own_files(root: Path, patterns: Iterable[str], field: str = "--out") -> list[Path]:
+    """Refuse (naming the file) to overwrite a file of ``root`` matching ``patterns`` that is not recoursesim's.
+
+    For a directory recoursesim adds to in place (a study that ``--resume`` continues): the files
+    it is about to write again must be ones it recorded there and that nobody changed since.
+
+    Args:
+        root: The directory.
+        patterns: Glob patterns relative to ``root``, e.g. ``"front/trial-*.toml"``.
+        field: The option named in the error.
+
+    Returns:
+        The existing files that match (all recoursesim's, unchanged).
+
+    Raises:
+        ConfigError: a matching file recoursesim did not record, or one whose content changed since.
+    """
+    known = read_tree(root)
+    found = [path for pattern in patterns for path in sorted(root.glob(pattern))]
+    for path in found:
+        if path.is_symlink() or not verify(root, path, known.get(path.relative_to(root).as_posix())):
+            raise ConfigError(
+                field,
+                f"{path} was not written by recoursesim (or was changed since), so it is not replaced",
+                f"move it out of {root}, then rerun with --resume",
+            )
+    return found
+
+
 def remove_recorded(root: Path) -> list[Path]:
-    """Delete the recorded, unchanged files of ``root``, then its record and empty directories.
+    """Delete the recorded, unchanged files of ``root``, then its records and empty directories.
 
     Returns:
         What is left (files recoursesim did not write or that changed); ``root`` itself is removed
         only when nothing is left.
     """
-    known = read(root)
+    known = read_tree(root)
     for relative, entry in known.items():
         path = root / relative
         if not path.is_symlink() and path.is_file() and verify(root, path, entry):
             path.unlink()
-    (root / RECORD).unlink(missing_ok=True)
-    for directory, _, _ in sorted(os.walk(root), key=lambda item: -len(item[0])):
+    for directory, _, files in sorted(os.walk(root), key=lambda item: -len(item[0])):
+        if RECORD in files and not (Path(directory) / RECORD).is_symlink():
+            (Path(directory) / RECORD).unlink()
         with contextlib.suppress(OSError):
             os.rmdir(directory)
     return sorted(root.rglob("*")) if root.exists() else []

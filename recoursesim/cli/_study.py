@@ -8,34 +8,39 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import inspect
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from recoursesim.cli import COMMANDS
 from recoursesim.cli._allow_import import add_allow_import_argument
 from recoursesim.cli._common import FilesHelpFormatter, add_scenario_argument, non_negative_int, with_files
 from recoursesim.cli._executor_options import add_executor_arguments
 from recoursesim.cli._output import atomic_output_dir, check_out, input_files, out_path, slug
 from recoursesim.errors import ConfigError
+from recoursesim.policy._deps import POLICY_INSTALL
 
 
 def add_study_parser(
-    commands: argparse._SubParsersAction, name: str, *, help: str, description: str, files: Mapping[str, str]
+    commands: argparse._SubParsersAction, name: str, doc: str | None, *, files: Mapping[str, str]
 ) -> argparse.ArgumentParser:
     """Add a study command taking a scenario; its ``--help`` lists the files it writes into ``--out``.
 
     Args:
         commands: The subcommands to add it to.
-        name: The command's name.
-        help: Its one-line help.
-        description: What it does.
+        name: The command's name; its one-line help is the one :data:`recoursesim.cli.COMMANDS` lists.
+        doc: The command module's docstring: a summary line, then what the command does (its
+            ``--help`` description, followed by how to install the policy extra it needs).
         files: File (or folder) name in ``--out`` -> what it holds.
 
     Returns:
         The command's parser, for its own options (then :func:`add_study_arguments`).
     """
+    description = inspect.cleandoc(doc or "").partition("\n\n")[2]
+    description = f"{description} Needs the policy extra: {POLICY_INSTALL}.".strip()
     parser = commands.add_parser(
         name,
-        help=help,
+        help=COMMANDS[name],
         description=with_files(description, files, "Files written into --out"),
         formatter_class=FilesHelpFormatter,
     )

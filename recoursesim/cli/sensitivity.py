@@ -1,44 +1,30 @@
-"""``recoursesim sensitivity``: which scenario fields drive a metric (Sobol or Morris, on the sweep engine)."""
+"""``recoursesim sensitivity``: which scenario fields drive a metric (Sobol or Morris, on the sweep engine).
+
+Vary numeric scenario fields over ranges (Sobol: Saltelli samples, first- and total-order indices;
+Morris: elementary effects), run every sample for --seeds seeds on the sweep engine, average the
+metric over seeds per sample and estimate the indices with bootstrap confidence intervals.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 
+from recoursesim import ownership
 from recoursesim.cli._common import positive_int
 from recoursesim.cli._executor_options import check_executor
 from recoursesim.cli._study import add_study_arguments, add_study_parser, study_directory, study_out
 from recoursesim.errors import ConfigError
-from recoursesim.ledger import write_parquet
+from recoursesim.policy.sensitivity import REWRITTEN, SENSITIVITY_FILES, design, run_sensitivity
+from recoursesim.policy.space import parse_metric, parse_ranges
 from recoursesim.scenario import load_scenario
 from recoursesim.sweep import SweepStore
 from recoursesim.sweep.runner import SweepAbortedError
 
-#: Files the command writes into ``--out``, and what each holds.
-SENSITIVITY_FILES = {
-    "sweep/": "the sweep of every distinct sample × seed (one Parquet shard per run; --resume continues it)",
-    "samples.parquet": "one row per sample: parameter values, sweep point, seed mean / variance / count of the metric",
-    "indices.parquet": "one row per parameter: the indices, their confidence intervals and the rank",
-    "sensitivity.png": "the indices with their intervals",
-    "sensitivity.json": "the method, ranges, metric, seeds, seed-noise share and timing",
-}
-
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     """Add the ``sensitivity`` command."""
-    parser = add_study_parser(
-        commands,
-        "sensitivity",
-        help="global sensitivity analysis of a metric over numeric scenario fields (SALib)",
-        description=(
-            "Vary numeric scenario fields over ranges (Sobol: Saltelli samples, first- and total-order "
-            "indices; Morris: elementary effects), run every sample for --seeds seeds on the sweep "
-            "engine, average the metric over seeds per sample and estimate the indices with bootstrap "
-            "confidence intervals. Needs the policy extra: pip install 'recoursesim[policy]'."
-        ),
-        files=SENSITIVITY_FILES,
-    )
+    parser = add_study_parser(commands, "sensitivity", __doc__, files=SENSITIVITY_FILES)
     parser.add_argument(
         "--param",
         action="append",
@@ -66,10 +52,6 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def sensitivity(args: argparse.Namespace) -> int:
     """Execute ``recoursesim sensitivity``."""
-    from recoursesim.policy.figures import sensitivity_figure
-    from recoursesim.policy.sensitivity import design, run_sensitivity
-    from recoursesim.policy.space import parse_metric, parse_ranges
-
     scenario = load_scenario(args.scenario, allow_imports=args.allow_imports)
     ranges = parse_ranges(args.param)
     if not ranges:
@@ -84,6 +66,7 @@ def sensitivity(args: argparse.Namespace) -> int:
         if not (out / "sweep" / "manifest.json").is_file():
             raise ConfigError("--resume", f"{out} holds no analysis to continue", "drop --resume to start one")
         SweepStore(out / "sweep").check(plan, resume=True)
+        ownership.check_own_files(out, REWRITTEN)  # refused now, not after the runs
     with study_directory(args, out) as directory:
         directory.mkdir(parents=True, exist_ok=True)
         try:
@@ -102,30 +85,10 @@ def sensitivity(args: argparse.Namespace) -> int:
                 )
         except SweepAbortedError as error:
             raise ConfigError("sensitivity", str(error), "rerun with --resume") from None
-        write_parquet(result.samples, directory / "samples.parquet")
-        write_parquet(result.indices, directory / "indices.parquet")
-        figure = sensitivity_figure(result)
-        figure.savefig(directory / "sensitivity.png", dpi=110)
-        report = result.report
-        meta = {
-            "scenario": scenario.name,
-            "method": args.method,
-            "samples": args.samples,
-            "n_samples": len(the_design.params),
-            "n_points": the_design.n_points,
-            "seeds": args.seeds,
-            "root_seed": seed,
-            "metric": metric.label,
-            "ranges": [{"key": r.key, "low": r.low, "high": r.high, "integer": r.integer} for r in ranges],
-            "seed_noise_share": result.noise_share if math.isfinite(result.noise_share) else None,
-            "runs": report.n_runs,
-            "runs_this_session": report.succeeded,
-            "seconds_this_session": round(report.seconds, 3),
-            "files": SENSITIVITY_FILES,
-        }
-        (directory / "sensitivity.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+        result.write(directory)
     if not args.quiet:
         print(result.indices.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        report = result.report
         share = "n/a" if not math.isfinite(result.noise_share) else f"{result.noise_share:.1%}"
         print(
             f"{report.n_runs} runs ({report.succeeded} now, {report.skipped} before) in {report.seconds:.1f} s; "

@@ -1,14 +1,19 @@
 """Policy studies: which scenario fields drive a metric, and which policy meets the objectives best.
 
 ```python
+from pathlib import Path
+
 from recoursesim.policy import design, parse_metric, parse_ranges, run_sensitivity
 from recoursesim.scenario import load_scenario
 
+out = Path("results/sens")
+out.mkdir(parents=True)  # the analysis's directory; its sweep goes into out / "sweep"
 ranges = parse_ranges(["selection.k=10:40", "population.entrants=5:30"])
 the_design = design(ranges, "sobol", 16)
 result = run_sensitivity(load_scenario("default"), the_design, parse_metric("dTTR:disadvantaged"),
-                         "results/sens/sweep", n_seeds=4)
+                         out / "sweep", n_seeds=4)
 result.indices  # S1, ST with bootstrap intervals, rank
+result.write(out)  # samples.parquet, indices.parquet, sensitivity.png, sensitivity.json
 ```
 
 Modules: :mod:`~recoursesim.policy.space` (ranges, choices, metrics),

@@ -14,6 +14,9 @@ POLICY_PACKAGES = {
     "gymnasium": ("gymnasium", "the reinforcement-learning environment (recoursesim.gym)"),
 }
 
+#: How to install them.
+POLICY_INSTALL = "pip install 'recoursesim[policy]'"
+
 
 def require(module: str) -> ModuleType:
     """Import ``module`` (a dotted name inside one of :data:`POLICY_PACKAGES`).
@@ -26,6 +29,4 @@ def require(module: str) -> ModuleType:
         return importlib.import_module(module)
     except ImportError:
         distribution, purpose = POLICY_PACKAGES[top]
-        raise ConfigError(
-            top, f"{distribution} is not installed (needed for {purpose})", "pip install 'recoursesim[policy]'"
-        ) from None
+        raise ConfigError(top, f"{distribution} is not installed (needed for {purpose})", POLICY_INSTALL) from None

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from recoursesim.policy.sensitivity import SensitivityResult
 from recoursesim.policy.space import COUNT_METRICS
+
+if TYPE_CHECKING:  # the result draws itself with this module (SensitivityResult.write)
+    from recoursesim.policy.sensitivity import SensitivityResult
 
 _FIRST, _TOTAL, _FRONT, _OTHER = "#1f77b4", "#d62728", "#d62728", "#9a9a9a"
 #: Units of the pooled metrics, for axis labels.

@@ -13,7 +13,7 @@ are reused from its sweep directory).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from recoursesim import ownership
 from recoursesim.errors import ConfigError
+from recoursesim.ledger import write_parquet
 from recoursesim.policy._deps import require
 from recoursesim.policy.objectives import Constraint, Objective, pareto_mask, seed_mean
 from recoursesim.policy.space import Choice, ParamRange
@@ -32,6 +34,27 @@ from recoursesim.sweep.worker import RunOutcome, execute
 
 STUDY_FILE = "study.db"
 STUDY_NAME = "policy"
+
+#: Files a policy search writes into its directory, and what each holds.
+OPTIMISE_FILES = {
+    STUDY_FILE: "the Optuna study (SQLite); --resume continues it",
+    "runs/": "one sweep directory per batch of trials (one Parquet shard per run)",
+    "trials.parquet": "one row per trial: parameters, objectives with standard errors, constraints, Pareto flag",
+    "pareto.parquet": "the Pareto-optimal feasible trials",
+    "pareto.png": "objectives of every trial, the Pareto front with ±1 SE (one objective: the search history)",
+    "best-policy.toml": "the chosen policy as a runnable scenario file",
+    "front/": "every Pareto-optimal policy as a runnable scenario file",
+    "optimise.json": "the search options, the chosen trial and timing",
+}
+#: The files :meth:`PolicySearch.write` writes again at the end of every session.
+REWRITTEN = (
+    "trials.parquet",
+    "pareto.parquet",
+    "pareto.png",
+    "best-policy.toml",
+    "front/trial-*.toml",
+    "optimise.json",
+)
 
 
 @dataclass(frozen=True)
@@ -127,6 +150,7 @@ class PolicySearch:
         path = self.out / STUDY_FILE
         if resume and not path.is_file():
             raise ConfigError("--resume", f"{self.out} holds no study ({STUDY_FILE})", "drop --resume to start one")
+        ownership.check_own_files(self.out, REWRITTEN)  # refused now, not after the trials
         self.out.mkdir(parents=True, exist_ok=True)
         storage = optuna.storages.RDBStorage(f"sqlite:///{path.absolute()}")
         study = optuna.create_study(
@@ -148,7 +172,12 @@ class PolicySearch:
             study._storage.set_trial_user_attr(frozen._trial_id, "interrupted", True)
             study.tell(frozen.number, state=optuna.trial.TrialState.FAIL)
         self.study_ = study
+        self._record_study()
         return study
+
+    def _record_study(self) -> None:
+        """Record the study file as it is now (it changes with every trial told)."""
+        ownership.record_file(self.out, self.out / STUDY_FILE)
 
     def counted_trials(self) -> list[Any]:
         """Finished trials that count toward the budget (not those cut short by a stop)."""
@@ -174,6 +203,7 @@ class PolicySearch:
             )
             trials = [self.study_.ask() for _ in range(min(self.batch, remaining))]
             self._run_batch(trials, executor, runner)
+            self._record_study()
             ran += len(trials)
             if progress is not None:
                 progress(f"trials {finished + len(trials)}/{n_trials} finished")
@@ -280,6 +310,74 @@ class PolicySearch:
         span = values.max(axis=0) - values.min(axis=0)
         scaled = (values - values.min(axis=0)) / np.where(span > 0, span, 1.0)
         return front.iloc[int(np.argmin(np.sqrt((scaled**2).sum(axis=1))))]
+
+    def write(self, session: Mapping[str, Any] | None = None) -> pd.Series | None:
+        """Write the trials, the front, its figure, the chosen policies and the notes into :attr:`out`.
+
+        Each file (:data:`OPTIMISE_FILES`) is recorded as recoursesim's (:mod:`recoursesim.ownership`)
+        once complete. The policy files an earlier write left (``front/``, ``best-policy.toml``) are
+        removed first, so only the current front is there.
+
+        Args:
+            session: What the caller adds to ``optimise.json``, e.g. the trials asked for and the timing.
+
+        Returns:
+            The chosen trial's row of :meth:`trials_frame` (``None`` if no trial is feasible).
+
+        Raises:
+            ConfigError: one of those files is there but recoursesim did not write it, or it was
+                changed since (nothing is written; the trials are kept in the study).
+        """
+        from recoursesim.policy.figures import pareto_figure
+
+        earlier = ownership.check_own_files(self.out, REWRITTEN)
+        frame = self.trials_frame()
+        front = frame[frame["pareto"]]
+        written = [self.out / name for name in ("trials.parquet", "pareto.parquet", "pareto.png")]
+        write_parquet(frame, written[0])
+        write_parquet(front, written[1])
+        labels = [o.label for o in self.objectives]
+        complete = frame[frame["state"] == "COMPLETE"]
+        title = f"{self.scenario.name}: {len(complete)} trials × {self.n_seeds} seeds; " + (
+            f"{labels[0]} per trial" if len(labels) == 1 else f"Pareto front of {labels[0]} and {labels[1]}"
+        )
+        pareto_figure(complete, labels, title=title).savefig(written[2], dpi=110)
+        for path in earlier:
+            if path.suffix == ".toml":
+                path.unlink()
+        (self.out / "front").mkdir(exist_ok=True)
+        for number in front["number"].astype(int):
+            written.append(self._write_policy(f"front/trial-{number}.toml", number, "Pareto-optimal policy"))
+        best = self.best(frame)
+        if best is not None:
+            number = int(best["number"])
+            values = ", ".join(f"{label} = {best[label]:.4g} ± {best[f'{label}_se']:.2g} (SE)" for label in labels)
+            written.append(self._write_policy("best-policy.toml", number, "Chosen policy", values))
+        for path in written:
+            ownership.record_file(self.out, path)
+        notes = {
+            "scenario": self.scenario.name,
+            "search": self.identity,
+            "objectives": labels,
+            "constraints": [c.label for c in self.constraints],
+            **(session or {}),
+            "seeds": self.n_seeds,
+            "batch": self.batch,
+            "root_seed": self.seed,
+            "best_trial": None if best is None else int(best["number"]),
+            "files": OPTIMISE_FILES,
+        }
+        data = (json.dumps(notes, indent=2) + "\n").encode("utf-8")
+        (self.out / "optimise.json").write_bytes(data)
+        ownership.record_file(self.out, self.out / "optimise.json", data)
+        return best
+
+    def _write_policy(self, name: str, number: int, what: str, values: str = "") -> Path:
+        """Write trial ``number``'s policy as a runnable scenario file ``name`` (in :attr:`out`)."""
+        note = f"{what}: trial {number} of policy search {self.identity} of scenario {self.scenario.name!r}"
+        path = self.out / name
+        path.write_text(policy_toml(self.scenario, self.params_of(number), f"{note}\n{values}".rstrip()), "utf-8")
+        return path
 
     def params_of(self, number: int) -> dict[str, Any]:
         """The scenario overrides of trial ``number``."""

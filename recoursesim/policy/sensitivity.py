@@ -10,6 +10,8 @@ beside the indices (docs/policy.md explains the estimator and why).
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +20,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from recoursesim import ownership
 from recoursesim.errors import ConfigError
+from recoursesim.ledger import write_parquet
 from recoursesim.policy._deps import require
 from recoursesim.policy.space import MetricSpec, ParamRange
 from recoursesim.scenario import Scenario
@@ -28,6 +32,17 @@ from recoursesim.sweep.runner import SweepReport
 from recoursesim.sweep.worker import RunOutcome, execute
 
 METHODS = ("sobol", "morris")
+
+#: Files a sensitivity analysis writes into its directory, and what each holds.
+SENSITIVITY_FILES = {
+    "sweep/": "the sweep of every distinct sample × seed (one Parquet shard per run; --resume continues it)",
+    "samples.parquet": "one row per sample: parameter values, sweep point, seed mean / variance / count of the metric",
+    "indices.parquet": "one row per parameter: the indices, their confidence intervals and the rank",
+    "sensitivity.png": "the indices with their intervals",
+    "sensitivity.json": "the method, ranges, metric, seeds, seed-noise share and timing",
+}
+#: The files :meth:`SensitivityResult.write` writes again at the end of every session.
+REWRITTEN = ("samples.parquet", "indices.parquet", "sensitivity.png", "sensitivity.json")
 
 
 @dataclass(frozen=True)
@@ -238,6 +253,8 @@ class SensitivityResult:
         noise_share: :func:`seed_noise_share`.
         n_seeds: Seeds per sample.
         report: What the sweep session did.
+        scenario_name: The base scenario's name.
+        root_seed: Root entropy of the runs.
     """
 
     design: SensitivityDesign
@@ -247,6 +264,56 @@ class SensitivityResult:
     noise_share: float
     n_seeds: int
     report: SweepReport
+    scenario_name: str
+    root_seed: int
+
+    def write(self, directory: str | Path) -> list[Path]:
+        """Write the tables, the figure and the notes (:data:`SENSITIVITY_FILES`) into ``directory``.
+
+        ``directory`` is the one whose ``sweep/`` the analysis ran into; each file is recorded as
+        recoursesim's (:mod:`recoursesim.ownership`) once complete.
+
+        Returns:
+            The files written.
+
+        Raises:
+            ConfigError: one of them is there but recoursesim did not write it, or it was changed since.
+        """
+        from recoursesim.policy.figures import sensitivity_figure
+
+        directory = Path(directory)
+        ownership.check_own_files(directory, REWRITTEN)
+        paths = [directory / name for name in ("samples.parquet", "indices.parquet", "sensitivity.png")]
+        write_parquet(self.samples, paths[0])
+        write_parquet(self.indices, paths[1])
+        sensitivity_figure(self).savefig(paths[2], dpi=110)
+        for path in paths:
+            ownership.record_file(directory, path)
+        notes = (json.dumps(self.notes(), indent=2) + "\n").encode("utf-8")
+        paths.append(directory / "sensitivity.json")
+        paths[-1].write_bytes(notes)
+        ownership.record_file(directory, paths[-1], notes)
+        return paths
+
+    def notes(self) -> dict[str, Any]:
+        """What ``sensitivity.json`` holds: the method, ranges, metric, seeds, seed-noise share and timing."""
+        design = self.design
+        return {
+            "scenario": self.scenario_name,
+            "method": design.method,
+            "samples": design.n,
+            "n_samples": len(design.params),
+            "n_points": design.n_points,
+            "seeds": self.n_seeds,
+            "root_seed": self.root_seed,
+            "metric": self.metric.label,
+            "ranges": [{"key": r.key, "low": r.low, "high": r.high, "integer": r.integer} for r in design.ranges],
+            "seed_noise_share": self.noise_share if math.isfinite(self.noise_share) else None,
+            "runs": self.report.n_runs,
+            "runs_this_session": self.report.succeeded,
+            "seconds_this_session": round(self.report.seconds, 3),
+            "files": SENSITIVITY_FILES,
+        }
 
 
 def run_sensitivity(
@@ -281,7 +348,7 @@ def run_sensitivity(
         runner: The per-run function (the sweep's).
 
     Returns:
-        The result (nothing but the sweep is written; see :func:`write_result`).
+        The result (nothing but the sweep is written; :meth:`SensitivityResult.write` writes the rest).
 
     Raises:
         ConfigError: A run failed (the sweep is kept; rerun with resume), or as :func:`analyse`.
@@ -297,4 +364,5 @@ def run_sensitivity(
         )
     samples = sample_frame(out, design, metric)
     indices = analyse(design, samples, confidence=confidence, resamples=resamples)
-    return SensitivityResult(design, metric, samples, indices, seed_noise_share(samples), n_seeds, report)
+    noise = seed_noise_share(samples)
+    return SensitivityResult(design, metric, samples, indices, noise, n_seeds, report, scenario.name, plan.root_seed)

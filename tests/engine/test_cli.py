@@ -98,8 +98,8 @@ def test_help_fills_the_description_and_keeps_the_table_of_files_as_written():
 
 def _files_of(command):
     from recoursesim.cli.compare import COMPARE_FILES
-    from recoursesim.cli.optimise import OPTIMISE_FILES
-    from recoursesim.cli.sensitivity import SENSITIVITY_FILES
+    from recoursesim.policy.optimise import OPTIMISE_FILES
+    from recoursesim.policy.sensitivity import SENSITIVITY_FILES
     from recoursesim.simulate import RESULT_FILES
 
     tables = {"run": RESULT_FILES, "compare": COMPARE_FILES, "optimise": OPTIMISE_FILES}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 from recoursesim import ownership
@@ -126,3 +127,38 @@ def test_remove_recorded_leaves_what_it_did_not_write(tmp_path):
     assert ownership.remove_recorded(root) == [root / "sub", root / "sub" / "b.txt"]
     (root / "sub" / "b.txt").unlink()
     assert ownership.remove_recorded(root) == [] and not root.exists()
+
+
+def test_a_subdirectory_with_its_own_record_is_owned_through_it(tmp_path):
+    root = tmp_path / "study"
+    (root / "sweep" / "runs").mkdir(parents=True)
+    (root / "notes.json").write_text("{}")
+    ownership.record_file(root, root / "notes.json")
+    (root / "sweep" / "runs" / "r1.parquet").write_bytes(b"shard")
+    ownership.record_file(root / "sweep", root / "sweep" / "runs" / "r1.parquet")
+    assert set(ownership.read_tree(root)) == {"notes.json", "sweep/runs/r1.parquet"}
+    assert ownership.foreign_file(root) is None
+    (root / "sweep" / "runs" / "r1.parquet").write_bytes(b"edited")  # the nearer record still judges it
+    assert ownership.foreign_file(root) == (
+        root / "sweep" / "runs" / "r1.parquet",
+        "was changed after recoursesim wrote it",
+    )
+    (root / "sweep" / "runs" / "r1.parquet").write_bytes(b"shard")
+    (root / "sweep" / "mine.txt").write_text("mine")
+    assert ownership.foreign_file(root)[0] == root / "sweep" / "mine.txt"
+    assert ownership.remove_recorded(root) == [root / "sweep", root / "sweep" / "mine.txt"]
+    (root / "sweep" / "mine.txt").unlink()
+    assert ownership.remove_recorded(root) == [] and not root.exists()
+
+
+def test_a_record_behind_a_symbolic_link_is_not_trusted(tmp_path):
+    root, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+    (root / "sub").mkdir(parents=True)
+    elsewhere.mkdir()
+    (root / "sub" / "a.txt").write_text("a")
+    entry = ownership.entry_for(root / "sub", root / "sub" / "a.txt")  # a true entry, kept outside
+    (elsewhere / ownership.RECORD).write_text(json.dumps(entry) + "\n")
+    (root / "sub" / ownership.RECORD).symlink_to(elsewhere / ownership.RECORD)
+    assert ownership.read_tree(root) == {}
+    assert ownership.foreign_file(root)[0] == root / "sub" / "a.txt"
+    assert ownership.remove_recorded(root) == [root / "sub", root / "sub" / "a.txt", root / "sub" / ownership.RECORD]

@@ -1,3 +1,5 @@
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -102,6 +104,8 @@ def test_cli_morris_writes_the_outputs_and_resumes(tmp_path, capsys):
     assert "already holds files" in capsys.readouterr().err
     assert main([*argv, "--resume"]) == 0
     pd.testing.assert_frame_equal(first, pd.read_parquet(out / "indices.parquet"))
+    assert main([*argv, "--overwrite"]) == 0  # every file is recorded (the sweep's in its own record)
+    pd.testing.assert_frame_equal(first, pd.read_parquet(out / "indices.parquet"))
 
 
 def test_cli_rejects_an_unknown_metric_in_one_line(tmp_path, capsys):
@@ -112,3 +116,38 @@ def test_cli_rejects_an_unknown_metric_in_one_line(tmp_path, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "'nope' is not a pooled metric" in err[0] and "dttr" in err[0]
+
+
+def test_the_package_example_runs_and_writes_every_file(tmp_path, monkeypatch):
+    import re
+
+    import recoursesim.policy
+    from recoursesim import ownership
+    from recoursesim.policy.sensitivity import SENSITIVITY_FILES
+
+    example = re.search(r"```python\n(.*?)```", recoursesim.policy.__doc__ or "", re.S)
+    assert example is not None
+    monkeypatch.chdir(tmp_path)
+    names: dict = {}
+    exec(example.group(1), names)
+    out = tmp_path / "results" / "sens"
+    assert {p.name + "/" * p.is_dir() for p in out.iterdir()} == {*SENSITIVITY_FILES, ownership.RECORD}
+    assert ownership.foreign_file(out) is None  # all recorded: --overwrite may replace it
+    notes = json.loads((out / "sensitivity.json").read_text(encoding="utf-8"))
+    assert notes["n_samples"] == 16 * (2 + 2) and notes["seeds"] == 4 and notes["scenario"] == "default"
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "indices.parquet"), names["result"].indices)
+
+
+def test_resume_refuses_to_overwrite_a_table_the_user_changed(tmp_path, capsys):
+    out = tmp_path / "sens"
+    argv = [
+        "sensitivity", "default", "--param", "selection.k=10:40", "--metric", "dTTR:disadvantaged",
+        "--method", "morris", "--samples", "2", "--seeds", "1", "--out", str(out), "--quiet",
+    ]  # fmt: skip
+    assert main(argv) == 0
+    capsys.readouterr()
+    pd.DataFrame({"mine": [1]}).to_parquet(out / "indices.parquet")
+    assert main([*argv, "--resume"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "indices.parquet was not written by recoursesim" in err[0], err
+    assert pd.read_parquet(out / "indices.parquet").columns.tolist() == ["mine"]
