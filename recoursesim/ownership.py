@@ -10,9 +10,10 @@ crash too; a later line for the same path replaces an earlier one. The record is
   (:func:`check_replaceable`); otherwise it refuses, naming the file, and removes nothing;
 * ``sweep --resume`` verifies each shard against (:func:`verify`).
 
-Records nest: a directory recoursesim fills in place (a sweep inside a sensitivity analysis or a
-policy search, say) keeps its own record, and a file below ``root`` is recoursesim's when the
-nearest record above it lists it (:func:`read_tree`).
+Records nest: a directory recoursesim fills in place inside another (a sweep inside a sensitivity
+analysis or a policy search) keeps its own record, and the outer record lists it as nested
+(:func:`record_nested`). Only a nested directory the outer record vouches for counts: a folder of
+earlier results, each with its own record, is not thereby one directory recoursesim may replace.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import hashlib
 import json
 import os
 from collections.abc import Iterable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from recoursesim.errors import ConfigError
@@ -59,7 +60,8 @@ def append(root: Path, entries: Iterable[dict[str, Any]]) -> None:
     text = "".join(json.dumps(entry, sort_keys=True, separators=(",", ":")) + "\n" for entry in entries)
     if not text:
         return
-    fd = os.open(root / RECORD, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    no_follow = getattr(os, "O_NOFOLLOW", 0)  # a record that is a symbolic link is not written through
+    fd = os.open(root / RECORD, os.O_WRONLY | os.O_CREAT | os.O_APPEND | no_follow, 0o644)
     try:
         data = text.encode("utf-8")
         written = os.write(fd, data)
@@ -86,7 +88,13 @@ def record_tree(root: Path) -> None:
 
 
 def read(root: Path) -> dict[str, dict[str, Any]]:
-    """The record of ``root`` as ``relative path -> entry`` (a torn last line is ignored)."""
+    """The record of ``root`` as ``relative path -> entry`` (a torn last line is ignored).
+
+    A record that is a symbolic link counts as none, and an entry whose path is absolute or climbs
+    out of ``root`` (``..``) is ignored: a record names only what lies below its own directory.
+    """
+    if (root / RECORD).is_symlink():
+        return {}
     try:
         text = (root / RECORD).read_text(encoding="utf-8")
     except (FileNotFoundError, NotADirectoryError):
@@ -97,26 +105,44 @@ def read(root: Path) -> dict[str, dict[str, Any]]:
             entry = json.loads(line)
         except ValueError:
             continue
-        if isinstance(entry, dict) and isinstance(entry.get("path"), str):
+        if isinstance(entry, dict) and isinstance(entry.get("path"), str) and _inside(entry["path"]):
             entries[entry["path"]] = entry
     return entries
 
 
-def read_tree(root: Path) -> dict[str, dict[str, Any]]:
-    """The records of ``root`` and of the directories below it, as ``path relative to root -> entry``.
+def _inside(relative: str) -> bool:
+    """Whether a record's path stays below the record's directory."""
+    path = PurePosixPath(relative)
+    return bool(relative) and not path.is_absolute() and ".." not in path.parts and "\x00" not in relative
 
-    Where two records list one file, the nearer one (the deeper directory's) describes it: that
-    record belongs to what wrote the file into its own directory. Symbolic links to directories
-    are not followed.
+
+def record_nested(root: Path, directory: Path) -> None:
+    """Record that ``directory`` (below ``root``) is recoursesim's and keeps its own record of its files."""
+    append(root, [{"path": directory.relative_to(root).as_posix() + "/", "nested": True}])
+
+
+def recorded_directories(root: Path) -> list[Path]:
+    """``root`` and the nested directories its record vouches for, and theirs in turn (no symbolic links)."""
+    found, pending = [], [root]
+    while pending:
+        directory = pending.pop()
+        found.append(directory)
+        for relative, entry in read(directory).items():
+            inner = directory / relative
+            if entry.get("nested") is True and inner.is_dir() and not inner.is_symlink() and inner != directory:
+                pending.append(inner)
+    return found
+
+
+def read_tree(root: Path) -> dict[str, dict[str, Any]]:
+    """The records of :func:`recorded_directories` as one: ``path relative to root -> entry``.
+
+    A nested directory's record describes its files (it belongs to what wrote them there).
     """
     entries: dict[str, dict[str, Any]] = {}
-    walked = sorted(os.walk(root), key=lambda item: len(Path(item[0]).parts))  # outer records first
-    for directory, _, files in walked:
-        here = Path(directory)
-        if RECORD not in files or (here / RECORD).is_symlink():
-            continue
-        prefix = here.relative_to(root).as_posix()
-        for relative, entry in read(here).items():
+    for directory in sorted(recorded_directories(root), key=lambda d: len(d.parts)):  # outer records first
+        prefix = directory.relative_to(root).as_posix()
+        for relative, entry in read(directory).items():
             entries[relative if prefix == "." else f"{prefix}/{relative}"] = entry
     return entries
 
@@ -144,13 +170,14 @@ def foreign_file(root: Path, protected: Iterable[str | Path] = ()) -> tuple[Path
         if path.is_relative_to(resolved) and path.exists():
             return path, "is an input of this run"
     known = read_tree(root)
+    records = {directory / RECORD for directory in recorded_directories(root)}
     unrecorded = "is not listed in its " + RECORD if known else f"is in a directory without a {RECORD}"
     for directory, subdirectories, files in os.walk(root):
         here = Path(directory)
         for name in sorted(files) + [d for d in sorted(subdirectories) if (here / d).is_symlink()]:
             path = here / name
             relative = path.relative_to(root).as_posix()
-            if name == RECORD and not path.is_symlink():
+            if path in records and not path.is_symlink():
                 continue
             if path.is_symlink() or not path.is_file() or relative not in known:
                 return path, f"recoursesim did not write ({unrecorded})"
@@ -216,13 +243,15 @@ def remove_recorded(root: Path) -> list[Path]:
         only when nothing is left.
     """
     known = read_tree(root)
+    records = [directory / RECORD for directory in recorded_directories(root)]
     for relative, entry in known.items():
         path = root / relative
         if not path.is_symlink() and path.is_file() and verify(root, path, entry):
             path.unlink()
-    for directory, _, files in sorted(os.walk(root), key=lambda item: -len(item[0])):
-        if RECORD in files and not (Path(directory) / RECORD).is_symlink():
-            (Path(directory) / RECORD).unlink()
+    for record in records:
+        if not record.is_symlink():
+            record.unlink(missing_ok=True)
+    for directory, _, _ in sorted(os.walk(root), key=lambda item: -len(item[0])):
         with contextlib.suppress(OSError):
             os.rmdir(directory)
     return sorted(root.rglob("*")) if root.exists() else []

@@ -232,6 +232,8 @@ class PolicySearch:
         plan = SweepPlan(tuple(points), n_seeds=self.n_seeds, root_seed=self.seed, per_step=False)
         directory = self.out / "runs" / plan.sweep_id[:16]
         directory.parent.mkdir(exist_ok=True)
+        if not directory.exists():
+            ownership.record_nested(self.out, directory)  # the sweep keeps its own record
         report = run_sweep(plan, directory, executor=executor, resume=directory.exists(), progress=False, runner=runner)
         errors = {f["point"]: f["error"] for f in report.failures}
         rows_of = {index: rows for index, _, rows in iter_point_results(directory)}

@@ -255,6 +255,7 @@ class SensitivityResult:
         report: What the sweep session did.
         scenario_name: The base scenario's name.
         root_seed: Root entropy of the runs.
+        sweep: The sweep directory the analysis ran into.
     """
 
     design: SensitivityDesign
@@ -266,12 +267,13 @@ class SensitivityResult:
     report: SweepReport
     scenario_name: str
     root_seed: int
+    sweep: Path
 
     def write(self, directory: str | Path) -> list[Path]:
         """Write the tables, the figure and the notes (:data:`SENSITIVITY_FILES`) into ``directory``.
 
-        ``directory`` is the one whose ``sweep/`` the analysis ran into; each file is recorded as
-        recoursesim's (:mod:`recoursesim.ownership`) once complete.
+        Each file is recorded as recoursesim's (:mod:`recoursesim.ownership`) once complete, and
+        so is the sweep when it is ``directory/sweep`` (it keeps its own record).
 
         Returns:
             The files written.
@@ -283,6 +285,8 @@ class SensitivityResult:
 
         directory = Path(directory)
         ownership.check_own_files(directory, REWRITTEN)
+        if (directory / "sweep").resolve() == self.sweep.resolve():
+            ownership.record_nested(directory, directory / "sweep")
         paths = [directory / name for name in ("samples.parquet", "indices.parquet", "sensitivity.png")]
         write_parquet(self.samples, paths[0])
         write_parquet(self.indices, paths[1])
@@ -365,4 +369,6 @@ def run_sensitivity(
     samples = sample_frame(out, design, metric)
     indices = analyse(design, samples, confidence=confidence, resamples=resamples)
     noise = seed_noise_share(samples)
-    return SensitivityResult(design, metric, samples, indices, noise, n_seeds, report, scenario.name, plan.root_seed)
+    return SensitivityResult(
+        design, metric, samples, indices, noise, n_seeds, report, scenario.name, plan.root_seed, Path(out)
+    )

@@ -6,6 +6,8 @@ import hashlib
 import json
 from pathlib import Path
 
+import pytest
+
 from recoursesim import ownership
 from tests.hostile.conftest import one_line_error, small_text
 
@@ -129,26 +131,62 @@ def test_remove_recorded_leaves_what_it_did_not_write(tmp_path):
     assert ownership.remove_recorded(root) == [] and not root.exists()
 
 
-def test_a_subdirectory_with_its_own_record_is_owned_through_it(tmp_path):
+def test_a_nested_directory_the_outer_record_vouches_for_is_owned_through_its_own_record(tmp_path):
     root = tmp_path / "study"
     (root / "sweep" / "runs").mkdir(parents=True)
     (root / "notes.json").write_text("{}")
     ownership.record_file(root, root / "notes.json")
     (root / "sweep" / "runs" / "r1.parquet").write_bytes(b"shard")
     ownership.record_file(root / "sweep", root / "sweep" / "runs" / "r1.parquet")
-    assert set(ownership.read_tree(root)) == {"notes.json", "sweep/runs/r1.parquet"}
+    assert set(ownership.read_tree(root)) == {"notes.json"}  # not vouched for yet
+    assert ownership.foreign_file(root)[0] == root / "sweep" / ownership.RECORD
+    ownership.record_nested(root, root / "sweep")
+    assert set(ownership.read_tree(root)) == {"notes.json", "sweep/", "sweep/runs/r1.parquet"}
     assert ownership.foreign_file(root) is None
-    (root / "sweep" / "runs" / "r1.parquet").write_bytes(b"edited")  # the nearer record still judges it
-    assert ownership.foreign_file(root) == (
-        root / "sweep" / "runs" / "r1.parquet",
-        "was changed after recoursesim wrote it",
-    )
+    shard = root / "sweep" / "runs" / "r1.parquet"
+    shard.write_bytes(b"edited")  # the nested record still judges it
+    assert ownership.foreign_file(root) == (shard, "was changed after recoursesim wrote it")
     (root / "sweep" / "runs" / "r1.parquet").write_bytes(b"shard")
     (root / "sweep" / "mine.txt").write_text("mine")
     assert ownership.foreign_file(root)[0] == root / "sweep" / "mine.txt"
     assert ownership.remove_recorded(root) == [root / "sweep", root / "sweep" / "mine.txt"]
     (root / "sweep" / "mine.txt").unlink()
     assert ownership.remove_recorded(root) == [] and not root.exists()
+
+
+def test_a_folder_of_earlier_results_is_not_replaced_as_one(cli, tmp_path, scenario_file):
+    path = str(scenario_file())
+    for name in ("a", "b"):
+        assert cli("run", path, "--out", f"results/{name}")[0] == 0
+    before = {p: p.read_bytes() for p in (tmp_path / "work" / "results").rglob("*") if p.is_file()}
+    line = one_line_error(*cli("run", path, "--out", "results", "--overwrite")[::2])
+    assert "did not write" in line and f"without a {ownership.RECORD}" in line
+    assert {p: p.read_bytes() for p in (tmp_path / "work" / "results").rglob("*") if p.is_file()} == before
+
+
+def test_a_record_cannot_name_a_file_outside_its_directory(tmp_path):
+    root, outside = tmp_path / "out", tmp_path / "precious.txt"
+    root.mkdir()
+    outside.write_text("keep")
+    entry = ownership.entry_for(tmp_path, outside)
+    for path in ("../precious.txt", str(outside)):
+        (root / ownership.RECORD).write_text(json.dumps({**entry, "path": path}) + "\n")
+        assert ownership.read(root) == {} and ownership.remove_recorded(root) == []
+        root.mkdir()
+    assert outside.read_text() == "keep"
+
+
+def test_a_record_that_is_a_symbolic_link_is_neither_read_nor_written_through(tmp_path):
+    root, target = tmp_path / "out", tmp_path / "bashrc"
+    root.mkdir()
+    target.write_text('{"path": "a.txt", "bytes": 1, "sha256": "x"}\n')
+    (root / ownership.RECORD).symlink_to(target)
+    (root / "a.txt").write_text("a")
+    assert ownership.read(root) == {}
+    with pytest.raises(OSError):
+        ownership.record_file(root, root / "a.txt")
+    assert target.read_text() == '{"path": "a.txt", "bytes": 1, "sha256": "x"}\n'
+    assert ownership.foreign_file(root)[0] == root / "a.txt"
 
 
 def test_a_record_behind_a_symbolic_link_is_not_trusted(tmp_path):
