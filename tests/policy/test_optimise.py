@@ -11,6 +11,7 @@ from recoursesim.policy.optimise import PolicySearch, PolicySpace
 from recoursesim.policy.space import ParamRange, parse_metric
 from recoursesim.scenario import Scenario, load_scenario
 from recoursesim.sweep import SweepAbortedError
+from tests.hostile.conftest import one_line_error
 from tests.policy._fake_runs import CrashingRunner, bowl_runner
 
 pytestmark = pytest.mark.policy
@@ -152,40 +153,32 @@ def test_cli_two_objectives_writes_front_and_a_runnable_best_policy(tmp_path):
     assert len(pd.read_parquet(out / "trials.parquet")) == 6
 
 
-def test_policy_files_written_under_overwrite_do_not_name_the_working_directory(tmp_path):
+def test_overwrite_and_resume_touch_only_the_studys_own_files(tmp_path, capsys):
     out = tmp_path / "opt"
-    argv = [
-        "optimise", "default", "--param", "selection.k=10:60", "--objective", "min |dTTR:disadvantaged|",
-        "--trials", "2", "--seeds", "1", "--startup-trials", "2", "--out", str(out), "--quiet",
-    ]  # fmt: skip
-    assert main(argv) == 0
-    assert main([*argv, "--overwrite"]) == 0  # replaces the study through a hidden working directory
+
+    def argv(trials, *more):
+        return [
+            "optimise", "default", "--param", "selection.k=10:60", "--objective", "min |dTTR:disadvantaged|",
+            "--trials", str(trials), "--seeds", "1", "--startup-trials", "2", "--out", str(out), "--quiet", *more,
+        ]  # fmt: skip
+
+    assert main(argv(2)) == 0
+    assert main(argv(2, "--overwrite")) == 0  # every file recorded: replaced through a hidden working directory
     notes = [(out / "best-policy.toml").read_text(encoding="utf-8")]
     notes += [path.read_text(encoding="utf-8") for path in (out / "front").glob("trial-*.toml")]
     search = json.loads((out / "optimise.json").read_text(encoding="utf-8"))["search"]
-    for text in notes:
+    for text in notes:  # the comment names the search, not the working directory
         comment = text.splitlines()[0]
         assert ".tmp-" not in comment and f"policy search {search} of scenario 'default'" in comment, comment
-
-
-def test_resume_refuses_to_overwrite_a_policy_file_the_user_changed_or_added(tmp_path, capsys):
-    out = tmp_path / "opt"
-    argv = [
-        "optimise", "default", "--param", "selection.k=10:60", "--objective", "min |dTTR:disadvantaged|",
-        "--seeds", "1", "--startup-trials", "2", "--out", str(out), "--quiet",
-    ]  # fmt: skip
-    assert main([*argv, "--trials", "2"]) == 0
     capsys.readouterr()
     (out / "best-policy.toml").write_text("# my edits\n", encoding="utf-8")
-    assert main([*argv, "--trials", "3", "--resume"]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "best-policy.toml was not written by recoursesim" in err[0], err
+    line = one_line_error(main(argv(3, "--resume")), capsys.readouterr().err)
+    assert "best-policy.toml was not written by recoursesim" in line
     assert (out / "best-policy.toml").read_text(encoding="utf-8") == "# my edits\n"
     assert len(pd.read_parquet(out / "trials.parquet")) == 2  # refused before any trial ran
     (out / "best-policy.toml").unlink()
     (out / "front" / "trial-99.toml").write_text("mine", encoding="utf-8")
-    assert main([*argv, "--trials", "3", "--resume"]) == 2
-    assert "trial-99.toml" in capsys.readouterr().err
+    assert "trial-99.toml" in one_line_error(main(argv(3, "--resume")), capsys.readouterr().err)
     (out / "front" / "trial-99.toml").unlink()
-    assert main([*argv, "--trials", "3", "--resume"]) == 0
+    assert main(argv(3, "--resume")) == 0
     assert len(pd.read_parquet(out / "trials.parquet")) == 3 and (out / "best-policy.toml").is_file()

@@ -9,6 +9,7 @@ from recoursesim.errors import ConfigError
 from recoursesim.policy.sensitivity import design, run_sensitivity, seed_noise_share
 from recoursesim.policy.space import ParamRange, parse_metric, parse_ranges
 from recoursesim.scenario import load_scenario
+from tests.hostile.conftest import one_line_error
 from tests.policy._fake_runs import NOISE_SD, known_runner
 
 pytestmark = pytest.mark.policy
@@ -106,6 +107,11 @@ def test_cli_morris_writes_the_outputs_and_resumes(tmp_path, capsys):
     pd.testing.assert_frame_equal(first, pd.read_parquet(out / "indices.parquet"))
     assert main([*argv, "--overwrite"]) == 0  # every file is recorded (the sweep's in its own record)
     pd.testing.assert_frame_equal(first, pd.read_parquet(out / "indices.parquet"))
+    capsys.readouterr()
+    pd.DataFrame({"mine": [1]}).to_parquet(out / "indices.parquet")
+    line = one_line_error(main([*argv, "--resume"]), capsys.readouterr().err)
+    assert "indices.parquet was not written by recoursesim" in line
+    assert pd.read_parquet(out / "indices.parquet").columns.tolist() == ["mine"]
 
 
 def test_cli_rejects_an_unknown_metric_in_one_line(tmp_path, capsys):
@@ -136,18 +142,3 @@ def test_the_package_example_runs_and_writes_every_file(tmp_path, monkeypatch):
     notes = json.loads((out / "sensitivity.json").read_text(encoding="utf-8"))
     assert notes["n_samples"] == 16 * (2 + 2) and notes["seeds"] == 4 and notes["scenario"] == "default"
     pd.testing.assert_frame_equal(pd.read_parquet(out / "indices.parquet"), names["result"].indices)
-
-
-def test_resume_refuses_to_overwrite_a_table_the_user_changed(tmp_path, capsys):
-    out = tmp_path / "sens"
-    argv = [
-        "sensitivity", "default", "--param", "selection.k=10:40", "--metric", "dTTR:disadvantaged",
-        "--method", "morris", "--samples", "2", "--seeds", "1", "--out", str(out), "--quiet",
-    ]  # fmt: skip
-    assert main(argv) == 0
-    capsys.readouterr()
-    pd.DataFrame({"mine": [1]}).to_parquet(out / "indices.parquet")
-    assert main([*argv, "--resume"]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "indices.parquet was not written by recoursesim" in err[0], err
-    assert pd.read_parquet(out / "indices.parquet").columns.tolist() == ["mine"]
