@@ -121,15 +121,21 @@ def record_nested(root: Path, directory: Path) -> None:
     append(root, [{"path": directory.relative_to(root).as_posix() + "/", "nested": True}])
 
 
+def below(root: Path, path: Path) -> bool:
+    """Whether ``path`` lies inside ``root`` with no symbolic link on the way (``path`` itself included)."""
+    base = root.resolve()
+    return path.resolve() == base / path.relative_to(root) and path.resolve() != base
+
+
 def recorded_directories(root: Path) -> list[Path]:
     """``root`` and the nested directories its record vouches for, and theirs in turn (no symbolic links)."""
-    found, pending = [], [root]
+    found, pending = [root], [root]
     while pending:
         directory = pending.pop()
-        found.append(directory)
         for relative, entry in read(directory).items():
             inner = directory / relative
-            if entry.get("nested") is True and inner.is_dir() and not inner.is_symlink() and inner != directory:
+            if entry.get("nested") is True and inner not in found and inner.is_dir() and below(directory, inner):
+                found.append(inner)
                 pending.append(inner)
     return found
 
@@ -221,8 +227,15 @@ def check_own_files(root: Path, patterns: Iterable[str], field: str = "--out") -
         The existing files that match (all recoursesim's, unchanged).
 
     Raises:
-        ConfigError: a matching file recoursesim did not record, or one whose content changed since.
+        ConfigError: a matching file recoursesim did not record, or one whose content changed since,
+            or a folder they go into that is a symbolic link.
     """
+    for pattern in patterns:
+        folder = (root / pattern).parent
+        if folder != root and (folder.is_symlink() or (folder.exists() and not below(root, folder))):
+            raise ConfigError(
+                field, f"{folder} is a symbolic link, so nothing is written through it", f"remove it from {root}"
+            )
     known = read_tree(root)
     found = [path for pattern in patterns for path in sorted(root.glob(pattern))]
     for path in found:
@@ -246,7 +259,7 @@ def remove_recorded(root: Path) -> list[Path]:
     records = [directory / RECORD for directory in recorded_directories(root)]
     for relative, entry in known.items():
         path = root / relative
-        if not path.is_symlink() and path.is_file() and verify(root, path, entry):
+        if not path.is_symlink() and path.is_file() and below(root, path) and verify(root, path, entry):
             path.unlink()
     for record in records:
         if not record.is_symlink():

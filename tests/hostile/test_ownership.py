@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from recoursesim import ownership
+from recoursesim.errors import ConfigError
 from tests.hostile.conftest import one_line_error, small_text
 
 
@@ -200,3 +201,29 @@ def test_a_record_behind_a_symbolic_link_is_not_trusted(tmp_path):
     assert ownership.read_tree(root) == {}
     assert ownership.foreign_file(root)[0] == root / "sub" / "a.txt"
     assert ownership.remove_recorded(root) == [root / "sub", root / "sub" / "a.txt", root / "sub" / ownership.RECORD]
+
+
+def test_nothing_is_vouched_for_or_written_through_a_linked_folder(tmp_path):
+    root, elsewhere = tmp_path / "study", tmp_path / "elsewhere"
+    (elsewhere / "inner").mkdir(parents=True)
+    (elsewhere / "inner" / "precious.txt").write_text("keep")
+    ownership.record_file(elsewhere / "inner", elsewhere / "inner" / "precious.txt")
+    root.mkdir()
+    (root / "link").symlink_to(elsewhere)
+    ownership.record_nested(root, root / "link" / "inner")  # a forged vouch through the link
+    assert ownership.recorded_directories(root) == [root]
+    assert ownership.remove_recorded(root) == [root / "link"]
+    assert (elsewhere / "inner" / "precious.txt").read_text() == "keep"
+    (root / "front").symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(ConfigError, match="front is a symbolic link"):
+        ownership.check_own_files(root, ["front/trial-*.toml"])
+
+
+def test_a_forged_chain_of_vouches_is_read_once_per_directory(tmp_path):
+    root, depth = tmp_path / "deep", 25
+    levels = [root.joinpath(*["d"] * level) for level in range(depth + 1)]
+    levels[-1].mkdir(parents=True)
+    for level, here in enumerate(levels):  # every directory vouches for every one below it: 2**25 paths
+        for inner in levels[level + 1 :]:
+            ownership.record_nested(here, inner)
+    assert ownership.recorded_directories(root) == levels
