@@ -62,21 +62,35 @@ def test_worst_case_margin_is_the_minimum_over_the_ball():
 
 @settings(max_examples=25, deadline=None)
 @given(
-    st.floats(0.5, 3.0), st.floats(0.5, 3.0), st.floats(-1.0, 1.0), st.floats(0.05, 0.4),
-    st.floats(0.0, 0.5), st.floats(0.0, 0.5), st.floats(0.55, 0.9),
+    st.floats(0.5, 3.0), st.floats(0.5, 3.0), st.floats(-1.0, 1.0), st.floats(0.05, 0.6),
+    st.floats(0.0, 0.5), st.floats(0.0, 0.5), st.floats(0.55, 0.9), st.sampled_from([200, 1]),
 )  # fmt: skip
-def test_worst_case_move_is_the_convex_optimum(w0, w1, b, radius, x0, x1, p):
+def test_worst_case_move_is_the_convex_optimum(w0, w1, b, radius, x0, x1, p, max_iter):
+    # Up to radius/‖w‖ = 0.85, where the plain fixed point oscillates (w = (0.5, 0.5), radius 0.375,
+    # x = (0, 0.5), p = 0.75 once fell back to the non-robust move); max_iter=1 leaves every row to SLSQP.
     scorer = _logistic([w0, w1], b)
     x = np.array([[x0, x1]])
     if scorer.score(x)[0] >= p:
         return
-    moved = WorstCaseRecourse(radius=radius).recommend(x, scorer.score(x), p, scorer)[0]
+    moved = WorstCaseRecourse(radius=radius, max_iter=max_iter).recommend(x, scorer.score(x), p, scorer)[0]
     need = np.log(p / (1 - p)) - b
     w = np.array([w0, w1])
     constraint = {"type": "ineq", "fun": lambda z: w @ z - radius * np.linalg.norm(z) - need}
     best = minimize(lambda z: np.sum((z - x[0]) ** 2), x[0] + 1.0, constraints=[constraint], method="SLSQP", tol=1e-12)
     assert w @ moved - radius * np.linalg.norm(moved) >= need - 1e-7  # valid for every model in the ball
     assert np.linalg.norm(moved - x[0]) <= np.linalg.norm(best.x - x[0]) + 1e-6  # and no dearer than the optimum
+
+
+def test_worst_case_settles_the_case_where_the_plain_fixed_point_oscillated():
+    scorer, x, w = _logistic([0.5, 0.5], 0.0), np.array([[0.0, 0.5]]), np.array([0.5, 0.5])
+    radius, need = 0.375, np.log(3)  # p = 0.75
+    generator = WorstCaseRecourse(radius=radius)
+    moved = generator.recommend(x, scorer.score(x), 0.75, scorer)[0]
+    assert generator.strengthened_[0]  # not the base's plain move, which the model set rejects
+    assert w @ moved - radius * np.linalg.norm(moved) == pytest.approx(need, abs=1e-9)  # on the boundary
+    constraint = {"type": "ineq", "fun": lambda z: w @ z - radius * np.linalg.norm(z) - need}
+    best = minimize(lambda z: np.sum((z - x[0]) ** 2), x[0] + 1.0, constraints=[constraint], method="SLSQP", tol=1e-12)
+    assert moved == pytest.approx(best.x, abs=1e-5)
 
 
 def _rising(recourse, steps=8):
