@@ -12,6 +12,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from recoursesim._atomic import replacing
 from recoursesim._categories import category_dtype
 
 if TYPE_CHECKING:
@@ -256,10 +257,5 @@ def write_parquet(frame: pd.DataFrame, path: str | Path) -> None:
     path = Path(path)
     table = pa.Table.from_pandas(frame, preserve_index=False)
     table = table.replace_schema_metadata({**(table.schema.metadata or {}), **GENERATOR_METADATA})
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
+    with replacing(path) as tmp:  # a full disk leaves no half-written file behind
         pq.write_table(table, tmp, compression="zstd", write_statistics=True)
-        tmp.replace(path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)  # a full disk leaves no half-written file behind
-        raise

@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from recoursesim._atomic import write_atomic
 from recoursesim.errors import ConfigError
 
 #: The record of the files recoursesim wrote into a directory.
@@ -76,6 +77,20 @@ def record_file(root: Path, path: Path, data: bytes | None = None, rows: int | N
     append(root, [entry_for(root, path, data, rows)])
 
 
+def record_mutable(root: Path, path: Path) -> None:
+    """Record a file recoursesim creates in ``root`` and keeps changing (a study's database).
+
+    Its content is not checked: it is recoursesim's while it is a regular file at that path.
+    """
+    append(root, [{"path": path.relative_to(root).as_posix(), "mutable": True}])
+
+
+def write_recorded(root: Path, path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` (inside ``root``) atomically, then record it."""
+    write_atomic(path, data)
+    record_file(root, path, data)
+
+
 def record_tree(root: Path) -> None:
     """Record every file under ``root`` not yet recorded (``root`` is a directory recoursesim filled)."""
     known = read_tree(root)
@@ -96,7 +111,7 @@ def read(root: Path) -> dict[str, dict[str, Any]]:
     if (root / RECORD).is_symlink():
         return {}
     try:
-        text = (root / RECORD).read_text(encoding="utf-8")
+        text = (root / RECORD).read_bytes().decode("utf-8", errors="replace")  # a mangled line matches no path
     except (FileNotFoundError, NotADirectoryError):
         return {}
     entries: dict[str, dict[str, Any]] = {}
@@ -117,8 +132,10 @@ def _inside(relative: str) -> bool:
 
 
 def record_nested(root: Path, directory: Path) -> None:
-    """Record that ``directory`` (below ``root``) is recoursesim's and keeps its own record of its files."""
-    append(root, [{"path": directory.relative_to(root).as_posix() + "/", "nested": True}])
+    """Record (once) that ``directory`` (below ``root``) is recoursesim's and keeps its own record of its files."""
+    relative = directory.relative_to(root).as_posix() + "/"
+    if read(root).get(relative, {}).get("nested") is not True:
+        append(root, [{"path": relative, "nested": True}])
 
 
 def below(root: Path, path: Path) -> bool:
@@ -154,9 +171,11 @@ def read_tree(root: Path) -> dict[str, dict[str, Any]]:
 
 
 def verify(root: Path, path: Path, entry: dict[str, Any] | None) -> bool:
-    """Whether ``path`` has the size and content its record ``entry`` says."""
+    """Whether ``path`` has the size and content its record ``entry`` says (a mutable one: is a regular file)."""
     if entry is None:
         return False
+    if entry.get("mutable") is True:
+        return path.is_file() and not path.is_symlink()
     try:
         return path.stat().st_size == entry.get("bytes") and sha256_of(path) == entry.get("sha256")
     except OSError:
@@ -212,7 +231,9 @@ def check_replaceable(root: Path, protected: Iterable[str | Path] = (), field: s
         )
 
 
-def check_own_files(root: Path, patterns: Iterable[str], field: str = "--out") -> list[Path]:
+def check_own_files(
+    root: Path, patterns: Iterable[str], folders: Iterable[str] = (), field: str = "--out"
+) -> list[Path]:
     """Refuse (naming the file) to overwrite a file of ``root`` matching ``patterns`` that is not recoursesim's.
 
     For a directory recoursesim adds to in place (a study that ``--resume`` continues): the files
@@ -221,6 +242,7 @@ def check_own_files(root: Path, patterns: Iterable[str], field: str = "--out") -
     Args:
         root: The directory.
         patterns: Glob patterns relative to ``root``, e.g. ``"front/trial-*.toml"``.
+        folders: Folders below ``root`` recoursesim writes into besides those of ``patterns``.
         field: The option named in the error.
 
     Returns:
@@ -228,13 +250,13 @@ def check_own_files(root: Path, patterns: Iterable[str], field: str = "--out") -
 
     Raises:
         ConfigError: a matching file recoursesim did not record, or one whose content changed since,
-            or a folder they go into that is a symbolic link.
+            or a folder they go into that is a symbolic link or not a folder.
     """
-    for pattern in patterns:
-        folder = (root / pattern).parent
-        if folder != root and (folder.is_symlink() or (folder.exists() and not below(root, folder))):
+    patterns = list(patterns)
+    for folder in {root / name for name in folders} | {(root / pattern).parent for pattern in patterns} - {root}:
+        if folder.is_symlink() or (folder.exists() and not (folder.is_dir() and below(root, folder))):
             raise ConfigError(
-                field, f"{folder} is a symbolic link, so nothing is written through it", f"remove it from {root}"
+                field, f"{folder} is a symbolic link or a file, so nothing is written into it", f"remove it from {root}"
             )
     known = read_tree(root)
     found = [path for pattern in patterns for path in sorted(root.glob(pattern))]

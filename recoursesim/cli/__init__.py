@@ -117,7 +117,7 @@ def guarded(action: Callable[[], int | None], debug: bool = False) -> int:
             "out of memory; fix: make the run smaller (run.steps, population sizes) or use fewer --workers", debug
         )
     except KeyboardInterrupt:
-        fail("interrupted (Ctrl-C); nothing was left half-written")
+        fail("interrupted (Ctrl-C); nothing was left half-written (sweeps and studies continue with --resume)")
         return INTERRUPTED
     except Exception:
         traceback.print_exc()

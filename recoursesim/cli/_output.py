@@ -40,7 +40,7 @@ MAX_SLUG = 64
 
 #: Hidden working directories of :func:`atomic_output_dir`: ``.<name>.tmp-<pid>-<random>`` while
 #: writing, ``.<name>.old-<pid>-<random>`` while replacing.
-_WORKING = re.compile(r"^\..*\.(?:tmp|old)-(\d+)-[A-Za-z0-9_]+$")
+_WORKING = re.compile(r"^\..*\.(?:tmp|old)-(\d+)-[a-z0-9_]{8}$")  # tempfile.mkdtemp's 8 random characters
 
 
 def slug(name: str) -> str:
@@ -97,6 +97,8 @@ def check_out(path: str | Path, *, overwrite: bool = False, protected: Iterable[
     if "\x00" in str(text):
         raise ConfigError("--out", "contains a NUL byte", "give a plain directory path")
     target = Path(text).absolute()
+    if target.is_symlink():
+        raise ConfigError("--out", f"{target} is a symbolic link", "give the directory it points to, or a new path")
     if target.exists() and not target.is_dir():
         raise ConfigError("--out", f"{target} exists and is not a directory", "choose a directory path")
     if target.is_dir() and not overwrite and any(True for _ in target.iterdir()):

@@ -16,7 +16,8 @@ from recoursesim.cli._common import positive_int
 from recoursesim.cli._executor_options import check_executor
 from recoursesim.cli._study import add_study_arguments, add_study_parser, study_directory, study_out
 from recoursesim.errors import ConfigError
-from recoursesim.policy.optimise import OPTIMISE_FILES, PolicySearch, PolicySpace
+from recoursesim.policy.optimise import PolicySearch, PolicySpace
+from recoursesim.policy.search_files import OPTIMISE_FILES
 from recoursesim.scenario import load_scenario
 from recoursesim.sweep.runner import SweepAbortedError
 

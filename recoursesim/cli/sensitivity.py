@@ -66,9 +66,10 @@ def sensitivity(args: argparse.Namespace) -> int:
         if not (out / "sweep" / "manifest.json").is_file():
             raise ConfigError("--resume", f"{out} holds no analysis to continue", "drop --resume to start one")
         SweepStore(out / "sweep").check(plan, resume=True)
-        ownership.check_own_files(out, REWRITTEN)  # refused now, not after the runs
+        ownership.check_own_files(out, REWRITTEN, folders=("sweep",))  # refused now, not after the runs
     with study_directory(args, out) as directory:
         directory.mkdir(parents=True, exist_ok=True)
+        ownership.record_nested(directory, directory / "sweep")  # from the start: --overwrite after a stop
         try:
             with choice.open() as executor:
                 result = run_sensitivity(

@@ -24,7 +24,8 @@ SALib, Optuna and Gymnasium come with the ``policy`` extra and are imported only
 """
 
 from recoursesim.policy.objectives import Constraint, Objective, parse_constraint, parse_objective
-from recoursesim.policy.optimise import PolicySearch, PolicySpace, policy_toml
+from recoursesim.policy.optimise import PolicySearch, PolicySpace
+from recoursesim.policy.search_files import policy_toml
 from recoursesim.policy.sensitivity import (
     SensitivityDesign,
     SensitivityResult,

@@ -11,6 +11,7 @@ from recoursesim.errors import ConfigError
 POLICY_PACKAGES = {
     "SALib": ("SALib", "global sensitivity analysis (recoursesim sensitivity)"),
     "optuna": ("optuna", "policy search (recoursesim optimise)"),
+    "sqlalchemy": ("optuna", "the policy search's study file (recoursesim optimise)"),
     "gymnasium": ("gymnasium", "the reinforcement-learning environment (recoursesim.gym)"),
 }
 

@@ -23,38 +23,16 @@ import pandas as pd
 
 from recoursesim import ownership
 from recoursesim.errors import ConfigError
-from recoursesim.ledger import write_parquet
 from recoursesim.policy._deps import require
 from recoursesim.policy.objectives import Constraint, Objective, pareto_mask, seed_mean
+from recoursesim.policy.search_files import REWRITTEN, STUDY_FILE, write_search
 from recoursesim.policy.space import Choice, ParamRange
 from recoursesim.scenario import Scenario
 from recoursesim.sweep import Executor, Point, RunTask, SweepPlan, iter_point_results, run_sweep
 from recoursesim.sweep.identity import canonical_json, digest
 from recoursesim.sweep.worker import RunOutcome, execute
 
-STUDY_FILE = "study.db"
 STUDY_NAME = "policy"
-
-#: Files a policy search writes into its directory, and what each holds.
-OPTIMISE_FILES = {
-    STUDY_FILE: "the Optuna study (SQLite); --resume continues it",
-    "runs/": "one sweep directory per batch of trials (one Parquet shard per run)",
-    "trials.parquet": "one row per trial: parameters, objectives with standard errors, constraints, Pareto flag",
-    "pareto.parquet": "the Pareto-optimal feasible trials",
-    "pareto.png": "objectives of every trial, the Pareto front with ±1 SE (one objective: the search history)",
-    "best-policy.toml": "the chosen policy as a runnable scenario file",
-    "front/": "every Pareto-optimal policy as a runnable scenario file",
-    "optimise.json": "the search options, the chosen trial and timing",
-}
-#: The files :meth:`PolicySearch.write` writes again at the end of every session.
-REWRITTEN = (
-    "trials.parquet",
-    "pareto.parquet",
-    "pareto.png",
-    "best-policy.toml",
-    "front/trial-*.toml",
-    "optimise.json",
-)
 
 
 @dataclass(frozen=True)
@@ -143,22 +121,32 @@ class PolicySearch:
         """Create the study (or load it with ``resume``); mark trials cut short by a stop as interrupted.
 
         Raises:
-            ConfigError: Resuming a directory without this study, or with another one.
+            ConfigError: Resuming a directory without this study, or with another one, or whose
+                study file recoursesim did not create; starting over an existing study; a file
+                the search would write over that is not recoursesim's; a study that cannot be opened.
         """
         optuna = require("optuna")
+        storage_errors = (optuna.exceptions.OptunaError, require("sqlalchemy.exc").SQLAlchemyError)
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         path = self.out / STUDY_FILE
-        if resume and not path.is_file():
-            raise ConfigError("--resume", f"{self.out} holds no study ({STUDY_FILE})", "drop --resume to start one")
-        ownership.check_own_files(self.out, REWRITTEN)  # refused now, not after the trials
+        self._check_study_file(path, resume)
+        ownership.check_own_files(self.out, REWRITTEN, folders=("runs",))  # refused now, not after the trials
         self.out.mkdir(parents=True, exist_ok=True)
-        storage = optuna.storages.RDBStorage(f"sqlite:///{path.absolute()}")
-        study = optuna.create_study(
-            storage=storage,
-            study_name=STUDY_NAME,
-            directions=[o.direction for o in self.objectives],
-            load_if_exists=resume,
-        )
+        if not resume:  # recoursesim's from now on, whatever Optuna writes into it
+            for name in (STUDY_FILE, f"{STUDY_FILE}-journal"):
+                ownership.record_mutable(self.out, self.out / name)
+        try:
+            study = optuna.create_study(
+                storage=optuna.storages.RDBStorage(f"sqlite:///{path.absolute()}"),
+                study_name=STUDY_NAME,
+                directions=[o.direction for o in self.objectives],
+                load_if_exists=resume,
+            )
+        except storage_errors as error:
+            cause = str(error).splitlines()[0] if str(error) else type(error).__name__
+            raise ConfigError(
+                "--out", f"cannot open the study {path} ({cause})", "check that --out is writable"
+            ) from None
         stored = study.user_attrs.get("identity")
         if stored is None:
             study.set_user_attr("identity", self.identity)
@@ -172,12 +160,26 @@ class PolicySearch:
             study._storage.set_trial_user_attr(frozen._trial_id, "interrupted", True)
             study.tell(frozen.number, state=optuna.trial.TrialState.FAIL)
         self.study_ = study
-        self._record_study()
         return study
 
-    def _record_study(self) -> None:
-        """Record the study file as it is now (it changes with every trial told)."""
-        ownership.record_file(self.out, self.out / STUDY_FILE)
+    def _check_study_file(self, path: Path, resume: bool) -> None:
+        """Refuse a linked study file, a new search over one, or resuming one recoursesim did not create."""
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            raise ConfigError("--out", f"{path} is a symbolic link or not a file", f"remove it from {self.out}")
+        if not resume:
+            if path.exists():
+                raise ConfigError(
+                    "--out", f"{self.out} already holds a study", "add --resume to continue it, or a new --out"
+                )
+            return
+        if not path.is_file():
+            raise ConfigError("--resume", f"{self.out} holds no study ({STUDY_FILE})", "drop --resume to start one")
+        if ownership.read(self.out).get(STUDY_FILE, {}).get("mutable") is not True:
+            raise ConfigError(
+                "--out",
+                f"{path} was not created by recoursesim (it is not in {self.out / ownership.RECORD})",
+                f"move it out of {self.out}, or choose another --out",
+            )
 
     def counted_trials(self) -> list[Any]:
         """Finished trials that count toward the budget (not those cut short by a stop)."""
@@ -203,7 +205,6 @@ class PolicySearch:
             )
             trials = [self.study_.ask() for _ in range(min(self.batch, remaining))]
             self._run_batch(trials, executor, runner)
-            self._record_study()
             ran += len(trials)
             if progress is not None:
                 progress(f"trials {finished + len(trials)}/{n_trials} finished")
@@ -314,81 +315,11 @@ class PolicySearch:
         return front.iloc[int(np.argmin(np.sqrt((scaled**2).sum(axis=1))))]
 
     def write(self, session: Mapping[str, Any] | None = None) -> pd.Series | None:
-        """Write the trials, the front, its figure, the chosen policies and the notes into :attr:`out`.
-
-        Each file (:data:`OPTIMISE_FILES`) is recorded as recoursesim's (:mod:`recoursesim.ownership`)
-        once complete. The policy files an earlier write left (``front/``, ``best-policy.toml``) are
-        removed first, so only the current front is there.
-
-        Args:
-            session: What the caller adds to ``optimise.json``, e.g. the trials asked for and the timing.
-
-        Returns:
-            The chosen trial's row of :meth:`trials_frame` (``None`` if no trial is feasible).
-
-        Raises:
-            ConfigError: one of those files is there but recoursesim did not write it, or it was
-                changed since (nothing is written; the trials are kept in the study).
-        """
-        from recoursesim.policy.figures import pareto_figure
-
-        earlier = ownership.check_own_files(self.out, REWRITTEN)
-        frame = self.trials_frame()
-        front = frame[frame["pareto"]]
-        written = [self.out / name for name in ("trials.parquet", "pareto.parquet", "pareto.png")]
-        write_parquet(frame, written[0])
-        write_parquet(front, written[1])
-        labels = [o.label for o in self.objectives]
-        complete = frame[frame["state"] == "COMPLETE"]
-        title = f"{self.scenario.name}: {len(complete)} trials × {self.n_seeds} seeds; " + (
-            f"{labels[0]} per trial" if len(labels) == 1 else f"Pareto front of {labels[0]} and {labels[1]}"
-        )
-        pareto_figure(complete, labels, title=title).savefig(written[2], dpi=110)
-        for path in earlier:
-            if path.suffix == ".toml":
-                path.unlink()
-        (self.out / "front").mkdir(exist_ok=True)
-        for number in front["number"].astype(int):
-            written.append(self._write_policy(f"front/trial-{number}.toml", number, "Pareto-optimal policy"))
-        best = self.best(frame)
-        if best is not None:
-            number = int(best["number"])
-            values = ", ".join(f"{label} = {best[label]:.4g} ± {best[f'{label}_se']:.2g} (SE)" for label in labels)
-            written.append(self._write_policy("best-policy.toml", number, "Chosen policy", values))
-        for path in written:
-            ownership.record_file(self.out, path)
-        notes = {
-            "scenario": self.scenario.name,
-            "search": self.identity,
-            "objectives": labels,
-            "constraints": [c.label for c in self.constraints],
-            **(session or {}),
-            "seeds": self.n_seeds,
-            "batch": self.batch,
-            "root_seed": self.seed,
-            "best_trial": None if best is None else int(best["number"]),
-            "files": OPTIMISE_FILES,
-        }
-        data = (json.dumps(notes, indent=2) + "\n").encode("utf-8")
-        (self.out / "optimise.json").write_bytes(data)
-        ownership.record_file(self.out, self.out / "optimise.json", data)
-        return best
-
-    def _write_policy(self, name: str, number: int, what: str, values: str = "") -> Path:
-        """Write trial ``number``'s policy as a runnable scenario file ``name`` (in :attr:`out`)."""
-        note = f"{what}: trial {number} of policy search {self.identity} of scenario {self.scenario.name!r}"
-        path = self.out / name
-        path.write_text(policy_toml(self.scenario, self.params_of(number), f"{note}\n{values}".rstrip()), "utf-8")
-        return path
+        """Write the search's files into :attr:`out` (:func:`~recoursesim.policy.search_files.write_search`)."""
+        return write_search(self, session)
 
     def params_of(self, number: int) -> dict[str, Any]:
         """The scenario overrides of trial ``number``."""
         trial = self.study_.trials[number]
         names = {c.key for c in self.space.choices}
         return {k: json.loads(v) if k in names else v for k, v in trial.params.items()}
-
-
-def policy_toml(scenario: Scenario, params: dict[str, Any], note: str) -> str:
-    """The scenario with ``params`` applied, as a runnable TOML file (``note`` as a leading comment)."""
-    comment = "".join(f"# {line}".rstrip() + "\n" for line in note.splitlines())
-    return comment + scenario.with_overrides(params).to_toml()

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from recoursesim import ownership
+from recoursesim._atomic import replacing
 from recoursesim.errors import ConfigError
 from recoursesim.ledger import write_parquet
 from recoursesim.policy._deps import require
@@ -272,8 +273,9 @@ class SensitivityResult:
     def write(self, directory: str | Path) -> list[Path]:
         """Write the tables, the figure and the notes (:data:`SENSITIVITY_FILES`) into ``directory``.
 
-        Each file is recorded as recoursesim's (:mod:`recoursesim.ownership`) once complete, and
-        so is the sweep when it is ``directory/sweep`` (it keeps its own record).
+        Each file is written atomically and recorded as recoursesim's (:mod:`recoursesim.ownership`)
+        as soon as it is complete; so is the sweep when it is ``directory/sweep`` (it keeps its own
+        record).
 
         Returns:
             The files written.
@@ -287,16 +289,14 @@ class SensitivityResult:
         ownership.check_own_files(directory, REWRITTEN)
         if (directory / "sweep").resolve() == self.sweep.resolve():
             ownership.record_nested(directory, directory / "sweep")
-        paths = [directory / name for name in ("samples.parquet", "indices.parquet", "sensitivity.png")]
-        write_parquet(self.samples, paths[0])
-        write_parquet(self.indices, paths[1])
-        sensitivity_figure(self).savefig(paths[2], dpi=110)
-        for path in paths:
+        paths = [directory / name for name in REWRITTEN]
+        for frame, path in ((self.samples, paths[0]), (self.indices, paths[1])):
+            write_parquet(frame, path)
             ownership.record_file(directory, path)
-        notes = (json.dumps(self.notes(), indent=2) + "\n").encode("utf-8")
-        paths.append(directory / "sensitivity.json")
-        paths[-1].write_bytes(notes)
-        ownership.record_file(directory, paths[-1], notes)
+        with replacing(paths[2]) as tmp:
+            sensitivity_figure(self).savefig(tmp, dpi=110, format="png")
+        ownership.record_file(directory, paths[2])
+        ownership.write_recorded(directory, paths[3], (json.dumps(self.notes(), indent=2) + "\n").encode("utf-8"))
         return paths
 
     def notes(self) -> dict[str, Any]:

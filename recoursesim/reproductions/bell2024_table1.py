@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from recoursesim._atomic import write_atomic
 from recoursesim.cli._output import check_replaceable_file
 from recoursesim.reproductions.bell2024 import STRATEGIES, format_cells, reproduce
-from recoursesim.sweep.store import write_atomic
 
 
 def main(argv: list[str] | None = None) -> int:

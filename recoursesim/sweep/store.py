@@ -18,13 +18,12 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from recoursesim import ownership
+from recoursesim._atomic import TEMPORARY, write_atomic
 from recoursesim.errors import ConfigError
 from recoursesim.sweep.identity import canonical_json
 from recoursesim.sweep.plan import RunTask, SweepPlan
@@ -40,19 +39,6 @@ try:  # POSIX advisory locks keep two sweeps from writing into one directory at 
     import fcntl
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same directory and a rename."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 class SweepStore:
@@ -193,8 +179,9 @@ class SweepStore:
         for folder in (self.runs_dir, self.errors_dir, self.directory):
             if folder.is_dir():
                 for path in folder.glob(".*.tmp"):
-                    path.unlink(missing_ok=True)
-                    removed += 1
+                    if TEMPORARY.match(path.name):
+                        path.unlink(missing_ok=True)
+                        removed += 1
         return removed
 
     def finished(self) -> set[str]:

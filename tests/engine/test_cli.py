@@ -98,7 +98,7 @@ def test_help_fills_the_description_and_keeps_the_table_of_files_as_written():
 
 def _files_of(command):
     from recoursesim.cli.compare import COMPARE_FILES
-    from recoursesim.policy.optimise import OPTIMISE_FILES
+    from recoursesim.policy.search_files import OPTIMISE_FILES
     from recoursesim.policy.sensitivity import SENSITIVITY_FILES
     from recoursesim.simulate import RESULT_FILES
 

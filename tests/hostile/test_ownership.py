@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -227,3 +228,60 @@ def test_a_forged_chain_of_vouches_is_read_once_per_directory(tmp_path):
         for inner in levels[level + 1 :]:
             ownership.record_nested(here, inner)
     assert ownership.recorded_directories(root) == levels
+
+
+def test_hidden_folders_of_the_users_beside_out_are_not_taken_for_stale_working_directories(cli, tmp_path):
+    work = tmp_path / "work"
+    mine = [work / "par" / ".thesis.tmp-2024-final", work / "par" / ".photos.old-31337-backup"]
+    for folder in mine:
+        folder.mkdir(parents=True)
+        (folder / "kept.txt").write_text("mine")
+    stale = work / "par" / ".y.tmp-999999999-abcd_123"  # what a killed run leaves (pid not running)
+    stale.mkdir()
+    assert cli("run", "default", "--steps", "2", "--out", "par/Y")[0] == 0
+    assert all((folder / "kept.txt").read_text() == "mine" for folder in mine)
+    assert not stale.exists()
+
+
+def test_an_out_that_is_a_symbolic_link_is_refused_before_any_run(cli, tmp_path):
+    work = tmp_path / "work"
+    assert cli("run", "default", "--steps", "2", "--out", "real")[0] == 0
+    (work / "link").symlink_to(work / "real")
+    before = sorted(p.name for p in work.iterdir())
+    line = one_line_error(*cli("run", "default", "--steps", "2", "--out", "link", "--overwrite")[::2])
+    assert "link is a symbolic link" in line
+    assert sorted(p.name for p in work.iterdir()) == before
+
+
+def test_a_record_with_bytes_that_are_not_utf8_is_read_without_its_mangled_line(tmp_path):
+    root = tmp_path / "out"
+    root.mkdir()
+    (root / "a.txt").write_text("a")
+    ownership.record_file(root, root / "a.txt")
+    with open(root / ownership.RECORD, "ab") as handle:
+        handle.write(b'{"path": "\xff.txt"}\n\xff\xfe\n')
+    assert list(ownership.read(root)) == ["a.txt", "\ufffd.txt"]
+    assert ownership.foreign_file(root) is None
+
+
+def test_a_mutable_entry_owns_a_regular_file_whatever_its_content(tmp_path):
+    root = tmp_path / "study"
+    root.mkdir()
+    (root / "study.db").write_bytes(b"v1")
+    ownership.record_mutable(root, root / "study.db")
+    (root / "study.db").write_bytes(b"v2, after more trials")
+    assert ownership.foreign_file(root) is None
+    (root / "study.db").unlink()
+    (root / "study.db").symlink_to(tmp_path / "elsewhere.db")
+    assert ownership.foreign_file(root)[0] == root / "study.db"
+
+
+def test_atomic_writes_replace_a_hard_link_instead_of_writing_through_it(tmp_path):
+    from recoursesim._atomic import TEMPORARY, write_atomic
+
+    (tmp_path / "notes.json").write_text("mine")
+    os.link(tmp_path / "notes.json", tmp_path / "elsewhere.json")
+    write_atomic(tmp_path / "notes.json", b"new")
+    assert (tmp_path / "elsewhere.json").read_text() == "mine" and (tmp_path / "notes.json").read_bytes() == b"new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere.json", "notes.json"]
+    assert TEMPORARY.match(".notes.json.4242-0123abcd.tmp") and not TEMPORARY.match(".notes.json.tmp")

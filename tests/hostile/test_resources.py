@@ -127,5 +127,7 @@ def test_sigint_during_start_up_is_one_line_and_130(tmp_path):
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=120)
     assert process.returncode == 130, err
-    assert err.strip().splitlines() == ["error: interrupted (Ctrl-C); nothing was left half-written"]
+    assert err.strip().splitlines() == [
+        "error: interrupted (Ctrl-C); nothing was left half-written (sweeps and studies continue with --resume)"
+    ]
     assert list(tmp_path.iterdir()) == []

@@ -182,3 +182,34 @@ def test_overwrite_and_resume_touch_only_the_studys_own_files(tmp_path, capsys):
     (out / "front" / "trial-99.toml").unlink()
     assert main(argv(3, "--resume")) == 0
     assert len(pd.read_parquet(out / "trials.parquet")) == 3 and (out / "best-policy.toml").is_file()
+
+
+def test_a_stopped_search_can_be_replaced_and_a_foreign_study_file_is_never_taken_over(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "opt"
+
+    def argv(*more):
+        return [
+            "optimise", "default", "--param", "selection.k=10:60", "--objective", "min |dTTR:disadvantaged|",
+            "--trials", "6", "--seeds", "1", "--startup-trials", "2", "--out", str(out), "--quiet", *more,
+        ]  # fmt: skip
+
+    real_run = PolicySearch.run
+    with monkeypatch.context() as patch:  # stopped in its third trial: study.db changed since it was recorded
+        patch.setattr(PolicySearch, "run", lambda self, n, **kw: real_run(self, n, runner=CrashingRunner(after=2)))
+        assert main(argv()) == 2
+    assert main(argv("--overwrite")) == 0
+    assert len(pd.read_parquet(out / "trials.parquet")) == 6
+    capsys.readouterr()
+
+    theirs = tmp_path / "theirs"  # a study.db recoursesim did not create: refused, not opened
+    theirs.mkdir()
+    (theirs / "study.db").write_bytes(b"the user's own database")
+    argv_theirs = [*argv("--resume")[:-4], "--out", str(theirs), "--quiet", "--resume"]
+    assert "was not created by recoursesim" in one_line_error(main(argv_theirs), capsys.readouterr().err)
+    assert (theirs / "study.db").read_bytes() == b"the user's own database"
+    assert sorted(p.name for p in theirs.iterdir()) == ["study.db"]
+
+    (out / "front").rename(tmp_path / "front-moved")  # a file where the search writes a folder
+    (out / "front").write_text("mine")
+    line = one_line_error(main(argv("--resume")), capsys.readouterr().err)
+    assert "front is a symbolic link or a file" in line and (out / "front").read_text() == "mine"

@@ -142,3 +142,21 @@ def test_the_package_example_runs_and_writes_every_file(tmp_path, monkeypatch):
     notes = json.loads((out / "sensitivity.json").read_text(encoding="utf-8"))
     assert notes["n_samples"] == 16 * (2 + 2) and notes["seeds"] == 4 and notes["scenario"] == "default"
     pd.testing.assert_frame_equal(pd.read_parquet(out / "indices.parquet"), names["result"].indices)
+
+
+def test_a_stopped_analysis_can_be_replaced(tmp_path, monkeypatch):
+    import recoursesim.cli.sensitivity as command
+    from tests.policy._fake_runs import CrashingRunner
+
+    out = tmp_path / "sens"
+    argv = [
+        "sensitivity", "default", "--param", "selection.k=10:40", "--metric", "dTTR:disadvantaged",
+        "--method", "morris", "--samples", "2", "--seeds", "2", "--out", str(out), "--quiet",
+    ]  # fmt: skip
+    real = command.run_sensitivity
+    with monkeypatch.context() as patch:  # stopped after two runs: only the sweep's files are there
+        patch.setattr(command, "run_sensitivity", lambda *a, **kw: real(*a, **kw, runner=CrashingRunner(after=2)))
+        assert main(argv) == 2
+    assert not (out / "indices.parquet").exists() and (out / "sweep" / "runs").is_dir()
+    assert main([*argv, "--overwrite"]) == 0
+    assert (out / "indices.parquet").is_file()

@@ -38,12 +38,13 @@ def test_sigkill_then_resume_loses_and_duplicates_nothing(small_toml, tmp_path):
     assert proc.returncode == -signal.SIGKILL, "the sweep finished (or failed) before it could be killed"
     before = {p.name for p in runs.glob("*.parquet")}
     assert 5 <= len(before) < 2 * SEEDS
-    (runs / ".deadbeef.parquet.partial.tmp").write_bytes(b"half a shard")  # what a kill mid-write leaves
+    (runs / ".deadbeef.parquet.4242-0123abcd.tmp").write_bytes(b"half a shard")  # what a kill mid-write leaves
+    (runs / ".my-notes.tmp").write_text("the user's")  # not a name recoursesim writes: kept
 
     assert main([*argv, "--resume"]) == 0
     after = {p.name for p in runs.glob("*.parquet")}
     assert before < after and len(after) == 2 * SEEDS
-    assert not list(runs.glob(".*"))
+    assert [p.name for p in runs.glob(".*")] == [".my-notes.tmp"]
     shards = pd.concat(pd.read_parquet(runs / name) for name in sorted(after))
     per_run = shards.groupby("run_id")["seed_index"].agg(["nunique", "size"])
     assert len(per_run) == 2 * SEEDS and (per_run["nunique"] == 1).all()

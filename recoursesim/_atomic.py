@@ -1,0 +1,47 @@
+"""Replacing a file atomically: write beside it under a unique hidden name, then rename over it.
+
+A reader never sees a half-written file, an interrupted write leaves at most a temporary file
+(named ``.<name>.<pid>-<random>.tmp``, see :data:`TEMPORARY`), and a file that is a hard link
+elsewhere is replaced, not written through.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+
+#: Names of the temporary files :func:`replacing` makes (and only those).
+TEMPORARY = re.compile(r"^\..+\.\d+-[0-9a-f]{8}\.tmp$")
+
+
+@contextlib.contextmanager
+def replacing(path: str | Path) -> Iterator[Path]:
+    """A fresh temporary path beside ``path``; renamed over ``path`` when the block succeeds.
+
+    The temporary file is removed if the block fails (a full disk, Ctrl-C). A new file gets the
+    usual permissions (the umask applies), as if written in place.
+
+    Yields:
+        The path to write to.
+    """
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_atomic(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through :func:`replacing`."""
+    with replacing(path) as tmp:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)

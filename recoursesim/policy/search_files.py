@@ -1,0 +1,125 @@
+"""The files a policy search writes: its trials, the Pareto front and its figure, runnable policies, notes.
+
+Each is written atomically and recorded in the directory's record of what recoursesim wrote
+(:mod:`recoursesim.ownership`) as soon as it is complete, so ``--overwrite`` may later replace the
+whole search and ``--resume`` refuses, before any trial, a file the user changed or added.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from recoursesim import ownership
+from recoursesim._atomic import replacing
+from recoursesim.ledger import write_parquet
+from recoursesim.scenario import Scenario
+
+if TYPE_CHECKING:  # the search writes itself with this module (PolicySearch.write)
+    from recoursesim.policy.optimise import PolicySearch
+
+#: The study's database (Optuna's SQLite storage), in the search's directory.
+STUDY_FILE = "study.db"
+
+#: Files a policy search writes into its directory, and what each holds.
+OPTIMISE_FILES = {
+    STUDY_FILE: "the Optuna study (SQLite); --resume continues it",
+    "runs/": "one sweep directory per batch of trials (one Parquet shard per run)",
+    "trials.parquet": "one row per trial: parameters, objectives with standard errors, constraints, Pareto flag",
+    "pareto.parquet": "the Pareto-optimal feasible trials",
+    "pareto.png": "objectives of every trial, the Pareto front with ±1 SE (one objective: the search history)",
+    "best-policy.toml": "the chosen policy as a runnable scenario file",
+    "front/": "every Pareto-optimal policy as a runnable scenario file",
+    "optimise.json": "the search options, the chosen trial and timing",
+}
+#: The files :meth:`PolicySearch.write` writes again at the end of every session.
+REWRITTEN = (
+    "trials.parquet",
+    "pareto.parquet",
+    "pareto.png",
+    "best-policy.toml",
+    "front/trial-*.toml",
+    "optimise.json",
+)
+
+
+def write_search(search: PolicySearch, session: Mapping[str, Any] | None = None) -> pd.Series | None:
+    """Write the trials, the front, its figure, the chosen policies and the notes into :attr:`PolicySearch.out`.
+
+    Each file (:data:`OPTIMISE_FILES`) is written atomically and recorded as recoursesim's
+    (:mod:`recoursesim.ownership`) as soon as it is complete. The policy files an earlier write
+    left (``front/``, ``best-policy.toml``) are removed first, so only the current front is there.
+
+    Args:
+        search: The search (opened; its trials are read from the study).
+        session: What the caller adds to ``optimise.json``, e.g. the trials asked for and the timing.
+
+    Returns:
+        The chosen trial's row of :meth:`PolicySearch.trials_frame` (``None`` if no trial is feasible).
+
+    Raises:
+        ConfigError: one of those files is there but recoursesim did not write it, or it was
+            changed since (nothing is written; the trials are kept in the study).
+    """
+    from recoursesim.policy.figures import pareto_figure
+
+    earlier = ownership.check_own_files(search.out, REWRITTEN, folders=("front",))
+    frame = search.trials_frame()
+    front = frame[frame["pareto"]]
+    _write_frame(search.out, frame, "trials.parquet")
+    _write_frame(search.out, front, "pareto.parquet")
+    labels = [o.label for o in search.objectives]
+    complete = frame[frame["state"] == "COMPLETE"]
+    title = f"{search.scenario.name}: {len(complete)} trials × {search.n_seeds} seeds; " + (
+        f"{labels[0]} per trial" if len(labels) == 1 else f"Pareto front of {labels[0]} and {labels[1]}"
+    )
+    with replacing(search.out / "pareto.png") as tmp:
+        pareto_figure(complete, labels, title=title).savefig(tmp, dpi=110, format="png")
+    ownership.record_file(search.out, search.out / "pareto.png")
+    (search.out / "front").mkdir(exist_ok=True)
+    for path in earlier:
+        if path.suffix == ".toml":
+            path.unlink()
+    for number in front["number"].astype(int):
+        _write_policy(search, f"front/trial-{number}.toml", number, "Pareto-optimal policy")
+    best = search.best(frame)
+    if best is not None:
+        number = int(best["number"])
+        values = ", ".join(f"{label} = {best[label]:.4g} ± {best[f'{label}_se']:.2g} (SE)" for label in labels)
+        _write_policy(search, "best-policy.toml", number, "Chosen policy", values)
+    notes = {
+        "scenario": search.scenario.name,
+        "search": search.identity,
+        "objectives": labels,
+        "constraints": [c.label for c in search.constraints],
+        **(session or {}),
+        "seeds": search.n_seeds,
+        "batch": search.batch,
+        "root_seed": search.seed,
+        "best_trial": None if best is None else int(best["number"]),
+        "files": OPTIMISE_FILES,
+    }
+    ownership.write_recorded(search.out, search.out / "optimise.json", (json.dumps(notes, indent=2) + "\n").encode())
+    return best
+
+
+def _write_frame(out: Path, frame: pd.DataFrame, name: str) -> None:
+    write_parquet(frame, out / name)
+    ownership.record_file(out, out / name)
+
+
+def _write_policy(search: PolicySearch, name: str, number: int, what: str, values: str = "") -> None:
+    """Write trial ``number``'s policy as a runnable scenario file ``name`` in the search's directory."""
+    note = f"{what}: trial {number} of policy search {search.identity} of scenario {search.scenario.name!r}"
+    toml = policy_toml(search.scenario, search.params_of(number), f"{note}\n{values}".rstrip())
+    ownership.write_recorded(search.out, search.out / name, toml.encode("utf-8"))
+
+
+def policy_toml(scenario: Scenario, params: dict[str, Any], note: str) -> str:
+    """The scenario with ``params`` applied, as a runnable TOML file (``note`` as a leading comment)."""
+    comment = "".join(f"# {line}".rstrip() + "\n" for line in note.splitlines())
+    return comment + scenario.with_overrides(params).to_toml()
