@@ -11,6 +11,7 @@ import contextlib
 import inspect
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 from recoursesim.cli import COMMANDS
 from recoursesim.cli._allow_import import add_allow_import_argument
@@ -109,14 +110,15 @@ def check_new_out(args: argparse.Namespace, out: Path) -> None:
 
 
 @contextlib.contextmanager
-def study_directory(args: argparse.Namespace, out: Path) -> Iterator[Path]:
+def study_directory(args: argparse.Namespace, out: Path, spec: Any) -> Iterator[Path]:
     """The directory to write the study into.
 
     With ``--overwrite`` over a directory that holds files, a fresh directory that replaces ``out``
-    only when the block completes (the scenario file given is protected); otherwise ``out`` itself.
+    only when the block completes (the scenario file given and the data files its ``spec`` names
+    are protected); otherwise ``out`` itself.
     """
     if replaces(args, out):
-        with atomic_output_dir(out, overwrite=True, protected=input_files(args.scenario)) as directory:
+        with atomic_output_dir(out, overwrite=True, protected=input_files(args.scenario, spec=spec)) as directory:
             yield directory
     else:
         yield out

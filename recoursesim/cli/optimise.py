@@ -71,7 +71,7 @@ def optimise(args: argparse.Namespace) -> int:
     choice = check_executor(args, batch * args.seeds, [scenario])
     out = study_out(args, "optimise", scenario.name, "search")
     start = time.perf_counter()
-    with study_directory(args, out) as directory:
+    with study_directory(args, out, scenario.spec) as directory:
         search = PolicySearch(
             scenario,
             PolicySpace(tuple(ranges), tuple(choices)),

@@ -67,7 +67,7 @@ def sensitivity(args: argparse.Namespace) -> int:
             raise ConfigError("--resume", f"{out} holds no analysis to continue", "drop --resume to start one")
         SweepStore(out / "sweep").check(plan, resume=True)
         ownership.check_own_files(out, REWRITTEN, folders=("sweep",))  # refused now, not after the runs
-    with study_directory(args, out) as directory:
+    with study_directory(args, out, scenario.spec) as directory:
         directory.mkdir(parents=True, exist_ok=True)
         ownership.record_nested(directory, directory / "sweep")  # from the start: --overwrite after a stop
         try:

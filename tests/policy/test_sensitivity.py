@@ -160,3 +160,21 @@ def test_a_stopped_analysis_can_be_replaced(tmp_path, monkeypatch):
     assert not (out / "indices.parquet").exists() and (out / "sweep" / "runs").is_dir()
     assert main([*argv, "--overwrite"]) == 0
     assert (out / "indices.parquet").is_file()
+
+
+def test_overwrite_never_removes_a_data_file_the_scenario_names(tmp_path, capsys):
+    from recoursesim import ownership
+    from tests.user_csv import people, user_scenario_text
+
+    out = tmp_path / "sens"
+    study = ["--param", "selection.k=10:40", "--method", "morris", "--samples", "2", "--seeds", "1", "--quiet"]
+    assert main(["sensitivity", "default", "--metric", "dTTR:disadvantaged", *study, "--out", str(out)]) == 0
+    people().to_csv(out / "people.csv", index=False)  # a table in the study's directory, then used as data
+    ownership.record_file(out, out / "people.csv")
+    scenario = tmp_path / "user.toml"
+    scenario.write_text(user_scenario_text(out / "people.csv"), encoding="utf-8")
+    capsys.readouterr()
+    status = main(["sensitivity", str(scenario), "--metric", "dTTR:m", *study, "--out", str(out), "--overwrite"])
+    line = one_line_error(status, capsys.readouterr().err)
+    assert "people.csv, which is an input of this run" in line
+    assert pd.read_csv(out / "people.csv").equals(people())
