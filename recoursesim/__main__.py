@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import sys
 
-#: Exit status of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
-INTERRUPTED = 130
+from recoursesim.errors import INTERRUPTED, INTERRUPTED_MESSAGE
 
 
 def main() -> int:
@@ -20,7 +19,7 @@ def main() -> int:
 
         return cli_main()
     except KeyboardInterrupt:
-        print("error: interrupted (Ctrl-C); nothing was left half-written", file=sys.stderr)
+        print(f"error: {INTERRUPTED_MESSAGE}", file=sys.stderr)
         return INTERRUPTED
 
 

@@ -7,6 +7,11 @@ import os
 import re
 from typing import Any
 
+#: Exit status of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
+INTERRUPTED = 130
+#: What a command stopped by Ctrl-C says, on one line after ``error: ``.
+INTERRUPTED_MESSAGE = "interrupted (Ctrl-C); nothing was left half-written (sweeps and studies continue with --resume)"
+
 
 class RecourseSimError(Exception):
     """Base class of every error recoursesim raises on purpose.

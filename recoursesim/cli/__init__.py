@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from recoursesim._version import __version__
 from recoursesim.cli._common import Parser, describe_os_error, fail
-from recoursesim.errors import RecourseSimError
+from recoursesim.errors import INTERRUPTED, INTERRUPTED_MESSAGE, RecourseSimError
 
 #: Top-level commands: name -> one-line help. Each is the module ``recoursesim.cli.<name>`` with
 #: ``add_parser(subparsers)``, imported only when its command is run (or its help asked for), so
@@ -40,8 +40,6 @@ COMMANDS: dict[str, str] = {
 #: Commands whose module is not named after them (``list`` would shadow the built-in).
 _MODULES: dict[str, str] = {"list": "listing"}
 
-#: Exit status of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
-INTERRUPTED = 130
 
 #: Whom to tell about a bug.
 ISSUES_URL = "the recoursesim maintainers"
@@ -117,7 +115,7 @@ def guarded(action: Callable[[], int | None], debug: bool = False) -> int:
             "out of memory; fix: make the run smaller (run.steps, population sizes) or use fewer --workers", debug
         )
     except KeyboardInterrupt:
-        fail("interrupted (Ctrl-C); nothing was left half-written (sweeps and studies continue with --resume)")
+        fail(INTERRUPTED_MESSAGE)
         return INTERRUPTED
     except Exception:
         traceback.print_exc()
