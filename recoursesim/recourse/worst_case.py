@@ -161,7 +161,11 @@ class WorstCaseRecourse(HorizonRecourse):
     def _solve_row(
         self, x: np.ndarray, lo: np.ndarray, hi: np.ndarray, form: LinearForm, target: float, start: np.ndarray
     ) -> np.ndarray:
-        """One row's convex problem solved with SLSQP (weighted squared distance, worst-case margin, box)."""
+        """One row's convex problem solved with SLSQP (weighted squared distance, worst-case margin, box).
+
+        SLSQP may stop a hair short of the constraint; the worst-case margin ``w·x − r‖x‖_*`` is
+        positively homogeneous, so scaling the point by ``target / margin`` then meets it exactly.
+        """
         from scipy.optimize import Bounds, NonlinearConstraint, minimize
 
         assert isinstance(self.base_, LinearRecourse)
@@ -182,7 +186,11 @@ class WorstCaseRecourse(HorizonRecourse):
             method="SLSQP",
             options={"maxiter": 500, "ftol": 1e-15},
         )
-        return np.asarray(result.x, dtype=float)
+        point = np.asarray(result.x, dtype=float)
+        reached = float(worst_margin(point)[0])
+        if reached < target and reached * target > 0:  # SLSQP stops up to ~1e-8 short of the constraint:
+            point = np.clip(point * (target / reached), lo, hi)  # the margin is positively homogeneous
+        return point
 
     def _worst_of(self, scorer: Scorer, threshold: np.ndarray) -> _WorstOf:
         """The current model with its bootstrap refits (made once per model), or its closed-form worst case."""

@@ -93,6 +93,16 @@ def test_worst_case_settles_the_case_where_the_plain_fixed_point_oscillated():
     assert moved == pytest.approx(best.x, abs=1e-5)
 
 
+def test_a_row_left_to_slsqp_meets_the_worst_case_constraint_exactly():
+    # SLSQP stopped about 1e-8 short of the constraint here (CI, hypothesis): rescaled, it meets it.
+    w, b, radius, p = np.array([0.5, 0.8565500335755214]), 0.25, 0.25, 0.875
+    scorer, x = _logistic(list(w), b), np.zeros((1, 2))
+    generator = WorstCaseRecourse(radius=radius, max_iter=1)
+    moved = generator.recommend(x, scorer.score(x), p, scorer)[0]
+    assert generator.strengthened_[0]
+    assert w @ moved - radius * np.linalg.norm(moved) == pytest.approx(np.log(p / (1 - p)) - b, abs=1e-9)
+
+
 def _rising(recourse, steps=8):
     spec = Scenario.bundled("default").spec | {"run": {"steps": steps, "seed": 0}}
     model = Scenario.from_dict(spec).build_model(seed=3)
