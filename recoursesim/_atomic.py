@@ -1,8 +1,8 @@
 """Replacing a file atomically: write beside it under a unique hidden name, then rename over it.
 
 A reader never sees a half-written file, an interrupted write leaves at most a temporary file
-(named ``.<name>.<pid>-<random>.tmp``, see :data:`TEMPORARY`), and a file that is a hard link
-elsewhere is replaced, not written through.
+(named ``.<name>.recoursesim-<pid>-<random>.tmp``, see :data:`TEMPORARY` and :func:`left_by_a_dead_write`),
+and a file that is a hard link elsewhere is replaced, not written through.
 """
 
 from __future__ import annotations
@@ -14,8 +14,16 @@ import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
-#: Names of the temporary files :func:`replacing` makes (and only those).
-TEMPORARY = re.compile(r"^\..+\.\d+-[0-9a-f]{8}\.tmp$")
+from recoursesim.resources import process_alive
+
+#: Names of the temporary files :func:`replacing` makes (and only those); group 1 is the writer's pid.
+TEMPORARY = re.compile(r"^\..+\.recoursesim-(\d+)-[0-9a-f]{8}\.tmp$")
+
+
+def left_by_a_dead_write(path: Path) -> bool:
+    """Whether ``path`` is a temporary file of :func:`replacing` whose process is gone (so it can go too)."""
+    match = TEMPORARY.match(path.name)
+    return match is not None and path.is_file() and not path.is_symlink() and not process_alive(int(match.group(1)))
 
 
 @contextlib.contextmanager
@@ -29,7 +37,7 @@ def replacing(path: str | Path) -> Iterator[Path]:
         The path to write to.
     """
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    tmp = path.with_name(f".{path.name}.recoursesim-{os.getpid()}-{secrets.token_hex(4)}.tmp")
     try:
         yield tmp
         os.replace(tmp, path)

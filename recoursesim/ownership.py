@@ -22,15 +22,24 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from recoursesim._atomic import write_atomic
+from recoursesim._atomic import left_by_a_dead_write, write_atomic
 from recoursesim.errors import ConfigError
 
 #: The record of the files recoursesim wrote into a directory.
 RECORD = "recoursesim-files.jsonl"
+#: The lock file of a directory recoursesim writes into in place (:func:`exclusive`).
+LOCK = ".lock"
+#: Shortest signature a mutable file is recognised by (SQLite's header is 16 bytes).
+MIN_MAGIC = 16
+#: The file that marks a hidden working directory while recoursesim fills it (only a marked one is
+#: ever removed as stale); it is removed before the directory becomes the output.
+WORKING_MARK = ".recoursesim-working"
+#: Open flag that refuses a symbolic link (a record or lock is never written through one); POSIX only.
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
 #: Bytes read at a time when hashing a file.
 _CHUNK = 1 << 20
 
@@ -61,8 +70,7 @@ def append(root: Path, entries: Iterable[dict[str, Any]]) -> None:
     text = "".join(json.dumps(entry, sort_keys=True, separators=(",", ":")) + "\n" for entry in entries)
     if not text:
         return
-    no_follow = getattr(os, "O_NOFOLLOW", 0)  # a record that is a symbolic link is not written through
-    fd = os.open(root / RECORD, os.O_WRONLY | os.O_CREAT | os.O_APPEND | no_follow, 0o644)
+    fd = os.open(root / RECORD, os.O_WRONLY | os.O_CREAT | os.O_APPEND | _NO_FOLLOW, 0o644)
     try:
         data = text.encode("utf-8")
         written = os.write(fd, data)
@@ -77,18 +85,62 @@ def record_file(root: Path, path: Path, data: bytes | None = None, rows: int | N
     append(root, [entry_for(root, path, data, rows)])
 
 
-def record_mutable(root: Path, path: Path) -> None:
-    """Record a file recoursesim creates in ``root`` and keeps changing (a study's database).
+def record_mutable(root: Path, path: Path, magic: bytes, companions: Iterable[str] = ()) -> None:
+    """Record a file recoursesim created in ``root`` and keeps changing (a study's database).
 
-    Its content is not checked: it is recoursesim's while it is a regular file at that path.
+    Its content changes, so it is not hashed: it is recoursesim's while it is a regular file that
+    starts with ``magic`` (its format's signature, at least 16 bytes). ``companions`` are files its
+    format keeps beside it (SQLite's ``<name>-journal``): each is recoursesim's while the file itself is.
     """
-    append(root, [{"path": path.relative_to(root).as_posix(), "mutable": True}])
+    if len(magic) < MIN_MAGIC:
+        raise ValueError(f"a mutable file's signature needs at least {MIN_MAGIC} bytes")
+    name = path.relative_to(root).as_posix()
+    entry = {"path": name, "mutable": True, "magic": magic.hex()}
+    append(root, [entry, *({**entry, "path": other, "of": path.name} for other in companions)])
 
 
 def write_recorded(root: Path, path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` (inside ``root``) atomically, then record it."""
     write_atomic(path, data)
     record_file(root, path, data)
+
+
+@contextlib.contextmanager
+def exclusive(directory: Path, what: str) -> Iterator[None]:
+    """Hold the lock of a directory recoursesim writes into in place: one process at a time.
+
+    The lock file (:data:`LOCK`) is recorded when created, and never opened through a symbolic link.
+
+    Args:
+        directory: An existing directory.
+        what: What is being written, for the message (``"sweep"``, ``"study"``).
+
+    Raises:
+        ConfigError: Another process holds the lock.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    path = directory / LOCK
+    fresh = not path.exists()
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | _NO_FOLLOW, 0o644)
+    try:
+        if fresh:
+            record_file(directory, path, b"")
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise ConfigError(
+                "--out", f"another {what} is writing into {directory}", "wait for it or choose another --out"
+            ) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 def record_tree(root: Path) -> None:
@@ -175,10 +227,25 @@ def verify(root: Path, path: Path, entry: dict[str, Any] | None) -> bool:
     if entry is None:
         return False
     if entry.get("mutable") is True:
-        return path.is_file() and not path.is_symlink()
+        owner = path.with_name(entry["of"]) if isinstance(entry.get("of"), str) else path
+        return _regular(path) and _regular(owner) and _starts_with(owner, str(entry.get("magic", "")))
     try:
         return path.stat().st_size == entry.get("bytes") and sha256_of(path) == entry.get("sha256")
     except OSError:
+        return False
+
+
+def _regular(path: Path) -> bool:
+    return path.is_file() and not path.is_symlink()
+
+
+def _starts_with(path: Path, magic: str) -> bool:
+    """Whether the file starts with the signature ``magic`` (hex, at least :data:`MIN_MAGIC` bytes)."""
+    try:
+        expected = bytes.fromhex(magic)
+        with open(path, "rb") as handle:
+            return len(expected) >= MIN_MAGIC and handle.read(len(expected)) == expected
+    except (ValueError, OSError):
         return False
 
 
@@ -202,7 +269,7 @@ def foreign_file(root: Path, protected: Iterable[str | Path] = ()) -> tuple[Path
         for name in sorted(files) + [d for d in sorted(subdirectories) if (here / d).is_symlink()]:
             path = here / name
             relative = path.relative_to(root).as_posix()
-            if path in records and not path.is_symlink():
+            if (path in records and not path.is_symlink()) or left_by_a_dead_write(path):
                 continue
             if path.is_symlink() or not path.is_file() or relative not in known:
                 return path, f"recoursesim did not write ({unrecorded})"
@@ -284,6 +351,9 @@ def remove_recorded(root: Path) -> list[Path]:
         if not path.is_symlink() and path.is_file() and below(root, path) and verify(root, path, entry):
             path.unlink()
     for record in records:
+        for temporary in record.parent.glob(".*.tmp"):
+            if left_by_a_dead_write(temporary):
+                temporary.unlink()
         if not record.is_symlink():
             record.unlink(missing_ok=True)
     for directory, _, _ in sorted(os.walk(root), key=lambda item: -len(item[0])):

@@ -62,6 +62,8 @@ def out_path(text: str) -> Path:
         raise argparse.ArgumentTypeError("must not be empty (give a directory path; '.' is the current directory)")
     if "\x00" in text:
         raise argparse.ArgumentTypeError("must not contain a NUL byte")
+    if Path(text).is_symlink():  # checked first: a study's --resume and a sweep never reach check_out
+        raise argparse.ArgumentTypeError(f"{text} is a symbolic link (give the directory it points to)")
     return Path(text)
 
 
@@ -241,6 +243,7 @@ def atomic_output_dir(
     remove_stale_working_dirs(anchor)
     try:
         tmp = Path(tempfile.mkdtemp(prefix=_working_prefix(target, "tmp"), dir=anchor))
+        (tmp / ownership.WORKING_MARK).touch()
     except OSError as error:
         raise _out_error(target, f"cannot create a directory in {quote_path(anchor)}", error) from None
     try:
@@ -251,6 +254,7 @@ def atomic_output_dir(
                 raise  # not a write into the output (an input file, say): reported as it is
             raise _out_error(target, "writing the results failed", error) from None
         try:
+            (tmp / ownership.WORKING_MARK).unlink()
             ownership.record_tree(tmp)
         except OSError as error:
             raise _out_error(target, "writing the results failed", error) from None
@@ -259,11 +263,14 @@ def atomic_output_dir(
             check_out(target, overwrite=overwrite, protected=protected)  # nothing arrived in the meantime
             old = Path(tempfile.mkdtemp(prefix=_working_prefix(target, "old"), dir=target.parent))
             os.replace(target, old)
+            (old / ownership.WORKING_MARK).touch()
             try:
                 os.rename(tmp, target)
             except OSError:
+                (old / ownership.WORKING_MARK).unlink()
                 os.replace(old, target)  # put the earlier results back
                 raise
+            (old / ownership.WORKING_MARK).unlink()
             _restore_unrecorded(old, target)
         else:
             os.rename(tmp, target)
@@ -302,8 +309,9 @@ def _working_prefix(target: Path, role: str) -> str:
 def remove_stale_working_dirs(directory: Path) -> list[Path]:
     """Remove working directories of :func:`atomic_output_dir` whose process no longer runs.
 
-    Only hidden directories named ``.<name>.tmp-<pid>-*`` or ``.<name>.old-<pid>-*``, owned by the
-    current user, whose pid is not a running process, are removed.
+    Only hidden directories named ``.<name>.tmp-<pid>-*`` or ``.<name>.old-<pid>-*`` that hold the
+    mark :data:`~recoursesim.ownership.WORKING_MARK`, owned by the current user, whose pid is not a running process, are
+    removed: a folder of yours that happens to be named that way has no mark and is kept.
 
     Args:
         directory: The parent directory to clean.
@@ -322,6 +330,8 @@ def remove_stale_working_dirs(directory: Path) -> list[Path]:
             continue
         try:
             if not entry.is_dir(follow_symlinks=False) or entry.stat(follow_symlinks=False).st_uid != os.getuid():
+                continue
+            if not os.path.isfile(mark := os.path.join(entry.path, ownership.WORKING_MARK)) or os.path.islink(mark):
                 continue
         except OSError:
             continue

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from recoursesim import ownership
 from recoursesim.cli import COMMANDS
 from recoursesim.cli._allow_import import add_allow_import_argument
 from recoursesim.cli._common import FilesHelpFormatter, add_scenario_argument, non_negative_int, with_files
@@ -115,10 +116,13 @@ def study_directory(args: argparse.Namespace, out: Path, spec: Any) -> Iterator[
 
     With ``--overwrite`` over a directory that holds files, a fresh directory that replaces ``out``
     only when the block completes (the scenario file given and the data files its ``spec`` names
-    are protected); otherwise ``out`` itself.
+    are protected); otherwise ``out`` itself. An ``out`` recoursesim wrote is locked meanwhile, so a second
+    ``--resume`` or ``--overwrite`` of the same study is refused while this one runs.
     """
-    if replaces(args, out):
-        with atomic_output_dir(out, overwrite=True, protected=input_files(args.scenario, spec=spec)) as directory:
-            yield directory
-    else:
-        yield out
+    ours = (out / ownership.RECORD).is_file()  # nothing is added to a directory recoursesim did not write
+    with ownership.exclusive(out, "study") if ours else contextlib.nullcontext():
+        if replaces(args, out):
+            with atomic_output_dir(out, overwrite=True, protected=input_files(args.scenario, spec=spec)) as directory:
+                yield directory
+        else:
+            yield out

@@ -12,8 +12,10 @@ are reused from its sweep directory).
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Callable, Mapping, Sequence
+import sqlite3
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +35,27 @@ from recoursesim.sweep.identity import canonical_json, digest
 from recoursesim.sweep.worker import RunOutcome, execute
 
 STUDY_NAME = "policy"
+#: The first bytes of every SQLite database file.
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _holds_a_search(path: Path) -> bool:
+    """Whether the SQLite file holds an Optuna study named :data:`STUDY_NAME` with a search identity.
+
+    Read without changing anything (read-only, no Optuna); a file it cannot read that way (a hot
+    journal left by a killed process must be rolled back by a writer) is given the benefit of the
+    doubt: its record and signature have already been checked.
+    """
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)) as db:
+            rows = db.execute(
+                "SELECT 1 FROM studies JOIN study_user_attributes USING (study_id)"
+                " WHERE study_name = ? AND key = 'identity'",
+                (STUDY_NAME,),
+            ).fetchall()
+    except sqlite3.DatabaseError as error:
+        return "no such table" not in str(error) and "not a database" not in str(error)
+    return bool(rows)
 
 
 @dataclass(frozen=True)
@@ -126,41 +149,44 @@ class PolicySearch:
                 the search would write over that is not recoursesim's; a study that cannot be opened.
         """
         optuna = require("optuna")
-        storage_errors = (optuna.exceptions.OptunaError, require("sqlalchemy.exc").SQLAlchemyError)
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         path = self.out / STUDY_FILE
         self._check_study_file(path, resume)
         ownership.check_own_files(self.out, REWRITTEN, folders=("runs",))  # refused now, not after the trials
         self.out.mkdir(parents=True, exist_ok=True)
-        if not resume:  # recoursesim's from now on, whatever Optuna writes into it
-            for name in (STUDY_FILE, f"{STUDY_FILE}-journal"):
-                ownership.record_mutable(self.out, self.out / name)
-        try:
+        with self.storage_errors(path):
             study = optuna.create_study(
                 storage=optuna.storages.RDBStorage(f"sqlite:///{path.absolute()}"),
                 study_name=STUDY_NAME,
                 directions=[o.direction for o in self.objectives],
                 load_if_exists=resume,
             )
-        except storage_errors as error:
-            cause = str(error).splitlines()[0] if str(error) else type(error).__name__
-            raise ConfigError(
-                "--out", f"cannot open the study {path} ({cause})", "check that --out is writable"
-            ) from None
-        stored = study.user_attrs.get("identity")
-        if stored is None:
-            study.set_user_attr("identity", self.identity)
-            study.set_user_attr("objectives", [o.label for o in self.objectives])
-        elif stored != self.identity:
-            raise ConfigError(
-                "--out", f"{self.out} holds another search", "resume with the same scenario and options, or a new --out"
-            )
-        running = optuna.trial.TrialState.RUNNING
-        for frozen in study.get_trials(deepcopy=False, states=(running,)):
-            study._storage.set_trial_user_attr(frozen._trial_id, "interrupted", True)
-            study.tell(frozen.number, state=optuna.trial.TrialState.FAIL)
+            if not resume:  # recoursesim's from now on, whatever Optuna writes into it
+                ownership.record_mutable(self.out, path, SQLITE_MAGIC, companions=(f"{STUDY_FILE}-journal",))
+            stored = study.user_attrs.get("identity")
+            if stored is None:
+                study.set_user_attr("identity", self.identity)
+                study.set_user_attr("objectives", [o.label for o in self.objectives])
+            elif stored != self.identity:
+                fix = "resume with the same scenario and options, or a new --out"
+                raise ConfigError("--out", f"{self.out} holds another search", fix)
+            running = optuna.trial.TrialState.RUNNING
+            for frozen in study.get_trials(deepcopy=False, states=(running,)):
+                study._storage.set_trial_user_attr(frozen._trial_id, "interrupted", True)
+                study.tell(frozen.number, state=optuna.trial.TrialState.FAIL)
         self.study_ = study
         return study
+
+    @contextlib.contextmanager
+    def storage_errors(self, path: Path) -> Iterator[None]:
+        """Turn an error of the study's storage (a full disk, a read-only file system) into one line."""
+        optuna = require("optuna")
+        try:
+            yield
+        except (optuna.exceptions.OptunaError, require("sqlalchemy.exc").SQLAlchemyError) as error:
+            cause = str(error).splitlines()[0] if str(error) else type(error).__name__
+            fix = "check that --out is writable and has space, then rerun with --resume"
+            raise ConfigError("--out", f"the study {path} cannot be read or written ({cause})", fix) from None
 
     def _check_study_file(self, path: Path, resume: bool) -> None:
         """Refuse a linked study file, a new search over one, or resuming one recoursesim did not create."""
@@ -168,16 +194,16 @@ class PolicySearch:
             raise ConfigError("--out", f"{path} is a symbolic link or not a file", f"remove it from {self.out}")
         if not resume:
             if path.exists():
-                raise ConfigError(
-                    "--out", f"{self.out} already holds a study", "add --resume to continue it, or a new --out"
-                )
+                fix = "add --resume to continue it, or choose a new --out"
+                raise ConfigError("--out", f"{self.out} already holds a study", fix)
             return
         if not path.is_file():
             raise ConfigError("--resume", f"{self.out} holds no study ({STUDY_FILE})", "drop --resume to start one")
-        if ownership.read(self.out).get(STUDY_FILE, {}).get("mutable") is not True:
+        entry = ownership.read(self.out).get(STUDY_FILE)
+        if entry is None or not ownership.verify(self.out, path, entry) or not _holds_a_search(path):
             raise ConfigError(
                 "--out",
-                f"{path} was not created by recoursesim (it is not in {self.out / ownership.RECORD})",
+                f"{path} is not a study recoursesim created there (not in {self.out / ownership.RECORD}, or changed)",
                 f"move it out of {self.out}, or choose another --out",
             )
 
@@ -195,19 +221,24 @@ class PolicySearch:
         progress: Callable[[str], None] | None = None,
         runner: Callable[[RunTask], RunOutcome] = execute,
     ) -> int:
-        """Ask, run and tell batches until ``n_trials`` trials have finished; return how many ran now."""
+        """Ask, run and tell batches until ``n_trials`` trials have finished; return how many ran now.
+
+        Raises:
+            ConfigError: The study cannot be written (:meth:`storage_errors`), or as the sweep.
+        """
         optuna = require("optuna")
         ran = 0
-        while (remaining := n_trials - len(self.counted_trials())) > 0:
-            finished = len(self.counted_trials())
-            self.study_.sampler = optuna.samplers.TPESampler(
-                seed=self.seed + finished, n_startup_trials=self.startup_trials, multivariate=True
-            )
-            trials = [self.study_.ask() for _ in range(min(self.batch, remaining))]
-            self._run_batch(trials, executor, runner)
-            ran += len(trials)
-            if progress is not None:
-                progress(f"trials {finished + len(trials)}/{n_trials} finished")
+        with self.storage_errors(self.out / STUDY_FILE):
+            while (remaining := n_trials - len(self.counted_trials())) > 0:
+                finished = len(self.counted_trials())
+                self.study_.sampler = optuna.samplers.TPESampler(
+                    seed=self.seed + finished, n_startup_trials=self.startup_trials, multivariate=True
+                )
+                trials = [self.study_.ask() for _ in range(min(self.batch, remaining))]
+                self._run_batch(trials, executor, runner)
+                ran += len(trials)
+                if progress is not None:
+                    progress(f"trials {finished + len(trials)}/{n_trials} finished")
         return ran
 
     def _run_batch(self, trials: list[Any], executor: Executor | None, runner: Callable[[RunTask], RunOutcome]) -> None:

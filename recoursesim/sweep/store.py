@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from recoursesim import ownership
-from recoursesim._atomic import TEMPORARY, write_atomic
+from recoursesim._atomic import left_by_a_dead_write, write_atomic
 from recoursesim.errors import ConfigError
 from recoursesim.sweep.identity import canonical_json
 from recoursesim.sweep.plan import RunTask, SweepPlan
@@ -31,14 +31,9 @@ from recoursesim.sweep.plan import RunTask, SweepPlan
 MANIFEST = "manifest.json"
 RUNS = "runs"
 ERRORS = "errors"
-LOCK = ".lock"
+LOCK = ownership.LOCK
 #: Version of the directory layout, stored in the manifest (2: files recorded with checksums).
 LAYOUT_VERSION = 2
-
-try:  # POSIX advisory locks keep two sweeps from writing into one directory at once.
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
 
 
 class SweepStore:
@@ -101,8 +96,11 @@ class SweepStore:
             ConfigError: as :meth:`prepare`.
         """
         directory = self.directory
-        if directory.exists() and not directory.is_dir():
-            raise ConfigError("--out", f"{directory} exists and is not a directory", "choose a directory path")
+        if directory.is_symlink() or (directory.exists() and not directory.is_dir()):
+            raise ConfigError("--out", f"{directory} is a symbolic link or not a directory", "choose a directory path")
+        for folder in (self.runs_dir, self.errors_dir):  # nothing is written through a link to elsewhere
+            if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+                raise ConfigError("--out", f"{folder} is a symbolic link or a file", f"remove it from {directory}")
         manifest = directory / MANIFEST
         if manifest.exists():
             existing = self.read_manifest().get("sweep_id")
@@ -149,29 +147,13 @@ class SweepStore:
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
-        """Hold an exclusive lock on the directory (one sweep writes at a time).
+        """Hold the directory's lock: one sweep writes at a time (:func:`~recoursesim.ownership.exclusive`).
 
         Raises:
             ConfigError: Another process holds the lock.
         """
-        if fcntl is None:  # pragma: no cover - Windows
+        with ownership.exclusive(self.directory, "sweep"):
             yield
-            return
-        path = self.directory / LOCK
-        if not path.exists():
-            path.touch()
-            ownership.record_file(self.directory, path, b"")
-        with open(path, "a+b") as handle:
-            try:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                raise ConfigError(
-                    "--out", f"another sweep is writing into {self.directory}", "wait for it or choose another --out"
-                ) from None
-            try:
-                yield
-            finally:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
     def remove_partial_files(self) -> int:
         """Delete temporary files left by an interrupted sweep; return how many."""
@@ -179,7 +161,7 @@ class SweepStore:
         for folder in (self.runs_dir, self.errors_dir, self.directory):
             if folder.is_dir():
                 for path in folder.glob(".*.tmp"):
-                    if TEMPORARY.match(path.name):
+                    if left_by_a_dead_write(path):
                         path.unlink(missing_ok=True)
                         removed += 1
         return removed
@@ -249,7 +231,7 @@ class SweepStore:
 
 def _left_by_a_start(path: Path) -> bool:
     """Whether ``path`` is what a sweep stopped before writing its manifest leaves (lock, record, empty folders)."""
-    if path.name in (LOCK, ownership.RECORD):
+    if path.name in (LOCK, ownership.RECORD, ownership.WORKING_MARK):
         return True
     return path.name in (RUNS, ERRORS) and path.is_dir() and not any(path.iterdir())
 

@@ -236,8 +236,12 @@ def test_hidden_folders_of_the_users_beside_out_are_not_taken_for_stale_working_
     for folder in mine:
         folder.mkdir(parents=True)
         (folder / "kept.txt").write_text("mine")
+    mine.append(work / "par" / ".photos.old-2019-holidays")  # even the shape of mkdtemp's name: no mark
+    mine[-1].mkdir()
+    (mine[-1] / "kept.txt").write_text("mine")
     stale = work / "par" / ".y.tmp-999999999-abcd_123"  # what a killed run leaves (pid not running)
     stale.mkdir()
+    (stale / ownership.WORKING_MARK).touch()
     assert cli("run", "default", "--steps", "2", "--out", "par/Y")[0] == 0
     assert all((folder / "kept.txt").read_text() == "mine" for folder in mine)
     assert not stale.exists()
@@ -264,16 +268,21 @@ def test_a_record_with_bytes_that_are_not_utf8_is_read_without_its_mangled_line(
     assert ownership.foreign_file(root) is None
 
 
-def test_a_mutable_entry_owns_a_regular_file_whatever_its_content(tmp_path):
-    root = tmp_path / "study"
+def test_a_mutable_entry_owns_its_file_while_it_carries_its_signature(tmp_path):
+    root, magic = tmp_path / "study", b"SQLite format 3\x00"
     root.mkdir()
-    (root / "study.db").write_bytes(b"v1")
-    ownership.record_mutable(root, root / "study.db")
-    (root / "study.db").write_bytes(b"v2, after more trials")
-    assert ownership.foreign_file(root) is None
+    (root / "study.db").write_bytes(magic + b"v1")
+    ownership.record_mutable(root, root / "study.db", magic, companions=["study.db-journal"])
+    (root / "study.db").write_bytes(magic + b"v2, after more trials")
+    (root / "study.db-journal").write_bytes(b"a hot journal left by a kill")
+    assert ownership.foreign_file(root) is None  # content changed, still the study's; so is its journal
+    (root / "study.db").write_bytes(b"my thesis notes")  # the user's file at that name
+    assert ownership.foreign_file(root)[0] == root / "study.db"
     (root / "study.db").unlink()
     (root / "study.db").symlink_to(tmp_path / "elsewhere.db")
     assert ownership.foreign_file(root)[0] == root / "study.db"
+    with pytest.raises(ValueError):
+        ownership.record_mutable(root, root / "notes.txt", b"")  # any file would do: refused
 
 
 def test_atomic_writes_replace_a_hard_link_instead_of_writing_through_it(tmp_path):
@@ -284,4 +293,33 @@ def test_atomic_writes_replace_a_hard_link_instead_of_writing_through_it(tmp_pat
     write_atomic(tmp_path / "notes.json", b"new")
     assert (tmp_path / "elsewhere.json").read_text() == "mine" and (tmp_path / "notes.json").read_bytes() == b"new"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere.json", "notes.json"]
-    assert TEMPORARY.match(".notes.json.4242-0123abcd.tmp") and not TEMPORARY.match(".notes.json.tmp")
+    assert TEMPORARY.match(".notes.json.recoursesim-4242-0123abcd.tmp") and not TEMPORARY.match(".notes.json.tmp")
+    assert not TEMPORARY.match(".summary.20241126-14053012.tmp")  # a user's backup named like a pid and hex
+
+
+def test_a_temporary_file_of_a_killed_write_is_recoursesims_and_a_live_ones_is_not(tmp_path):
+    root = tmp_path / "study"
+    root.mkdir()
+    (root / "a.txt").write_text("a")
+    ownership.record_file(root, root / "a.txt")
+    (root / ".trials.parquet.recoursesim-999999999-0123abcd.tmp").write_bytes(b"half")  # the writer was killed
+    assert ownership.foreign_file(root) is None
+    live = root / f".pareto.png.recoursesim-{os.getpid()}-0123abcd.tmp"  # being written now
+    live.write_bytes(b"half")
+    assert ownership.foreign_file(root)[0] == live
+    live.unlink()
+    assert ownership.remove_recorded(root) == [] and not root.exists()
+
+
+def test_nothing_is_written_through_a_linked_out_or_runs_folder(cli, tmp_path):
+    work = tmp_path / "work"
+    assert cli("sweep", "default", "--seeds", "1", "--out", "real", "--quiet")[0] == 0
+    (work / "link").symlink_to(work / "real")
+    status, _, err = cli("sweep", "default", "--seeds", "1", "--out", "link", "--quiet", "--resume")
+    assert status == 2 and "link is a symbolic link" in err and "Traceback" not in err
+    (work / "real" / "runs").rename(work / "elsewhere")
+    (work / "real" / "runs").symlink_to(work / "elsewhere")
+    before = sorted(p.name for p in (work / "elsewhere").iterdir())
+    line = one_line_error(*cli("sweep", "default", "--seeds", "1", "--out", "real", "--quiet", "--resume")[::2])
+    assert "runs is a symbolic link" in line
+    assert sorted(p.name for p in (work / "elsewhere").iterdir()) == before

@@ -1,9 +1,12 @@
+import contextlib
 import json
+import sqlite3
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from recoursesim import ownership
 from recoursesim.cli import main
 from recoursesim.errors import ConfigError
 from recoursesim.policy.objectives import pareto_mask, parse_constraint, parse_objective, seed_mean
@@ -205,9 +208,26 @@ def test_a_stopped_search_can_be_replaced_and_a_foreign_study_file_is_never_take
     theirs.mkdir()
     (theirs / "study.db").write_bytes(b"the user's own database")
     argv_theirs = [*argv("--resume")[:-4], "--out", str(theirs), "--quiet", "--resume"]
-    assert "was not created by recoursesim" in one_line_error(main(argv_theirs), capsys.readouterr().err)
+    assert "is not a study recoursesim created there" in one_line_error(main(argv_theirs), capsys.readouterr().err)
     assert (theirs / "study.db").read_bytes() == b"the user's own database"
     assert sorted(p.name for p in theirs.iterdir()) == ["study.db"]
+
+    # The user's own SQLite file where a study's database was (a recorded name): neither opened nor deleted.
+    (out / "study.db").rename(tmp_path / "ours.db")
+    with contextlib.closing(sqlite3.connect(out / "study.db")) as mine:
+        mine.execute("CREATE TABLE notes (x)")
+        mine.commit()
+    before = (out / "study.db").read_bytes()
+    assert "is not a study recoursesim created there" in one_line_error(main(argv("--resume")), capsys.readouterr().err)
+    assert (out / "study.db").read_bytes() == before
+    (out / "study.db").write_text("my thesis notes")  # not even SQLite: --overwrite does not delete it
+    assert "study.db" in one_line_error(main(argv("--overwrite")), capsys.readouterr().err)
+    assert (out / "study.db").read_text() == "my thesis notes"
+    (out / "study.db").unlink()
+    (tmp_path / "ours.db").rename(out / "study.db")
+
+    with ownership.exclusive(out, "study"):  # another process resuming this study meanwhile
+        assert "another study is writing" in one_line_error(main(argv("--resume")), capsys.readouterr().err)
 
     (out / "front").rename(tmp_path / "front-moved")  # a file where the search writes a folder
     (out / "front").write_text("mine")

@@ -38,7 +38,8 @@ def test_sigkill_then_resume_loses_and_duplicates_nothing(small_toml, tmp_path):
     assert proc.returncode == -signal.SIGKILL, "the sweep finished (or failed) before it could be killed"
     before = {p.name for p in runs.glob("*.parquet")}
     assert 5 <= len(before) < 2 * SEEDS
-    (runs / ".deadbeef.parquet.4242-0123abcd.tmp").write_bytes(b"half a shard")  # what a kill mid-write leaves
+    dead = ".deadbeef.parquet.recoursesim-999999999-0123abcd.tmp"  # what a kill mid-write leaves (pid gone)
+    (runs / dead).write_bytes(b"half a shard")
     (runs / ".my-notes.tmp").write_text("the user's")  # not a name recoursesim writes: kept
 
     assert main([*argv, "--resume"]) == 0
