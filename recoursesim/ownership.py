@@ -19,6 +19,7 @@ earlier results, each with its own record, is not thereby one directory recourse
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -33,8 +34,11 @@ from recoursesim.errors import ConfigError
 RECORD = "recoursesim-files.jsonl"
 #: The lock file of a directory recoursesim writes into in place (:func:`exclusive`).
 LOCK = ".lock"
-#: Shortest signature a mutable file is recognised by (SQLite's header is 16 bytes).
-MIN_MAGIC = 16
+#: Formats of a file recoursesim keeps changing (a study's database): its signature, and the files
+#: the format keeps beside it (name suffix -> their signature). A record can claim no other kind.
+MUTABLE_FORMATS: dict[str, tuple[bytes, dict[str, bytes]]] = {
+    "sqlite": (b"SQLite format 3\x00", {"-journal": bytes.fromhex("d9d505f920a163d7")}),
+}
 #: The file that marks a hidden working directory while recoursesim fills it (only a marked one is
 #: ever removed as stale); it is removed before the directory becomes the output.
 WORKING_MARK = ".recoursesim-working"
@@ -85,18 +89,16 @@ def record_file(root: Path, path: Path, data: bytes | None = None, rows: int | N
     append(root, [entry_for(root, path, data, rows)])
 
 
-def record_mutable(root: Path, path: Path, magic: bytes, companions: Iterable[str] = ()) -> None:
+def record_mutable(root: Path, path: Path, kind: str) -> None:
     """Record a file recoursesim created in ``root`` and keeps changing (a study's database).
 
-    Its content changes, so it is not hashed: it is recoursesim's while it is a regular file that
-    starts with ``magic`` (its format's signature, at least 16 bytes). ``companions`` are files its
-    format keeps beside it (SQLite's ``<name>-journal``): each is recoursesim's while the file itself is.
+    Its content changes, so it is not hashed: it is recoursesim's while it is a regular file with
+    the signature of its format ``kind`` (:data:`MUTABLE_FORMATS`); so are the files that format
+    keeps beside it (SQLite's ``<name>-journal``) while they carry theirs.
     """
-    if len(magic) < MIN_MAGIC:
-        raise ValueError(f"a mutable file's signature needs at least {MIN_MAGIC} bytes")
-    name = path.relative_to(root).as_posix()
-    entry = {"path": name, "mutable": True, "magic": magic.hex()}
-    append(root, [entry, *({**entry, "path": other, "of": path.name} for other in companions)])
+    if kind not in MUTABLE_FORMATS:
+        raise ValueError(f"unknown mutable format {kind!r}")
+    append(root, [{"path": path.relative_to(root).as_posix(), "mutable": kind}])
 
 
 def write_recorded(root: Path, path: Path, data: bytes) -> None:
@@ -125,7 +127,12 @@ def exclusive(directory: Path, what: str) -> Iterator[None]:
         return
     path = directory / LOCK
     fresh = not path.exists()
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | _NO_FOLLOW, 0o644)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | _NO_FOLLOW, 0o644)
+    except OSError as error:
+        if error.errno not in (errno.ELOOP, errno.EISDIR):
+            raise
+        raise ConfigError("--out", f"{path} is a symbolic link or not a file", f"remove it from {directory}") from None
     try:
         if fresh:
             record_file(directory, path, b"")
@@ -149,7 +156,7 @@ def record_tree(root: Path) -> None:
     entries = [
         entry_for(root, path)
         for path in sorted(root.rglob("*"))
-        if path.is_file() and path.name != RECORD and path.relative_to(root).as_posix() not in known
+        if path.is_file() and path.name not in (RECORD, WORKING_MARK) and path.relative_to(root).as_posix() not in known
     ]
     append(root, entries)
 
@@ -173,7 +180,12 @@ def read(root: Path) -> dict[str, dict[str, Any]]:
         except ValueError:
             continue
         if isinstance(entry, dict) and isinstance(entry.get("path"), str) and _inside(entry["path"]):
+            entry.pop("companion", None)  # made below from its owner's entry, never taken from the file
             entries[entry["path"]] = entry
+    for path, entry in list(entries.items()):
+        if entry.get("mutable") in MUTABLE_FORMATS:
+            for suffix in MUTABLE_FORMATS[entry["mutable"]][1]:
+                entries[path + suffix] = {"path": path + suffix, "companion": suffix, "of": entry["mutable"]}
     return entries
 
 
@@ -223,12 +235,20 @@ def read_tree(root: Path) -> dict[str, dict[str, Any]]:
 
 
 def verify(root: Path, path: Path, entry: dict[str, Any] | None) -> bool:
-    """Whether ``path`` has the size and content its record ``entry`` says (a mutable one: is a regular file)."""
+    """Whether ``path`` has the size and content its record ``entry`` says (a mutable one: its format's signature)."""
     if entry is None:
         return False
-    if entry.get("mutable") is True:
-        owner = path.with_name(entry["of"]) if isinstance(entry.get("of"), str) else path
-        return _regular(path) and _regular(owner) and _starts_with(owner, str(entry.get("magic", "")))
+    if entry.get("mutable") in MUTABLE_FORMATS:
+        return _regular(path) and _starts_with(path, MUTABLE_FORMATS[entry["mutable"]][0])
+    if entry.get("of") in MUTABLE_FORMATS and entry.get("companion") in MUTABLE_FORMATS[entry["of"]][1]:
+        signature, companions = MUTABLE_FORMATS[entry["of"]]
+        owner = path.with_name(path.name.removesuffix(entry["companion"]))
+        return (
+            _regular(owner)
+            and _starts_with(owner, signature)
+            and _regular(path)
+            and (_starts_with(path, companions[entry["companion"]]) or path.stat().st_size == 0)
+        )
     try:
         return path.stat().st_size == entry.get("bytes") and sha256_of(path) == entry.get("sha256")
     except OSError:
@@ -239,13 +259,12 @@ def _regular(path: Path) -> bool:
     return path.is_file() and not path.is_symlink()
 
 
-def _starts_with(path: Path, magic: str) -> bool:
-    """Whether the file starts with the signature ``magic`` (hex, at least :data:`MIN_MAGIC` bytes)."""
+def _starts_with(path: Path, signature: bytes) -> bool:
+    """Whether the file starts with ``signature``."""
     try:
-        expected = bytes.fromhex(magic)
         with open(path, "rb") as handle:
-            return len(expected) >= MIN_MAGIC and handle.read(len(expected)) == expected
-    except (ValueError, OSError):
+            return handle.read(len(signature)) == signature
+    except OSError:
         return False
 
 
@@ -263,13 +282,14 @@ def foreign_file(root: Path, protected: Iterable[str | Path] = ()) -> tuple[Path
             return path, "is an input of this run"
     known = read_tree(root)
     records = {directory / RECORD for directory in recorded_directories(root)}
+    mark = root / WORKING_MARK  # left in an output by a kill just after it was swapped in
     unrecorded = "is not listed in its " + RECORD if known else f"is in a directory without a {RECORD}"
     for directory, subdirectories, files in os.walk(root):
         here = Path(directory)
         for name in sorted(files) + [d for d in sorted(subdirectories) if (here / d).is_symlink()]:
             path = here / name
             relative = path.relative_to(root).as_posix()
-            if (path in records and not path.is_symlink()) or left_by_a_dead_write(path):
+            if (path in records and not path.is_symlink()) or left_by_a_dead_write(path) or path == mark:
                 continue
             if path.is_symlink() or not path.is_file() or relative not in known:
                 return path, f"recoursesim did not write ({unrecorded})"
@@ -346,10 +366,11 @@ def remove_recorded(root: Path) -> list[Path]:
     """
     known = read_tree(root)
     records = [directory / RECORD for directory in recorded_directories(root)]
-    for relative, entry in known.items():
+    for relative, entry in sorted(known.items(), key=lambda item: "companion" not in item[1]):  # journals first
         path = root / relative
         if not path.is_symlink() and path.is_file() and below(root, path) and verify(root, path, entry):
             path.unlink()
+    (root / WORKING_MARK).unlink(missing_ok=True)
     for record in records:
         for temporary in record.parent.glob(".*.tmp"):
             if left_by_a_dead_write(temporary):

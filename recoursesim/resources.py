@@ -227,7 +227,7 @@ def process_alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True  # exists, owned by someone else
-    except OSError:
+    except (OSError, OverflowError):  # no process has a pid beyond the C integer range
         return False
     return True
 

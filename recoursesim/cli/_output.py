@@ -254,26 +254,26 @@ def atomic_output_dir(
                 raise  # not a write into the output (an input file, say): reported as it is
             raise _out_error(target, "writing the results failed", error) from None
         try:
-            (tmp / ownership.WORKING_MARK).unlink()
-            ownership.record_tree(tmp)
+            ownership.record_tree(tmp)  # the mark stays (unrecorded) until the directory is in place
         except OSError as error:
             raise _out_error(target, "writing the results failed", error) from None
         target.parent.mkdir(parents=True, exist_ok=True)
         if target.exists():
             check_out(target, overwrite=overwrite, protected=protected)  # nothing arrived in the meantime
             old = Path(tempfile.mkdtemp(prefix=_working_prefix(target, "old"), dir=target.parent))
-            os.replace(target, old)
-            (old / ownership.WORKING_MARK).touch()
+            os.replace(target, old)  # a kill from here until the mark below leaves old unmarked: kept
             try:
                 os.rename(tmp, target)
             except OSError:
-                (old / ownership.WORKING_MARK).unlink()
                 os.replace(old, target)  # put the earlier results back
                 raise
+            (old / ownership.WORKING_MARK).touch()  # the new results are in place: old may go
+            (target / ownership.WORKING_MARK).unlink()
             (old / ownership.WORKING_MARK).unlink()
             _restore_unrecorded(old, target)
         else:
             os.rename(tmp, target)
+            (target / ownership.WORKING_MARK).unlink()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

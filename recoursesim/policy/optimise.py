@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
 import sqlite3
+import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,26 +37,28 @@ from recoursesim.sweep.identity import canonical_json, digest
 from recoursesim.sweep.worker import RunOutcome, execute
 
 STUDY_NAME = "policy"
-#: The first bytes of every SQLite database file.
-SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 def _holds_a_search(path: Path) -> bool:
     """Whether the SQLite file holds an Optuna study named :data:`STUDY_NAME` with a search identity.
 
-    Read without changing anything (read-only, no Optuna); a file it cannot read that way (a hot
-    journal left by a killed process must be rolled back by a writer) is given the benefit of the
-    doubt: its record and signature have already been checked.
+    Asked of a copy (with its journal, which SQLite rolls back there if a killed process left one
+    hot), so the file itself is not changed whatever it holds.
     """
-    try:
-        with contextlib.closing(sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)) as db:
-            rows = db.execute(
-                "SELECT 1 FROM studies JOIN study_user_attributes USING (study_id)"
-                " WHERE study_name = ? AND key = 'identity'",
-                (STUDY_NAME,),
-            ).fetchall()
-    except sqlite3.DatabaseError as error:
-        return "no such table" not in str(error) and "not a database" not in str(error)
+    with tempfile.TemporaryDirectory() as scratch:
+        copy = Path(scratch) / path.name
+        for name in (path.name, f"{path.name}-journal"):
+            if (path.parent / name).is_file():
+                shutil.copyfile(path.parent / name, Path(scratch) / name)
+        try:
+            with contextlib.closing(sqlite3.connect(copy)) as db:
+                rows = db.execute(
+                    "SELECT 1 FROM studies JOIN study_user_attributes USING (study_id)"
+                    " WHERE study_name = ? AND key = 'identity'",
+                    (STUDY_NAME,),
+                ).fetchall()
+        except sqlite3.DatabaseError:
+            return False
     return bool(rows)
 
 
@@ -162,7 +166,7 @@ class PolicySearch:
                 load_if_exists=resume,
             )
             if not resume:  # recoursesim's from now on, whatever Optuna writes into it
-                ownership.record_mutable(self.out, path, SQLITE_MAGIC, companions=(f"{STUDY_FILE}-journal",))
+                ownership.record_mutable(self.out, path, "sqlite")
             stored = study.user_attrs.get("identity")
             if stored is None:
                 study.set_user_attr("identity", self.identity)

@@ -268,21 +268,50 @@ def test_a_record_with_bytes_that_are_not_utf8_is_read_without_its_mangled_line(
     assert ownership.foreign_file(root) is None
 
 
-def test_a_mutable_entry_owns_its_file_while_it_carries_its_signature(tmp_path):
-    root, magic = tmp_path / "study", b"SQLite format 3\x00"
+def test_a_mutable_entry_owns_its_file_while_it_carries_its_formats_signature(tmp_path):
+    root, magic, journal = tmp_path / "study", b"SQLite format 3\x00", bytes.fromhex("d9d505f920a163d7")
     root.mkdir()
     (root / "study.db").write_bytes(magic + b"v1")
-    ownership.record_mutable(root, root / "study.db", magic, companions=["study.db-journal"])
+    ownership.record_mutable(root, root / "study.db", "sqlite")
     (root / "study.db").write_bytes(magic + b"v2, after more trials")
-    (root / "study.db-journal").write_bytes(b"a hot journal left by a kill")
+    (root / "study.db-journal").write_bytes(journal + b"a hot journal left by a kill")
     assert ownership.foreign_file(root) is None  # content changed, still the study's; so is its journal
+    (root / "study.db-journal").write_text("my notes, named like a journal")
+    assert ownership.foreign_file(root)[0] == root / "study.db-journal"
+    (root / "study.db-journal").write_bytes(journal)
     (root / "study.db").write_bytes(b"my thesis notes")  # the user's file at that name
     assert ownership.foreign_file(root)[0] == root / "study.db"
-    (root / "study.db").unlink()
-    (root / "study.db").symlink_to(tmp_path / "elsewhere.db")
-    assert ownership.foreign_file(root)[0] == root / "study.db"
+    (root / "study.db").write_bytes(magic)
+    assert ownership.remove_recorded(root) == [] and not root.exists()  # the journal went first
     with pytest.raises(ValueError):
-        ownership.record_mutable(root, root / "notes.txt", b"")  # any file would do: refused
+        ownership.record_mutable(tmp_path, tmp_path / "notes.txt", "text")  # only known formats
+
+
+def test_forged_mutable_or_companion_lines_claim_nothing(tmp_path):
+    root = tmp_path / "out"
+    root.mkdir()
+    (root / "a.txt").write_text("a")
+    ownership.record_file(root, root / "a.txt")
+    (root / "notes.txt").write_text("my precious notes")
+    magic = (root / ownership.RECORD).read_bytes()[:16].hex()
+    forged = [
+        {"path": "notes.txt", "mutable": True, "magic": magic, "of": ownership.RECORD},
+        {"path": "notes.txt", "companion": "-journal", "of": "sqlite"},
+        {"path": "notes.txt", "mutable": True, "magic": magic, "of": "../x"},
+    ]
+    with open(root / ownership.RECORD, "a", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(line) + "\n" for line in forged)
+    assert ownership.foreign_file(root)[0] == root / "notes.txt"
+    assert ownership.remove_recorded(root) == [root / "notes.txt"]
+    assert (root / "notes.txt").read_text() == "my precious notes"
+
+
+def test_a_temporary_name_with_an_impossible_pid_is_no_traceback(tmp_path):
+    from recoursesim._atomic import left_by_a_dead_write
+
+    path = tmp_path / ".notes.recoursesim-99999999999999999999-deadbeef.tmp"
+    path.write_text("x")
+    assert left_by_a_dead_write(path)  # no such process can exist
 
 
 def test_atomic_writes_replace_a_hard_link_instead_of_writing_through_it(tmp_path):

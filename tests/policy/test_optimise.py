@@ -217,9 +217,12 @@ def test_a_stopped_search_can_be_replaced_and_a_foreign_study_file_is_never_take
     with contextlib.closing(sqlite3.connect(out / "study.db")) as mine:
         mine.execute("CREATE TABLE notes (x)")
         mine.commit()
+    journal = bytes.fromhex("d9d505f920a163d7") + bytes(512)  # as if a killed writer had left it hot
+    (out / "study.db-journal").write_bytes(journal)
     before = (out / "study.db").read_bytes()
     assert "is not a study recoursesim created there" in one_line_error(main(argv("--resume")), capsys.readouterr().err)
-    assert (out / "study.db").read_bytes() == before
+    assert (out / "study.db").read_bytes() == before and (out / "study.db-journal").read_bytes() == journal
+    (out / "study.db-journal").unlink()
     (out / "study.db").write_text("my thesis notes")  # not even SQLite: --overwrite does not delete it
     assert "study.db" in one_line_error(main(argv("--overwrite")), capsys.readouterr().err)
     assert (out / "study.db").read_text() == "my thesis notes"
