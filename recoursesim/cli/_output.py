@@ -255,6 +255,7 @@ def atomic_output_dir(
             raise _out_error(target, "writing the results failed", error) from None
         try:
             ownership.record_tree(tmp)  # the mark stays (unrecorded) until the directory is in place
+            os.chmod(tmp, directory_mode())  # mkdtemp made it private; an output is as mkdir makes it
         except OSError as error:
             raise _out_error(target, "writing the results failed", error) from None
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -276,6 +277,17 @@ def atomic_output_dir(
             (target / ownership.WORKING_MARK).unlink()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def directory_mode() -> int:
+    """The mode ``mkdir`` gives a new directory here: ``0o777`` less the process's umask."""
+    try:  # Linux reports the umask without changing it
+        with open("/proc/self/status", encoding="ascii") as status:
+            umask = next(int(line.split()[1], 8) for line in status if line.startswith("Umask:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        umask = os.umask(0o022)  # elsewhere: read it by setting it, and put it back at once
+        os.umask(umask)
+    return 0o777 & ~umask
 
 
 def _restore_unrecorded(old: Path, target: Path) -> None:

@@ -64,7 +64,8 @@ def sensitivity(args: argparse.Namespace) -> int:
     out = study_out(args, "sensitivity", scenario.name, "analysis")
     if args.resume:
         if not (out / "sweep" / "manifest.json").is_file():
-            raise ConfigError("--resume", f"{out} holds no analysis to continue", "drop --resume to start one")
+            fix = "drop --resume to start one (with --overwrite if --out holds files)"
+            raise ConfigError("--resume", f"{out} holds no analysis to continue", fix)
         SweepStore(out / "sweep").check(plan, resume=True)
         ownership.check_own_files(out, REWRITTEN, folders=("sweep",))  # refused now, not after the runs
     with study_directory(args, out, scenario.spec) as directory:

@@ -202,7 +202,8 @@ class PolicySearch:
                 raise ConfigError("--out", f"{self.out} already holds a study", fix)
             return
         if not path.is_file():
-            raise ConfigError("--resume", f"{self.out} holds no study ({STUDY_FILE})", "drop --resume to start one")
+            fix = "drop --resume to start one (with --overwrite if --out holds files)"
+            raise ConfigError("--resume", f"{self.out} holds no study ({STUDY_FILE})", fix)
         entry = ownership.read(self.out).get(STUDY_FILE)
         if entry is None or not ownership.verify(self.out, path, entry) or not _holds_a_search(path):
             raise ConfigError(

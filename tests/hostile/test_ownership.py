@@ -352,3 +352,16 @@ def test_nothing_is_written_through_a_linked_out_or_runs_folder(cli, tmp_path):
     line = one_line_error(*cli("sweep", "default", "--seeds", "1", "--out", "real", "--quiet", "--resume")[::2])
     assert "runs is a symbolic link" in line
     assert sorted(p.name for p in (work / "elsewhere").iterdir()) == before
+
+
+def test_an_output_directory_gets_the_mode_mkdir_gives_not_mkdtemps_private_one(cli, tmp_path):
+    from recoursesim.cli._output import directory_mode
+
+    umask = os.umask(0o027)
+    try:
+        assert directory_mode() == 0o750
+        for extra in ((), ("--overwrite",)):
+            assert cli("run", "default", "--steps", "2", "--out", "out", *extra)[0] == 0
+            assert (tmp_path / "work" / "out").stat().st_mode & 0o777 == 0o750
+    finally:
+        os.umask(umask)

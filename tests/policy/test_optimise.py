@@ -236,3 +236,14 @@ def test_a_stopped_search_can_be_replaced_and_a_foreign_study_file_is_never_take
     (out / "front").write_text("mine")
     line = one_line_error(main(argv("--resume")), capsys.readouterr().err)
     assert "front is a symbolic link or a file" in line and (out / "front").read_text() == "mine"
+
+
+def test_resuming_where_no_study_was_started_says_how_to_start_one(tmp_path, capsys):
+    assert main(["run", "default", "--steps", "2", "--out", str(tmp_path / "opt")]) == 0  # holds other files
+    capsys.readouterr()
+    argv = [
+        "optimise", "default", "--param", "selection.k=10:60", "--objective", "min |dTTR:disadvantaged|",
+        "--out", str(tmp_path / "opt"), "--quiet", "--resume",
+    ]  # fmt: skip
+    line = one_line_error(main(argv), capsys.readouterr().err)
+    assert "holds no study" in line and "with --overwrite if --out holds files" in line
