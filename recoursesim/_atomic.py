@@ -26,6 +26,16 @@ def left_by_a_dead_write(path: Path) -> bool:
     return match is not None and path.is_file() and not path.is_symlink() and not process_alive(int(match.group(1)))
 
 
+def remove_dead_writes(folder: Path) -> int:
+    """Delete the temporary files of :func:`replacing` in ``folder`` whose process is gone; return how many."""
+    removed = 0
+    for path in folder.glob(".*.tmp") if folder.is_dir() else ():
+        if left_by_a_dead_write(path):
+            path.unlink(missing_ok=True)
+            removed += 1
+    return removed
+
+
 @contextlib.contextmanager
 def replacing(path: str | Path) -> Iterator[Path]:
     """A fresh temporary path beside ``path``; renamed over ``path`` when the block succeeds.

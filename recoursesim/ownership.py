@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from recoursesim._atomic import left_by_a_dead_write, write_atomic
+from recoursesim._atomic import left_by_a_dead_write, remove_dead_writes, write_atomic
 from recoursesim.errors import ConfigError
 
 #: The record of the files recoursesim wrote into a directory.
@@ -208,28 +208,33 @@ def below(root: Path, path: Path) -> bool:
     return path.resolve() == base / path.relative_to(root) and path.resolve() != base
 
 
-def recorded_directories(root: Path) -> list[Path]:
-    """``root`` and the nested directories its record vouches for, and theirs in turn (no symbolic links)."""
-    found, pending = [root], [root]
+def vouched_records(root: Path) -> dict[Path, dict[str, dict[str, Any]]]:
+    """The record of ``root`` and of each nested directory it vouches for (and they in turn), read once.
+
+    No symbolic link is followed; each directory is read once however often it is vouched for.
+    """
+    found = {root: read(root)}
+    pending = [root]
     while pending:
         directory = pending.pop()
-        for relative, entry in read(directory).items():
+        for relative, entry in found[directory].items():
             inner = directory / relative
             if entry.get("nested") is True and inner not in found and inner.is_dir() and below(directory, inner):
-                found.append(inner)
+                found[inner] = read(inner)
                 pending.append(inner)
     return found
 
 
-def read_tree(root: Path) -> dict[str, dict[str, Any]]:
-    """The records of :func:`recorded_directories` as one: ``path relative to root -> entry``.
+def read_tree(root: Path, records: dict[Path, dict[str, dict[str, Any]]] | None = None) -> dict[str, dict[str, Any]]:
+    """The records of :func:`vouched_records` (or those given) as one: ``path relative to root -> entry``.
 
     A nested directory's record describes its files (it belongs to what wrote them there).
     """
     entries: dict[str, dict[str, Any]] = {}
-    for directory in sorted(recorded_directories(root), key=lambda d: len(d.parts)):  # outer records first
+    records = vouched_records(root) if records is None else records
+    for directory in sorted(records, key=lambda d: len(d.parts)):  # outer records first
         prefix = directory.relative_to(root).as_posix()
-        for relative, entry in read(directory).items():
+        for relative, entry in records[directory].items():
             entries[relative if prefix == "." else f"{prefix}/{relative}"] = entry
     return entries
 
@@ -280,8 +285,9 @@ def foreign_file(root: Path, protected: Iterable[str | Path] = ()) -> tuple[Path
         path = Path(item).resolve()
         if path.is_relative_to(resolved) and path.exists():
             return path, "is an input of this run"
-    known = read_tree(root)
-    records = {directory / RECORD for directory in recorded_directories(root)}
+    vouched = vouched_records(root)
+    known = read_tree(root, vouched)
+    records = {directory / RECORD for directory in vouched}
     mark = root / WORKING_MARK  # left in an output by a kill just after it was swapped in
     unrecorded = "is not listed in its " + RECORD if known else f"is in a directory without a {RECORD}"
     for directory, subdirectories, files in os.walk(root):
@@ -318,6 +324,18 @@ def check_replaceable(root: Path, protected: Iterable[str | Path] = (), field: s
         )
 
 
+def check_folder(root: Path, folder: Path, field: str = "--out") -> None:
+    """Refuse a ``folder`` below ``root`` that recoursesim would write into but is a link or a file.
+
+    Raises:
+        ConfigError: ``folder`` exists and is a symbolic link, not a directory, or reached through a link.
+    """
+    if folder.is_symlink() or (folder.exists() and not (folder.is_dir() and below(root, folder))):
+        raise ConfigError(
+            field, f"{folder} is a symbolic link or a file, so nothing is written into it", f"remove it from {root}"
+        )
+
+
 def check_own_files(
     root: Path, patterns: Iterable[str], folders: Iterable[str] = (), field: str = "--out"
 ) -> list[Path]:
@@ -341,10 +359,7 @@ def check_own_files(
     """
     patterns = list(patterns)
     for folder in {root / name for name in folders} | {(root / pattern).parent for pattern in patterns} - {root}:
-        if folder.is_symlink() or (folder.exists() and not (folder.is_dir() and below(root, folder))):
-            raise ConfigError(
-                field, f"{folder} is a symbolic link or a file, so nothing is written into it", f"remove it from {root}"
-            )
+        check_folder(root, folder, field)
     known = read_tree(root)
     found = [path for pattern in patterns for path in sorted(root.glob(pattern))]
     for path in found:
@@ -364,17 +379,16 @@ def remove_recorded(root: Path) -> list[Path]:
         What is left (files recoursesim did not write or that changed); ``root`` itself is removed
         only when nothing is left.
     """
-    known = read_tree(root)
-    records = [directory / RECORD for directory in recorded_directories(root)]
+    vouched = vouched_records(root)
+    known = read_tree(root, vouched)
+    records = [directory / RECORD for directory in vouched]
     for relative, entry in sorted(known.items(), key=lambda item: "companion" not in item[1]):  # journals first
         path = root / relative
         if not path.is_symlink() and path.is_file() and below(root, path) and verify(root, path, entry):
             path.unlink()
     (root / WORKING_MARK).unlink(missing_ok=True)
     for record in records:
-        for temporary in record.parent.glob(".*.tmp"):
-            if left_by_a_dead_write(temporary):
-                temporary.unlink()
+        remove_dead_writes(record.parent)
         if not record.is_symlink():
             record.unlink(missing_ok=True)
     for directory, _, _ in sorted(os.walk(root), key=lambda item: -len(item[0])):

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from recoursesim import ownership
-from recoursesim._atomic import left_by_a_dead_write, write_atomic
+from recoursesim._atomic import remove_dead_writes, write_atomic
 from recoursesim.errors import ConfigError
 from recoursesim.sweep.identity import canonical_json
 from recoursesim.sweep.plan import RunTask, SweepPlan
@@ -99,8 +99,7 @@ class SweepStore:
         if directory.is_symlink() or (directory.exists() and not directory.is_dir()):
             raise ConfigError("--out", f"{directory} is a symbolic link or not a directory", "choose a directory path")
         for folder in (self.runs_dir, self.errors_dir):  # nothing is written through a link to elsewhere
-            if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
-                raise ConfigError("--out", f"{folder} is a symbolic link or a file", f"remove it from {directory}")
+            ownership.check_folder(directory, folder)
         manifest = directory / MANIFEST
         if manifest.exists():
             existing = self.read_manifest().get("sweep_id")
@@ -157,14 +156,7 @@ class SweepStore:
 
     def remove_partial_files(self) -> int:
         """Delete temporary files left by an interrupted sweep; return how many."""
-        removed = 0
-        for folder in (self.runs_dir, self.errors_dir, self.directory):
-            if folder.is_dir():
-                for path in folder.glob(".*.tmp"):
-                    if left_by_a_dead_write(path):
-                        path.unlink(missing_ok=True)
-                        removed += 1
-        return removed
+        return sum(remove_dead_writes(folder) for folder in (self.runs_dir, self.errors_dir, self.directory))
 
     def finished(self) -> set[str]:
         """Identifiers of the runs whose shard exists (unverified; see :meth:`verified`)."""

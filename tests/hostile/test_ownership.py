@@ -212,7 +212,7 @@ def test_nothing_is_vouched_for_or_written_through_a_linked_folder(tmp_path):
     root.mkdir()
     (root / "link").symlink_to(elsewhere)
     ownership.record_nested(root, root / "link" / "inner")  # a forged vouch through the link
-    assert ownership.recorded_directories(root) == [root]
+    assert list(ownership.vouched_records(root)) == [root]
     assert ownership.remove_recorded(root) == [root / "link"]
     assert (elsewhere / "inner" / "precious.txt").read_text() == "keep"
     (root / "front").symlink_to(elsewhere, target_is_directory=True)
@@ -227,7 +227,7 @@ def test_a_forged_chain_of_vouches_is_read_once_per_directory(tmp_path):
     for level, here in enumerate(levels):  # every directory vouches for every one below it: 2**25 paths
         for inner in levels[level + 1 :]:
             ownership.record_nested(here, inner)
-    assert ownership.recorded_directories(root) == levels
+    assert list(ownership.vouched_records(root)) == levels
 
 
 def test_hidden_folders_of_the_users_beside_out_are_not_taken_for_stale_working_directories(cli, tmp_path):
