@@ -45,6 +45,52 @@ def test_tiny_eccm_metrics():
         assert m[name] == pytest.approx(value, abs=1e-12), name
 
 
+# --- An asymmetric worked example: every cell a different count, so a swapped cell fails ---------
+
+# (y, prediction, counterfactual prediction) -> how many samples; cells TCP..TCN = 1, 2, 3, 4, 5, 6, 7, 9.
+ASYMMETRIC = {(1, 1, 1): 1, (1, 1, 0): 2, (1, 0, 1): 3, (1, 0, 0): 4, (0, 1, 1): 5, (0, 1, 0): 6, (0, 0, 1): 7}
+ASYMMETRIC[(0, 0, 0)] = 9
+
+
+def asymmetric_samples():
+    rows = [triple for triple, count in ASYMMETRIC.items() for _ in range(count)]
+    order = np.random.default_rng(3).permutation(len(rows))  # the counts must not depend on the order
+    return tuple(list(column) for column in zip(*(rows[i] for i in order), strict=True))
+
+
+def test_asymmetric_eccm_cells_and_ccm():
+    y, p, pcf = asymmetric_samples()
+    assert eccm(y, p, pcf) == dict(TCP=1, TSN=2, FSP=3, FCN=4, FCP=5, FSN=6, TSP=7, TCN=9)
+    # CP = TCP + FCP, SN = TSN + FSN, SP = FSP + TSP, CN = FCN + TCN
+    assert ccm(p, pcf) == dict(CP=6, SN=8, SP=10, CN=13)
+
+
+def test_asymmetric_metrics_by_hand():
+    y, p, pcf = asymmetric_samples()
+    # n = 37; CMCC = (6*13 - 10*8) / sqrt((6+10)(6+8)(13+10)(13+8)) = -2 / sqrt(108192)
+    expected_ccm = dict(
+        CR=19 / 37,
+        SR=18 / 37,
+        PSR=10 / 23,
+        NCR=13 / 23,
+        NSR=8 / 14,
+        PCR=6 / 14,
+        PCP=6 / 16,
+        PSDR=10 / 16,
+        CMCC=-2 / math.sqrt(108192),
+    )
+    expected_eccm = dict(
+        TSNR=2 / 8, FSNR=6 / 8, TSPR=7 / 10, FSPR=3 / 10, TPSR=2 / 3, FPSR=6 / 11, TNSR=7 / 16, FNSR=3 / 7
+    )
+    got_ccm = ccm_metrics(ccm(p, pcf))
+    got_eccm = eccm_metrics(eccm(y, p, pcf))
+    assert got_ccm == pytest.approx(expected_ccm, abs=1e-12)
+    assert got_eccm == pytest.approx(expected_eccm, abs=1e-12)
+    # every value differs from every other in its table, so no swap of two names can pass
+    assert len({round(v, 12) for v in got_ccm.values()}) == len(got_ccm)
+    assert len({round(v, 12) for v in got_eccm.values()}) == len(got_eccm)
+
+
 # --- A.9.2 Heart Disease regression (Fig. 9 -> Tables 5 and 10): 48 values ------------------------
 
 CELLS = ("TCP", "TSN", "FSP", "FCN", "FCP", "FSN", "TSP", "TCN")
