@@ -32,6 +32,12 @@ def tuple_of(*items: dict[str, Any]) -> dict[str, Any]:
     return node("TupleNode", "builtins.tuple", content=list(items))
 
 
+def dict_node(mapping: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """A dictionary with string keys over nodes."""
+    key_types = node("ListNode", "builtins.list", content=[node("TypeNode", "builtins.str") for _ in mapping])
+    return node("DictNode", "builtins.dict", key_types=key_types, content=mapping)
+
+
 def write(path: Path, root: dict[str, Any], files: dict[str, bytes] | None = None) -> Path:
     """Write a skops file whose schema is ``root`` (plus any array files it refers to)."""
     schema = {**root, "protocol": PROTOCOL, "_skops_version": skops.__version__}
