@@ -207,12 +207,15 @@ def test_a_received_results_folder_is_read_never_executed(evil_folder, cli):
         recorded = json.loads((evil_folder / "r" / "scenario.json").read_text())
         recorded["scenario"]["scorer"] = {"name": "fitted", "model_file": str(trap)}
         (evil_folder / "r" / "scenario.json").write_text(json.dumps(recorded))
+        manifest = json.loads((evil_folder / "w" / "manifest.json").read_text())
+        manifest["points"][0]["scenario"]["scorer"] = {"name": "fitted", "model_file": str(trap)}
+        (evil_folder / "w" / "manifest.json").write_text(json.dumps(manifest))
         for argv in (
             ["report", "r", "--html", "rep.html"],
             ["report", "w", "--html", "sweep.html"],
             ["summarise", "w"],
         ):
-            status, out, err = cli(*argv)
+            status, _, err = cli(*argv)
             assert status == 0, err
         assert not (evil_folder / "PWNED").exists() and "evil" not in sys.modules
         text = (evil_folder / "rep.html").read_text()
