@@ -71,14 +71,11 @@ def allowed_types() -> frozenset[str]:
     import numpy as np
     import scipy.sparse
     from sklearn.utils import all_estimators
-    from skops.io import _sklearn, _trusted_types
 
     candidates: set[str] = set(BUILTIN_TYPES) | set(TREE_TYPES)
     candidates |= {_name(cls) for _, cls in all_estimators()}
-    candidates |= {_name(cls) for cls in _sklearn.ALLOWED_LOSSES}
-    candidates |= set(_trusted_types.SKLEARN_INTERNAL_TYPE_NAMES)
-    candidates |= set(_trusted_types.PRIMITIVE_TYPE_NAMES) | set(_trusted_types.CONTAINER_TYPE_NAMES)
-    candidates |= set(_trusted_types.NUMPY_DTYPE_TYPE_NAMES) | set(_trusted_types.NUMPY_RANDOM_BIT_GENERATOR_TYPE_NAMES)
+    candidates |= {_name(np.dtype(code).type) for code in np.typecodes["All"]}
+    candidates |= _skops_defaults()
     numpy_classes = [np.ndarray, np.dtype, np.ma.MaskedArray, np.random.RandomState, np.random.Generator]
     numpy_classes += [np.random.SeedSequence]
     numpy_classes += [getattr(np.random, n) for n in dir(np.random) if _is_bit_generator(getattr(np.random, n))]
@@ -88,6 +85,23 @@ def allowed_types() -> frozenset[str]:
         if isinstance(found, type) and issubclass(found, scipy.sparse.spmatrix | scipy.sparse.sparray):
             candidates.add(_name(found))
     return frozenset(name for name in candidates if isinstance(_resolve(name), type))
+
+
+def _skops_defaults() -> set[str]:
+    """The default list of skops: its plain types and the scikit-learn helper classes it loads without asking.
+
+    skops keeps the list in private modules; if a skops version moves them, the allow-list is
+    shorter (files holding those classes then need ``--trust``), never longer.
+    """
+    try:
+        from skops.io import _sklearn, _trusted_types
+    except ImportError:
+        return set()
+    names = {_name(cls) for cls in getattr(_sklearn, "ALLOWED_LOSSES", ())}
+    lists = ("SKLEARN_INTERNAL_TYPE_NAMES", "PRIMITIVE_TYPE_NAMES", "CONTAINER_TYPE_NAMES", "NUMPY_DTYPE_TYPE_NAMES")
+    for listed in (*lists, "NUMPY_RANDOM_BIT_GENERATOR_TYPE_NAMES"):
+        names |= set(getattr(_trusted_types, listed, ()))
+    return names
 
 
 def _name(cls: type) -> str:
@@ -190,7 +204,8 @@ def refused_types(found: dict[str, str], trusted: Iterable[str] = ()) -> list[st
         if name in allowed:
             continue
         what = "a function or method" if kind in CALLABLE_NODES else "not an allowed class"
-        refused.append(f"{name} ({what})")
+        shown = name if name.isprintable() and len(name) <= 200 else repr(name[:200])
+        refused.append(f"{shown} ({what})")
     return refused
 
 
