@@ -25,6 +25,7 @@ from recoursesim.errors import ConfigError
 from recoursesim.scenario import load_scenario
 from recoursesim.scoring import FittedModelScorer, load_model_file
 from recoursesim.scoring.model_trust import allowed_types, names_in_file
+from recoursesim.simulate import simulate
 from tests.hostile.conftest import one_line_error, tree
 
 EXPLOITS = {"python source": sf.source_exploit, "makedirs": sf.makedirs_exploit}
@@ -124,6 +125,10 @@ def test_callables_are_refused_whatever_their_module_until_trusted(tmp_path, use
     ):
         with pytest.raises(ConfigError, match=refused.replace("(", r"\(").replace(")", r"\)")):
             load_model_file(sf.write(tmp_path / "crafted.skops", node))
+    # A name written to break the line is shown cut and escaped: the refusal stays one line.
+    with pytest.raises(ConfigError) as caught:
+        load_model_file(sf.write(tmp_path / "crafted.skops", sf.node("ObjectNode", "sklearn.x\nerror: " + "y" * 500)))
+    assert "\n" not in str(caught.value) and "'sklearn.x\\nerror: yyy" in str(caught.value)
 
 
 def test_trust_is_granted_by_the_person_running_and_travels_to_worker_processes(
@@ -146,5 +151,6 @@ def test_trust_is_granted_by_the_person_running_and_travels_to_worker_processes(
     assert len(list((tmp_path / "w" / "runs").rglob("*.parquet"))) >= 2
     scenario = load_scenario("s.toml", trusted=["numpy.absolute"])
     assert pickle.loads(pickle.dumps(scenario)).trusted == ("numpy.absolute",)
+    assert simulate("s.toml", seed=0, trusted=["numpy.absolute"]).ledger is not None
     with pytest.raises(ConfigError, match="trusted: is one string"):
         FittedModelScorer(model_file="model.skops", trusted="numpy.absolute")
