@@ -15,7 +15,8 @@ recoursesim reads ``schema.json`` itself, before skops builds anything, and load
 if every name in it is on :func:`allowed_types` (scikit-learn's estimators and the helper classes
 their fitted state holds, skops' default list of plain types, NumPy's data types, random states
 and SciPy's sparse matrices: classes only) or in the list of types the person running trusted
-(``--trust TYPE``, ``trusted=[...]``). Nothing is imported or constructed to decide.
+(``--trust TYPE``, ``trusted=[...]``). Nothing the file names is imported or constructed to
+decide: the allow-list is built from the installed scikit-learn, NumPy, SciPy and skops alone.
 """
 
 from __future__ import annotations
