@@ -315,7 +315,7 @@ def accepted_parameters(cls: type) -> list[str]:
 
 
 #: Constructor arguments supplied by the builder, never by a scenario.
-_SUPPLIED = frozenset({"population", "schema", "action_defaults", "fitted_estimator", "data"})
+_SUPPLIED = frozenset({"population", "schema", "action_defaults", "fitted_estimator", "data", "trusted"})
 
 
 def supplied_parameters() -> frozenset[str]:

@@ -137,6 +137,7 @@ def simulate(
     model: Any = None,
     data: Any = None,
     allow_imports: Sequence[str] | None = None,
+    trusted: Sequence[str] | None = None,
 ) -> RunResult:
     """Run ``scenario`` once.
 
@@ -151,6 +152,8 @@ def simulate(
         data: Your own DataFrame of applicants for a dataset population (see :meth:`Scenario.with_inputs`).
         allow_imports: With a file path: modules an import-path component name may import
             (:mod:`recoursesim.trust`); a :class:`Scenario` carries its own.
+        trusted: With a file path: types a model file it names may hold beyond the allow-list
+            (:mod:`recoursesim.scoring.model_trust`); a :class:`Scenario` carries its own.
 
     Returns:
         The finished run.
@@ -164,7 +167,7 @@ def simulate(
                 "scenario", f"must be a Scenario, a bundled name or a file path, got {type(scenario).__name__}",
                 "pass load_scenario(...) or a name such as 'default'",
             )  # fmt: skip
-        scenario = load_scenario(scenario, allow_imports=allow_imports)
+        scenario = load_scenario(scenario, allow_imports=allow_imports, trusted=trusted)
     if model is not None or data is not None:
         scenario = scenario.with_inputs(model=model, data=data)
     seed = check_seed(seed)

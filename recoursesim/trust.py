@@ -8,11 +8,16 @@ holding it) is in the allowance the person running gave: ``--allow-import packag
 command line, ``allow_imports=["package"]`` in Python. recoursesim's own modules are always
 allowed. The allowance travels with the :class:`~recoursesim.scenario.Scenario` to worker
 processes and Dask workers, which check it again before importing anything.
+
+The same person grants trust to the types a model file holds beyond the allow-list of
+:mod:`recoursesim.scoring.model_trust` (``--trust TYPE``, ``trusted=[...]``); :func:`trust_list`
+checks that list. A scenario table never grants either.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from recoursesim.errors import ConfigError
 
@@ -62,3 +67,34 @@ def check_import_allowed(path: str, allowed: Iterable[str], field: str) -> None:
         f'if you trust {module}, add --allow-import {module} (Python: allow_imports=["{module}"]), '
         "or use a registered name (see the security page of the documentation)",
     )
+
+
+def trust_list(value: Any, field: str = "trusted") -> tuple[str, ...]:
+    """Check and normalise the types the person running trusts beyond :func:`allowed_types`.
+
+    Args:
+        value: Dotted names (``"xgboost.sklearn.XGBClassifier"``), or ``None`` for none.
+        field: The option or parameter that gave them (for error messages).
+
+    Returns:
+        The names, deduplicated and sorted.
+
+    Raises:
+        ConfigError: a single string (which would be read as a list of letters), or a name that
+            is not a dotted Python name.
+    """
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        raise ConfigError(
+            field, f"is one string ({value!r}), not a list of type names", f'give a list: {field}=["{value}"]'
+        )
+    if not isinstance(value, Iterable):
+        raise ConfigError(field, f"must be a list of type names, got {type(value).__name__}", f'{field}=["pkg.Class"]')
+    names = list(value)
+    for name in names:
+        if not isinstance(name, str) or "." not in name or not all(p.isidentifier() for p in name.split(".")):
+            raise ConfigError(
+                field, f"{name!r} is not a type name", "give package.module.Class, as the refusal names it"
+            )
+    return tuple(sorted(set(names)))

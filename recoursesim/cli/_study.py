@@ -15,7 +15,7 @@ from typing import Any
 
 from recoursesim import ownership
 from recoursesim.cli import COMMANDS
-from recoursesim.cli._allow_import import add_allow_import_argument
+from recoursesim.cli._allow_import import add_trust_arguments
 from recoursesim.cli._common import FilesHelpFormatter, add_scenario_argument, non_negative_int, with_files
 from recoursesim.cli._executor_options import add_executor_arguments
 from recoursesim.cli._output import atomic_output_dir, check_out, input_files, out_path, slug
@@ -72,7 +72,7 @@ def add_study_arguments(parser: argparse.ArgumentParser, *, command: str, seeded
     parser.add_argument("--overwrite", action="store_true", help="replace a --out that holds files, once done")
     add_executor_arguments(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress and no table, only errors")
-    add_allow_import_argument(parser)
+    add_trust_arguments(parser)
 
 
 def study_out(args: argparse.Namespace, command: str, scenario_name: str, study: str) -> Path:

@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from recoursesim.cli._allow_import import add_allow_import_argument
+from recoursesim.cli._allow_import import add_trust_arguments
 from recoursesim.cli._common import FilesHelpFormatter, non_negative_int, positive_int, with_files
 from recoursesim.cli._executor_options import add_worker_arguments
 from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out
@@ -49,7 +49,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     add_worker_arguments(parser)
     add_out_arguments(parser, "write the tables and the figure to this directory")
-    add_allow_import_argument(parser)
+    add_trust_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         check_out(args.out, overwrite=args.overwrite)
     if len(args.scenarios) < 2:
         raise ConfigError("scenarios", f"need at least two to compare, got {len(args.scenarios)}", "give two or more")
-    scenarios = [load_scenario(name, allow_imports=args.allow_imports) for name in args.scenarios]
+    scenarios = [load_scenario(name, allow_imports=args.allow_imports, trusted=args.trusted) for name in args.scenarios]
     labels = [s.name for s in scenarios]
     if len(set(labels)) != len(labels):
         labels = [Path(name).stem for name in args.scenarios]

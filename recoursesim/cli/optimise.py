@@ -62,7 +62,7 @@ def optimise(args: argparse.Namespace) -> int:
     from recoursesim.policy.space import check_disjoint, parse_choices, parse_ranges
 
     require("optuna")
-    scenario = load_scenario(args.scenario, allow_imports=args.allow_imports)
+    scenario = load_scenario(args.scenario, allow_imports=args.allow_imports, trusted=args.trusted)
     ranges, choices = parse_ranges(args.param), parse_choices(args.choice)
     check_disjoint(ranges, choices)
     objectives = [parse_objective(text) for text in args.objective]

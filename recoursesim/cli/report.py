@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from recoursesim.cli._allow_import import add_allow_import_argument
 from recoursesim.cli._common import non_negative_int, writing
 from recoursesim.cli._output import check_replaceable_file
 from recoursesim.report import write_report
@@ -35,7 +34,6 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--point", type=non_negative_int, default=None, help="for a sweep over a grid: the grid point to report on"
     )
-    add_allow_import_argument(parser)
     parser.set_defaults(func=run)
 
 
@@ -43,9 +41,7 @@ def run(args: argparse.Namespace) -> int:
     """Execute ``recoursesim report``."""
     check_replaceable_file(args.html, "--html")
     with writing(args.html, "--html", "the report"):
-        output, figures_dir, report = write_report(
-            args.results, args.html, args.format, args.point, allow_imports=args.allow_imports
-        )
+        output, figures_dir, report = write_report(args.results, args.html, args.format, args.point)
     n_figures = len(report.figures)
     print(f"wrote {output} ({len(report.sections)} sections, {n_figures} figures; PNG and SVG in {figures_dir})")
     for paragraph in report.sections[0].paragraphs:

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from recoursesim.cli._allow_import import add_allow_import_argument
+from recoursesim.cli._allow_import import add_trust_arguments
 from recoursesim.cli._common import FilesHelpFormatter, add_scenario_argument, non_negative_int, with_files
 from recoursesim.cli._output import add_out_arguments, atomic_output_dir, input_files, slug
 from recoursesim.resources import check_run_memory
@@ -37,13 +37,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--force", action="store_true", help="run even if the estimated memory exceeds what is available"
     )
-    add_allow_import_argument(parser)
+    add_trust_arguments(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Execute ``recoursesim run``."""
-    scenario = load_scenario(args.scenario, allow_imports=args.allow_imports)
+    scenario = load_scenario(args.scenario, allow_imports=args.allow_imports, trusted=args.trusted)
     seed = scenario.seed if args.seed is None else args.seed
     check_run_memory(scenario, steps=args.steps, force=args.force)
     if args.no_write:

@@ -52,7 +52,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def sensitivity(args: argparse.Namespace) -> int:
     """Execute ``recoursesim sensitivity``."""
-    scenario = load_scenario(args.scenario, allow_imports=args.allow_imports)
+    scenario = load_scenario(args.scenario, allow_imports=args.allow_imports, trusted=args.trusted)
     ranges = parse_ranges(args.param)
     if not ranges:
         raise ConfigError("--param", "no field to vary", "give at least one --param KEY=LO:HI")

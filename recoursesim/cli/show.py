@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from recoursesim.cli._allow_import import add_allow_import_argument
+from recoursesim.cli._allow_import import add_trust_arguments
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -23,7 +23,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     show.add_argument("scenario", help="a bundled scenario name, a preset name or a scenario TOML file")
     show.add_argument("--check", action="store_true", help="also build and check every component (slower)")
-    add_allow_import_argument(show)
+    add_trust_arguments(show)
     show.set_defaults(func=run_show)
 
 
@@ -39,7 +39,9 @@ def run_show(args: argparse.Namespace) -> int:
         data, source, origin = load_table(name)
     resolved = resolve_table(data, source, origin)
     if args.check:
-        resolved = Scenario.from_dict(resolved, source=source, allow_imports=args.allow_imports).spec
+        resolved = Scenario.from_dict(
+            resolved, source=source, allow_imports=args.allow_imports, trusted=args.trusted
+        ).spec
     from recoursesim.scenario.tables import dump_toml
 
     header = f"{Path(source).name if origin else source} resolved by recoursesim show (bases merged in); runs as it is."

@@ -8,7 +8,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from recoursesim.cli._allow_import import add_allow_import_argument
+from recoursesim.cli._allow_import import add_trust_arguments
 from recoursesim.cli._common import add_scenario_argument, non_negative_int, positive_int
 from recoursesim.cli._executor_options import add_executor_arguments, check_executor
 from recoursesim.cli._output import atomic_output_dir, check_out, input_files, out_path, slug
@@ -61,7 +61,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--pooled-only", action="store_true", help="record only the pooled per-group metrics (faster), not per step"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no report, only errors")
-    add_allow_import_argument(parser)
+    add_trust_arguments(parser)
     parser.set_defaults(func=sweep)
 
 
@@ -69,7 +69,7 @@ def sweep(args: argparse.Namespace) -> int:
     """Execute ``recoursesim sweep``."""
     if not args.connect_timeout > 0:
         raise ConfigError("--connect-timeout", f"must be positive, got {args.connect_timeout}", "give seconds > 0")
-    scenario = load_scenario(args.scenario, allow_imports=args.allow_imports)
+    scenario = load_scenario(args.scenario, allow_imports=args.allow_imports, trusted=args.trusted)
     plan = SweepPlan.from_grid(
         scenario,
         parse_grid(args.grid),

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Sequence
 from pathlib import Path
 
 from recoursesim.errors import ConfigError
@@ -49,8 +48,6 @@ def write_report(
     output: str | Path,
     fmt: str = "html",
     point: int | None = None,
-    *,
-    allow_imports: Sequence[str] | None = None,
 ) -> tuple[Path, Path, Report]:
     """Read ``results_dir``, build the report and write it to ``output`` with its PNG/SVG figures.
 
@@ -62,7 +59,6 @@ def write_report(
         output: The report file.
         fmt: ``"html"`` (one self-contained file) or ``"md"`` (Markdown linking the PNGs).
         point: For a sweep directory with several grid points, the one to report on.
-        allow_imports: Modules an import-path component name in the saved scenario may import.
 
     Returns:
         ``(output, figures directory, report)``.
@@ -80,7 +76,7 @@ def write_report(
     figures_dir = figures_dir_for(output)
     if figures_dir.exists() and not figures_dir.is_dir():
         raise ConfigError("--html", f"{figures_dir} (for the figures) is a file", "move it or choose another path")
-    report = build_report(load_results(results_dir, point, allow_imports=allow_imports))
+    report = build_report(load_results(results_dir, point))
     text = to_html(report) if fmt == "html" else to_markdown(report, figures_dir.name)
     tmp = Path(tempfile.mkdtemp(prefix=f".{figures_dir.name}.tmp-", dir=figures_dir.resolve().parent))
     try:

@@ -9,8 +9,8 @@ time, the agents in feature space) say that a sweep does not keep them.
 
 from __future__ import annotations
 
+import copy
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,9 @@ import pandas as pd
 from recoursesim.datasets.user import read_parquet_file
 from recoursesim.errors import ConfigError
 from recoursesim.scenario import Scenario
+from recoursesim.scenario.checks import check_table
+from recoursesim.scenario.scenario import ScenarioError
+from recoursesim.trust import is_allowed
 
 #: Files a run directory must hold, with the columns the report reads from each. A directory
 #: whose files lack these columns was written by an older recoursesim.
@@ -119,7 +122,7 @@ class Results:
         return frame
 
 
-def load_results(path: str | Path, point: int | None = None, *, allow_imports: Sequence[str] | None = None) -> Results:
+def load_results(path: str | Path, point: int | None = None) -> Results:
     """Read a results directory.
 
     ``path`` is one run directory (``ledger.parquet``, ``metrics.parquet``, ``summary.parquet``,
@@ -131,8 +134,9 @@ def load_results(path: str | Path, point: int | None = None, *, allow_imports: S
     Args:
         path: The directory.
         point: For a sweep directory with several grid points, the one to report on.
-        allow_imports: Modules an import-path component name in the saved scenario may import
-            (:mod:`recoursesim.trust`; default none).
+
+    A results directory is data: its tables are read, and the scenario it records is read as a
+    table (:func:`recorded_scenario`); no model file or module it names is loaded or imported.
 
     Raises:
         ConfigError: The directory is missing, holds no runs (empty), holds runs of different
@@ -169,20 +173,54 @@ def load_results(path: str | Path, point: int | None = None, *, allow_imports: S
                 "report on one scenario's runs at a time (use `recoursesim compare` for several)",
             )
         runs.append(_read_run(run_dir, meta))
-    return Results(directory, recorded_scenario(spec, str(run_dirs[0] / SCENARIO_FILE), allow_imports), tuple(runs))
+    return Results(directory, recorded_scenario(spec, str(run_dirs[0] / SCENARIO_FILE)), tuple(runs))
 
 
-def recorded_scenario(spec: dict[str, Any], source: str, allow_imports: Sequence[str] | None = None) -> Scenario:
-    """The scenario a results directory records, validated when it can be rebuilt here.
+def recorded_scenario(spec: Any, source: str) -> Scenario:
+    """The scenario a results directory records, as a checked table that is never built.
 
-    A scenario run with a model or a DataFrame given from Python names them only by their
-    fingerprints: the report reads its table as recorded (nothing in it needs the objects).
+    Its sections and keys are checked (:func:`~recoursesim.scenario.checks.check_table`), but no
+    component is constructed: a model file it names is not loaded and a module it names is not
+    imported, whatever the person running allows (see :func:`code_named`). A scenario run with a
+    model or a DataFrame given from Python names them only by their fingerprints and is read as
+    recorded. A ``trusted`` list recorded by an older version is a record of a grant, not one.
     """
+    if not isinstance(spec, dict):
+        raise ConfigError("RESULTS", f"{source} records no scenario table", "re-run the scenario with this version")
     population, scorer = spec.get("population", {}), spec.get("scorer", {})
     from_python = "data_fingerprint" in population or ("fingerprint" in scorer and "model_file" not in scorer)
     if from_python:
         return Scenario(spec, source)
-    return Scenario.from_dict(spec, source=source, allow_imports=allow_imports)
+    table = copy.deepcopy(spec)
+    if isinstance(table.get("scorer"), dict):
+        table["scorer"].pop("trusted", None)
+    try:
+        return Scenario(check_table(table), source)
+    except ConfigError as error:
+        raise ScenarioError(source, error) from None
+
+
+def code_named(spec: dict[str, Any]) -> str | None:
+    """What a recorded scenario names that only code could rebuild: a model file or a plug-in module.
+
+    Returns:
+        ``"the model file model.skops"``, ``"the module mypkg.selectors"``, or ``None`` when the
+        scenario is made of recoursesim's own components (and can be run again here as data).
+    """
+    scorer = spec.get("scorer")
+    if isinstance(scorer, dict) and scorer.get("model_file") is not None:
+        return f"the model file {Path(str(scorer['model_file'])).name}"
+    stack: list[Any] = [spec]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            name = item.get("name")
+            if isinstance(name, str) and ":" in name and not is_allowed(name.partition(":")[0], ()):
+                return f"the module {name.partition(':')[0]}"
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
 
 
 def _is_run(directory: Path) -> bool:

@@ -12,7 +12,7 @@ from recoursesim.report import figures as draw
 from recoursesim.report.auditor_figure import auditor_figure
 from recoursesim.report.document import ReportFigure, Section
 from recoursesim.report.durability import durability_section as report_durability
-from recoursesim.report.results import Results
+from recoursesim.report.results import Results, code_named
 from recoursesim.report.scenario_table import scenario_table
 from recoursesim.report.shift import shift_observers, shift_section
 from recoursesim.report.summary import plain_summary
@@ -253,6 +253,17 @@ def boundary_section(data: ReportData) -> Section:
             [
                 "Not drawn: the agents have categorical or integer features (a real data set), so there is "
                 "no two-number picture of the decision boundary; the ledger holds every agent's features."
+            ],
+        )
+    named = code_named(data.scenario.spec)
+    if named is not None:
+        return Section(
+            "boundary",
+            "Agents and the decision boundary",
+            [
+                f"Not drawn: drawing the boundary rebuilds the first run, and this scenario names {named}, which "
+                "a report never loads or imports (a results folder is data). Run the scenario again yourself to "
+                "see the boundary."
             ],
         )
     chosen = boundary_steps(data.scenario.steps)

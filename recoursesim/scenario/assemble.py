@@ -37,6 +37,7 @@ def model_arguments(scenario: Scenario, *, dry_run: bool = False) -> dict[str, A
         spec["scorer"],
         population=population,
         fitted_estimator=scenario.inputs.get("model"),
+        trusted=scenario.trusted,
         allow_imports=allowed,
         **mixed,
     )

@@ -48,6 +48,12 @@ def check_table(data: dict[str, Any]) -> dict[str, Any]:
     """
     data = scorer_shorthand(data)
     _check_top_level(data)
+    if isinstance(data.get("scorer"), dict) and "trusted" in data["scorer"]:
+        raise ConfigError(
+            "scorer.trusted",
+            "a scenario cannot grant trust to a model file's types (it is data, written by anyone)",
+            'the person running grants it: --trust TYPE on the command line, trusted=["TYPE"] in Python',
+        )
     _check_run(data["run"])
     if "observers" in data and (
         not isinstance(data["observers"], list) or not all(isinstance(o, dict) for o in data["observers"])

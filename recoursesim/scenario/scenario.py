@@ -26,7 +26,7 @@ from recoursesim.scenario.tables import (
 
 if TYPE_CHECKING:
     from recoursesim.metrics.outcomes import EffortMeasure
-from recoursesim.trust import allowance
+from recoursesim.trust import allowance, trust_list
 
 
 class ScenarioError(ConfigError):
@@ -57,18 +57,24 @@ class Scenario:
     every component name are checked before any such import. The allowance is part of the
     scenario: it travels with it to worker processes and Dask workers.
 
+    Likewise ``trusted``: the types beyond the allow-list that a model file the scenario names
+    may hold (:mod:`recoursesim.scoring.model_trust`). Only the person running grants either;
+    a scenario table never does.
+
     Attributes:
         spec: The resolved configuration.
         source: Where it came from (a path or ``"<dict>"``).
         inputs: Python objects the scenario runs with beside its table: ``model`` (a fitted
             classifier) and ``data`` (a DataFrame); see :meth:`with_inputs`.
         allow_imports: Modules an import-path component name may import.
+        trusted: Types a model file may hold beyond the allow-list (``--trust TYPE``).
     """
 
     spec: dict[str, Any]
     source: str = "<dict>"
     inputs: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     allow_imports: tuple[str, ...] = ()
+    trusted: tuple[str, ...] = ()
 
     @classmethod
     def from_dict(
@@ -79,6 +85,7 @@ class Scenario:
         *,
         origin: str | Path | None = None,
         allow_imports: Sequence[str] | None = None,
+        trusted: Sequence[str] | None = None,
     ) -> Scenario:
         """Validate a configuration table (as parsed from TOML).
 
@@ -88,6 +95,8 @@ class Scenario:
             inputs: Your own ``model`` and/or ``data`` (see :meth:`with_inputs`).
             origin: The folder a relative ``base`` path is read from (default: the working directory).
             allow_imports: Modules an import-path component name may import (default: none).
+            trusted: Types a model file the scenario names may hold beyond the allow-list
+                (default: none; see :mod:`recoursesim.scoring.model_trust`).
         """
         from recoursesim.scenario.inputs import attach_inputs
 
@@ -97,10 +106,11 @@ class Scenario:
             table["scorer"] = {"name": "fitted"}  # the model given is the scorer: the table needs none
         try:
             allowed = allowance(allow_imports)
+            trusted_types = trust_list(trusted)
             spec = check_table(resolve_table(table, source, origin))
             check_names(spec, allowed)
             spec, attached = attach_inputs(spec, given.get("model"), given.get("data"))
-            scenario = cls(spec, source, attached, allowed)
+            scenario = cls(spec, source, attached, allowed, trusted_types)
             scenario.build_model(seed=0, dry_run=True)
         except ScenarioError:
             raise
@@ -110,18 +120,25 @@ class Scenario:
 
     @classmethod
     def from_file(
-        cls, path: str | Path, inputs: Mapping[str, Any] | None = None, *, allow_imports: Sequence[str] | None = None
+        cls,
+        path: str | Path,
+        inputs: Mapping[str, Any] | None = None,
+        *,
+        allow_imports: Sequence[str] | None = None,
+        trusted: Sequence[str] | None = None,
     ) -> Scenario:
         """Load and validate a TOML scenario file (a relative ``base`` path starts at its folder).
 
-        ``inputs`` and ``allow_imports``: see :meth:`from_dict`.
+        ``inputs``, ``allow_imports`` and ``trusted``: see :meth:`from_dict`.
         """
         path = Path(path)
         if not path.exists():
             bundled = ", ".join(bundled_names())
             raise ConfigError("scenario", f"file {path} not found", f"check the path (bundled scenarios: {bundled})")
         data, source, origin = load_table(path)
-        return cls.from_dict(data, source=source, inputs=inputs, origin=origin, allow_imports=allow_imports)
+        return cls.from_dict(
+            data, source=source, inputs=inputs, origin=origin, allow_imports=allow_imports, trusted=trusted
+        )
 
     @classmethod
     def bundled(cls, name: str = "default", inputs: Mapping[str, Any] | None = None) -> Scenario:
@@ -172,7 +189,9 @@ class Scenario:
             ScenarioError: the model or the data does not fit the scenario (one line naming why).
         """
         inputs = {**self.inputs, **{k: v for k, v in (("model", model), ("data", data)) if v is not None}}
-        return Scenario.from_dict(self.spec, source=self.source, inputs=inputs, allow_imports=self.allow_imports)
+        return Scenario.from_dict(
+            self.spec, source=self.source, inputs=inputs, allow_imports=self.allow_imports, trusted=self.trusted
+        )
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> Scenario:
         """Return a new validated scenario with dotted keys replaced (``{"selection.k": 50}``)."""
@@ -185,7 +204,9 @@ class Scenario:
                     raise ScenarioError(self.source, ConfigError(dotted, "is not a scenario key", key_fix(part, table)))
                 table = table[part]
             table[parts[-1]] = value
-        return Scenario.from_dict(spec, source=self.source, inputs=self.inputs, allow_imports=self.allow_imports)
+        return Scenario.from_dict(
+            spec, source=self.source, inputs=self.inputs, allow_imports=self.allow_imports, trusted=self.trusted
+        )
 
     def to_toml(self) -> str:
         """The resolved configuration as TOML: a scenario file that runs as this scenario does."""
@@ -199,9 +220,14 @@ class Scenario:
         return json.dumps(self.spec, sort_keys=True, indent=2, default=_json_default)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickle with the plug-in classes the scenario names, registered again where it is unpickled."""
+        """Pickle with the plug-in classes the scenario names, registered again where it is unpickled.
+
+        The import allowance and the trusted types travel with it: a worker process or a Dask
+        worker builds the scenario with exactly the trust the person running gave.
+        """
         plugins = plugin_classes(self.spec)
-        return (_unpickle_scenario, (self.spec, self.source, plugins, dict(self.inputs), self.allow_imports))
+        state = (self.spec, self.source, plugins, dict(self.inputs), self.allow_imports, self.trusted)
+        return (_unpickle_scenario, state)
 
     def build_model(self, seed: int | np.random.SeedSequence | None = None, *, dry_run: bool = False) -> Any:
         """Construct a fresh :class:`~recoursesim.model.RecourseModel` for ``seed``.
@@ -240,9 +266,10 @@ def _unpickle_scenario(
     plugins: dict[str, dict[str, type]],
     inputs: dict[str, Any] | None = None,
     allow_imports: tuple[str, ...] = (),
+    trusted: tuple[str, ...] = (),
 ) -> Scenario:
     install(plugins)
-    return Scenario(spec, source, inputs or {}, tuple(allow_imports))
+    return Scenario(spec, source, inputs or {}, tuple(allow_imports), tuple(trusted))
 
 
 def resolve_table(data: Mapping[str, Any], source: str = "<dict>", origin: str | Path | None = None) -> dict[str, Any]:
@@ -298,6 +325,7 @@ def load_scenario(
     model: Any = None,
     data: Any = None,
     allow_imports: Sequence[str] | None = None,
+    trusted: Sequence[str] | None = None,
 ) -> Scenario:
     """Load a scenario file, a bundled scenario by name (default: ``default``) or a table.
 
@@ -308,16 +336,18 @@ def load_scenario(
         data: Your own DataFrame of applicants (:meth:`Scenario.with_inputs`).
         allow_imports: Modules an import-path component name may import (default: none; see
             :mod:`recoursesim.trust`).
+        trusted: Types a model file the scenario names may hold beyond the allow-list (default:
+            none; see :mod:`recoursesim.scoring.model_trust`).
     """
     inputs = {"model": model, "data": data}
     if isinstance(path_or_name, Mapping):
-        return Scenario.from_dict(path_or_name, inputs=inputs, allow_imports=allow_imports)
+        return Scenario.from_dict(path_or_name, inputs=inputs, allow_imports=allow_imports, trusted=trusted)
     if path_or_name is None:
         return Scenario.bundled("default", inputs=inputs)
     text = str(path_or_name)
     if not text.endswith(".toml") and text in bundled_names() and not Path(text).exists():
         return Scenario.bundled(text, inputs=inputs)
-    return Scenario.from_file(path_or_name, inputs=inputs, allow_imports=allow_imports)
+    return Scenario.from_file(path_or_name, inputs=inputs, allow_imports=allow_imports, trusted=trusted)
 
 
 def _json_default(value: Any) -> Any:

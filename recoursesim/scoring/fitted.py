@@ -17,66 +17,40 @@ from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-from recoursesim._validate import check_list, check_str
+from recoursesim._validate import check_str
 from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.features.schema import FeatureSchema
 from recoursesim.registry import register
 from recoursesim.scoring.classifier import ClassifierScorer
+from recoursesim.scoring.model_trust import check_model_file
 from recoursesim.scoring.tabular import TabularModel
+from recoursesim.trust import trust_list
 
 #: Rows of the data a fitted model must score before a run starts.
 CHECK_ROWS = 16
 
-#: Types outside scikit-learn that a saved scikit-learn model holds and that are safe to load:
-#: they carry data (arrays, dtypes, random states), not behaviour.
-SAFE_TYPES: frozenset[str] = frozenset(
-    {
-        "builtins.slice",
-        "numpy.dtype",
-        "numpy.ndarray",
-        "numpy.float64",
-        "numpy.float32",
-        "numpy.int64",
-        "numpy.int32",
-        "numpy.bool_",
-        "numpy.random._mt19937.MT19937",
-        "numpy.random.mtrand.RandomState",
-        "numpy.random._pcg64.PCG64",
-        "numpy.random._generator.Generator",
-        "collections.OrderedDict",
-        "collections.defaultdict",
-    }
-)
-
-
-def is_safe_type(name: str) -> bool:
-    """Whether a type a skops file names is loaded without being listed in ``trusted``.
-
-    scikit-learn's own classes (module ``sklearn.…``) and :data:`SAFE_TYPES`; nothing else.
-    """
-    return name.startswith("sklearn.") or name in SAFE_TYPES
-
 
 def load_model_file(path: str | Path, trusted: Sequence[str] = (), field: str = "scorer.model_file") -> Any:
-    """Load a fitted model saved with ``skops.io.dump``, trusting only an explicit list of types.
+    """Load a fitted model saved with ``skops.io.dump``, building only allowed classes and trusted types.
 
-    skops reads the file without unpickling it and lists every type the file would instantiate.
-    scikit-learn's classes and the plain data types of :data:`SAFE_TYPES` are trusted; any other
-    type must be named in ``trusted`` (for example ``"xgboost.sklearn.XGBClassifier"``), otherwise
-    the file is refused. Pickle and joblib files are never loaded.
+    The file's ``schema.json`` is read first and every type it names is checked against the
+    allow-list of exact classes (:func:`~recoursesim.scoring.model_trust.allowed_types`) and
+    ``trusted``, before anything is imported or built; a function, a method or any other name is
+    refused in one line. Pickle and joblib files are never loaded.
 
     Args:
         path: The ``.skops`` file.
-        trusted: Further type names the caller trusts.
+        trusted: Further type names the person running trusts (``--trust TYPE``; see
+            :func:`~recoursesim.scoring.model_trust.trust_list`).
         field: The scenario field that named the file (for error messages).
 
     Returns:
         The loaded estimator.
 
     Raises:
-        ConfigError: skops is not installed, the file is missing or not a skops file, or it holds
-            types nobody trusted.
+        ConfigError: skops is not installed, the file is missing or not a skops file, or it names
+            types that are neither allowed nor trusted.
     """
     path = Path(path)
     if path.suffix.lower() in (".pkl", ".pickle", ".joblib"):
@@ -97,25 +71,9 @@ def load_model_file(path: str | Path, trusted: Sequence[str] = (), field: str = 
         raise ConfigError(
             field, "loading a model file needs the optional skops package", "pip install 'recoursesim[skops]'"
         ) from None
-    if isinstance(trusted, str) or not isinstance(trusted, Sequence):
-        raise ConfigError("scorer.trusted", "must be a list of type names", 'write trusted = ["package.module.Class"]')
+    names = check_model_file(path, trust_list(trusted), field)
     try:
-        found = sio.get_untrusted_types(file=path)
-    except Exception as error:  # not a zip file, a damaged schema: skops raises various errors
-        raise ConfigError(
-            field, f"{path.name} is not a readable skops file ({type(error).__name__})", "save it with skops.io.dump"
-        ) from None
-    refused = sorted(name for name in found if not is_safe_type(name) and name not in trusted)
-    if refused:
-        listed = ", ".join(refused)
-        raise ConfigError(
-            field,
-            f"{path.name} holds types that are not trusted: {listed}",
-            "load it only if you trust its author: add them to [scorer] trusted = [...], or in Python load it with "
-            "skops.io.load(path, trusted=[...]) and pass the model as model=",
-        )
-    try:
-        return sio.load(path, trusted=list(found))
+        return sio.load(path, trusted=names)
     except Exception as error:
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise ConfigError(
@@ -235,7 +193,9 @@ class FittedModelScorer(Component):
         model_file: A ``.skops`` file (``skops.io.dump(model, path)``); a relative path in a
             scenario file starts at that file's folder (from Python: at the working directory).
             Not needed when the model is given from Python.
-        trusted: Type names beyond scikit-learn's that the file may hold (see :func:`load_model_file`).
+        trusted: Types beyond the allow-list that the file may hold, granted by the person running
+            (``--trust TYPE``, ``trusted=`` in Python; supplied by the scenario, never a scenario key;
+            see :func:`load_model_file`).
         output: ``"auto"`` (probability when the model has one), ``"proba"`` or ``"decision"``.
         fingerprint: Set by :meth:`~recoursesim.scenario.Scenario.with_inputs`: a digest of the
             model given from Python, which makes a sweep's run identities depend on the model.
@@ -260,7 +220,7 @@ class FittedModelScorer(Component):
         if model_file is not None and not isinstance(model_file, os.PathLike):
             check_str("model_file", model_file)
         self.trusted = trusted
-        trusted_names = tuple(check_list("trusted", trusted))
+        trusted_names = trust_list(trusted)
         self.fingerprint = fingerprint
         if fingerprint is not None:
             check_str("fingerprint", fingerprint)

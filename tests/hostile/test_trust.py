@@ -95,10 +95,9 @@ def test_other_commands_refuse_too(evil_folder, cli):
         assert cli("run", "ev.toml", "--out", "r", "--allow-import", "evil")[0] == 0
         (evil_folder / "PWNED").unlink()
         sys.modules.pop("evil")
-        before = tree(evil_folder)
-        line = one_line_error(*cli("report", "r", "--html", "rep.html")[::2])  # the saved scenario names evil:X
-        assert "r/scenario.json: selection.name" in line and "--allow-import evil" in line
-        assert tree(evil_folder) == before and "evil" not in sys.modules
+        # A report reads the saved tables; it never imports the module the saved scenario names.
+        assert cli("report", "r", "--html", "rep.html")[0] == 0
+        assert not (evil_folder / "PWNED").exists() and "evil" not in sys.modules
     finally:
         sys.path.remove(str(evil_folder))
         sys.modules.pop("evil", None)
@@ -180,3 +179,50 @@ def test_allowance_names_are_checked(cli, scenario_file):
     assert not is_allowed("mypkg", ("mypkg.sub",)) and is_allowed("recoursesim.selection", ())
     line = one_line_error(*cli("run", str(scenario_file()), "--no-write", "--allow-import", "a b")[::2])
     assert "allow_imports: 'a b' is not a module name" in line
+
+
+def test_a_received_results_folder_is_read_never_executed(evil_folder, cli):
+    """A results folder whose scenario.json names a booby-trapped model file and a module that writes a marker."""
+    import json
+
+    import numpy as np
+    import skops.io as sio
+    from sklearn.linear_model import LogisticRegression
+
+    from tests.own_model import skops_files
+
+    os.chdir(evil_folder)
+    sys.path.insert(0, str(evil_folder))
+    try:
+        assert cli("run", "ev.toml", "--out", "r", "--allow-import", "evil")[0] == 0
+        assert cli("sweep", "ev.toml", "--seeds", "2", "--out", "w", "--allow-import", "evil")[0] == 0
+        (evil_folder / "PWNED").unlink()
+        sys.modules.pop("evil")
+        genuine = evil_folder / "genuine.skops"
+        sio.dump(LogisticRegression().fit(np.eye(4)[:, :2], [0, 1, 0, 1]), genuine)
+        trap = skops_files.plant(
+            genuine, evil_folder / "trap.skops", skops_files.makedirs_exploit(evil_folder / "PWNED")
+        )
+        assert sio.get_untrusted_types(file=trap) == [skops_files.MAKEDIRS]  # the trap is real: see test_model_trust
+        recorded = json.loads((evil_folder / "r" / "scenario.json").read_text())
+        recorded["scenario"]["scorer"] = {"name": "fitted", "model_file": str(trap)}
+        (evil_folder / "r" / "scenario.json").write_text(json.dumps(recorded))
+        manifest = json.loads((evil_folder / "w" / "manifest.json").read_text())
+        manifest["points"][0]["scenario"]["scorer"] = {"name": "fitted", "model_file": str(trap)}
+        (evil_folder / "w" / "manifest.json").write_text(json.dumps(manifest))
+        for argv in (
+            ["report", "r", "--html", "rep.html"],
+            ["report", "w", "--html", "sweep.html"],
+            ["summarise", "w"],
+        ):
+            status, _, err = cli(*argv)
+            assert status == 0, err
+        assert not (evil_folder / "PWNED").exists() and "evil" not in sys.modules
+        text = (evil_folder / "rep.html").read_text()
+        assert "names the model file trap.skops, which a report never loads or imports" in text
+        # The report takes no grant of trust at all: there is nothing in a results folder to grant it to.
+        assert cli("report", "r", "--html", "x.html", "--allow-import", "evil")[0] == 2
+        assert not (evil_folder / "PWNED").exists() and "evil" not in sys.modules
+    finally:
+        sys.path.remove(str(evil_folder))
+        sys.modules.pop("evil", None)

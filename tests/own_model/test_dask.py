@@ -49,3 +49,22 @@ def test_user_model_sweeps_on_dask_as_on_joblib(tmp_path, user_csv, user_model):
             assert dask_files[key] == data, (name, key)
     # The model given from Python and the same model from its file decide alike.
     assert outputs[("joblib", "python")]["summary.parquet"] == outputs[("joblib", "file")]["summary.parquet"]
+
+
+def test_trust_granted_by_the_person_running_reaches_dask_workers(tmp_path, user_csv, user_model):
+    pytest.importorskip("distributed")
+    import numpy as np
+    import pandas as pd
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    from recoursesim.sweep import DaskExecutor
+
+    frame = pd.read_csv(user_csv)
+    model = make_pipeline(user_model.steps[0][1], FunctionTransformer(np.absolute), user_model.steps[1][1])
+    sio.dump(model.fit(frame.drop(columns="no_recid"), frame["no_recid"]), tmp_path / "model.skops")
+    (tmp_path / "file.toml").write_text(defendants_scenario(user_csv, '[scorer]\nmodel_file = "model.skops"\n'))
+    plan = SweepPlan.from_grid(load_scenario(tmp_path / "file.toml", trusted=["numpy.absolute"]), n_seeds=2)
+    with DaskExecutor(local_workers=2) as executor:
+        report = run_sweep(plan, tmp_path / "dask", executor=executor, progress=False)
+    assert report.ok and report.succeeded == 2, [f["error"] for f in report.failures]

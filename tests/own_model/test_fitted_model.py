@@ -132,7 +132,7 @@ def test_model_file_saved_with_skops_runs_like_the_object(tmp_path, user_csv, us
     pd.testing.assert_frame_equal(from_file.ledger, from_object.ledger)
 
 
-def test_unknown_types_in_a_model_file_are_refused_until_trusted(tmp_path, user_csv) -> None:
+def test_unknown_types_in_a_model_file_are_refused_until_the_person_running_trusts_them(tmp_path, user_csv) -> None:
     frame = pd.read_csv(user_csv)
     model = make_pipeline(PassThrough(), user_pipeline(frame, "no_recid")).fit(
         frame.drop(columns="no_recid"), frame["no_recid"]
@@ -143,9 +143,15 @@ def test_unknown_types_in_a_model_file_are_refused_until_trusted(tmp_path, user_
     with pytest.raises(ConfigError) as caught:
         load_scenario(_spec(user_csv, model_file=str(path)))
     text = str(caught.value)
-    assert f"scorer.model_file: custom.skops holds types that are not trusted: {name}" in text
-    assert "skops.io.load(path, trusted=[...])" in text and "[scorer] trusted" in text
-    scenario = load_scenario(_spec(user_csv, model_file=str(path), trusted=[name]))
+    assert f"scorer.model_file: custom.skops names types recoursesim does not load without your trust: {name} " in text
+    assert f"--trust {name}" in text and "\n" not in text
+    # The scenario table cannot grant it; a string is not a list; the person running can.
+    with pytest.raises(ConfigError, match=r"scorer\.trusted: a scenario cannot grant trust.*--trust TYPE"):
+        load_scenario(_spec(user_csv, model_file=str(path), trusted=[name]))
+    with pytest.raises(ConfigError, match=r"trusted: is one string .*give a list: trusted=\["):
+        load_scenario(_spec(user_csv, model_file=str(path)), trusted=name)
+    scenario = load_scenario(_spec(user_csv, model_file=str(path)), trusted=[name])
+    assert scenario.trusted == (name,) and "trusted" not in scenario.spec["scorer"]
     assert scenario.build_model(0).population is not None
 
 

@@ -1,0 +1,233 @@
+"""Which types a skops model file may make recoursesim build: an allow-list of exact classes.
+
+A skops file is a zip holding ``schema.json``: a tree of nodes, each naming a Python object by
+module and name (``"__module__"``, ``"__class__"``) and the kind of node that rebuilds it
+(``"__loader__"``). Several kinds *call* the object they name with arguments taken from the file:
+``ConstructorFromReduceNode`` calls it with the file's arguments, ``ObjectNode`` calls its
+``__new__`` and ``__setstate__``, ``NdArrayNode``, ``ListNode``, ``LossNode`` and ``TypeNode``
+(a dictionary's key types) call it on the file's data, and ``FunctionNode``, ``MethodNode``,
+``PartialNode`` and ``OperatorFuncNode`` hand a callable to the model, which calls it later. So
+a name is safe only if it is a class whose construction restores data; a function named there
+(scikit-learn has functions that run Python source they are given, or create and delete files)
+is code.
+
+recoursesim reads ``schema.json`` itself, before skops builds anything, and loads the file only
+if every name in it is on :func:`allowed_types` (scikit-learn's estimators and the helper classes
+their fitted state holds, skops' default list of plain types, NumPy's data types, random states
+and SciPy's sparse matrices: classes only) or in the list of types the person running trusted
+(``--trust TYPE``, ``trusted=[...]``). Nothing the file names is imported or constructed to
+decide: the allow-list is built from the installed scikit-learn, NumPy, SciPy and skops alone.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from collections.abc import Iterable, Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from recoursesim.errors import ConfigError
+
+#: Node kinds whose name is a callable the model holds (a function or a method), never a class instance.
+CALLABLE_NODES = frozenset({"FunctionNode", "MethodNode", "PartialNode", "OperatorFuncNode"})
+
+#: Node kinds whose name is not used to build anything: JSON values, and references to a node met before.
+DATA_NODES = frozenset({"JsonNode", "CachedNode"})
+
+#: Every node kind the allow-list is written for; a file with any other kind is refused.
+KNOWN_NODES = CALLABLE_NODES | DATA_NODES | {
+    "BytearrayNode", "BytesNode", "ConstructorFromReduceNode", "DTypeNode", "DefaultDictNode", "DictNode",
+    "ListNode", "LossNode", "MaskedArrayNode", "NdArrayNode", "ObjectNode", "RandomGeneratorNode",
+    "RandomStateNode", "SetNode", "SliceNode", "SparseMatrixNode", "TreeNode", "TupleNode", "TypeNode",
+}  # fmt: skip
+
+#: scikit-learn's tree structures: compiled code reads their node arrays (see docs/security.md).
+TREE_TYPES = (
+    "sklearn.tree._tree.Tree",
+    "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
+)
+
+#: Plain Python types a fitted model's state holds.
+BUILTIN_TYPES = (
+    "builtins.bool", "builtins.bytearray", "builtins.bytes", "builtins.complex", "builtins.dict",
+    "builtins.float", "builtins.frozenset", "builtins.int", "builtins.list", "builtins.set", "builtins.slice",
+    "builtins.str", "builtins.tuple", "collections.OrderedDict", "collections.defaultdict",
+)  # fmt: skip
+
+#: Most names listed in a refusal (the rest are counted).
+SHOWN = 5
+
+
+@cache
+def allowed_types() -> frozenset[str]:
+    """The classes a skops model file may name without being trusted, as ``module.Class``.
+
+    scikit-learn's estimators (:func:`sklearn.utils.all_estimators`), the helper classes their
+    fitted state holds (losses, links, binning, tree structures), skops' default list of plain
+    types, NumPy's scalar types, arrays, dtypes and random states, SciPy's sparse matrices and
+    arrays, and the plain Python containers. Every entry is checked to be a class.
+    """
+    import numpy as np
+    import scipy.sparse
+    from sklearn.utils import all_estimators
+
+    candidates: set[str] = set(BUILTIN_TYPES) | set(TREE_TYPES)
+    candidates |= {_name(cls) for _, cls in all_estimators()}
+    candidates |= {_name(np.dtype(code).type) for code in np.typecodes["All"]}
+    candidates |= _skops_defaults()
+    numpy_classes = [np.ndarray, np.dtype, np.ma.MaskedArray, np.random.RandomState, np.random.Generator]
+    numpy_classes += [np.random.SeedSequence]
+    numpy_classes += [getattr(np.random, n) for n in dir(np.random) if _is_bit_generator(getattr(np.random, n))]
+    candidates |= {_name(cls) for cls in numpy_classes}
+    for attribute in dir(scipy.sparse):
+        found = getattr(scipy.sparse, attribute)
+        if isinstance(found, type) and issubclass(found, scipy.sparse.spmatrix | scipy.sparse.sparray):
+            candidates.add(_name(found))
+    return frozenset(name for name in candidates if isinstance(_resolve(name), type))
+
+
+def _skops_defaults() -> set[str]:
+    """The default list of skops: its plain types and the scikit-learn helper classes it loads without asking.
+
+    skops keeps the list in private modules; if a skops version moves them, the allow-list is
+    shorter (files holding those classes then need ``--trust``), never longer.
+    """
+    try:
+        from skops.io import _sklearn, _trusted_types
+    except ImportError:
+        return set()
+    names = {_name(cls) for cls in getattr(_sklearn, "ALLOWED_LOSSES", ())}
+    lists = ("SKLEARN_INTERNAL_TYPE_NAMES", "PRIMITIVE_TYPE_NAMES", "CONTAINER_TYPE_NAMES", "NUMPY_DTYPE_TYPE_NAMES")
+    for listed in (*lists, "NUMPY_RANDOM_BIT_GENERATOR_TYPE_NAMES"):
+        names |= set(getattr(_trusted_types, listed, ()))
+    return names
+
+
+def _name(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _is_bit_generator(value: Any) -> bool:
+    import numpy as np
+
+    return isinstance(value, type) and issubclass(value, np.random.BitGenerator) and value is not np.random.BitGenerator
+
+
+def _resolve(name: str) -> Any:
+    """The object a name from :func:`allowed_types`' candidates is (modules of installed scientific packages)."""
+    import importlib
+
+    module, _, attribute = name.rpartition(".")
+    try:
+        return getattr(importlib.import_module(module), attribute, None)
+    except ImportError:
+        return None
+
+
+def names_in_file(path: Path) -> dict[str, str]:
+    """Every type a skops file names, with the kind of node that names it, read without building anything.
+
+    Returns:
+        ``{name: node kind}``; a method is named ``module.Class.method``.
+
+    Raises:
+        ConfigError: not a skops file, a protocol this skops does not write, or a node kind
+            recoursesim does not know.
+    """
+    from skops.io._protocol import PROTOCOL
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            schema = json.loads(archive.read("schema.json"))
+    except (OSError, KeyError, ValueError, RecursionError, zipfile.BadZipFile) as error:
+        raise ConfigError(
+            "model_file",
+            f"{path.name} is not a readable skops file ({type(error).__name__})",
+            "save it with skops.io.dump",
+        ) from None
+    protocol = schema.get("protocol") if isinstance(schema, dict) else None
+    if protocol != PROTOCOL or isinstance(protocol, bool):
+        raise ConfigError(
+            "model_file",
+            f"{path.name} was written with skops protocol {protocol!r}, not {PROTOCOL}",
+            "load it with skops and save it again with this skops version (skops.io.dump)",
+        )
+    found: dict[str, str] = {}
+    for node in _nodes(schema):
+        kind = node.get("__loader__")
+        if kind not in KNOWN_NODES:
+            raise ConfigError(
+                "model_file", f"{path.name} holds a node of unknown kind {kind!r}", "save it with skops.io.dump"
+            )
+        if kind in DATA_NODES:
+            continue
+        name = f"{node.get('__module__')}.{node.get('__class__')}"
+        found.setdefault(name, kind)
+        if kind == "MethodNode":
+            content = node.get("content")
+            method = content.get("func") if isinstance(content, dict) else None
+            found[f"{name}.{method}"] = kind
+        elif kind == "RandomGeneratorNode":
+            found[f"numpy.random.{_bit_generator(node)}"] = kind
+    return found
+
+
+def _nodes(schema: Any) -> Iterator[dict[str, Any]]:
+    """Every node of a schema, depth first, wherever it sits (contents, arguments, key types, ...)."""
+    stack = [schema]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if "__loader__" in item:
+                yield item
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def _bit_generator(node: dict[str, Any]) -> str:
+    """The bit generator a ``numpy.random.Generator`` node names in its data (skops calls it by that name)."""
+    try:
+        stored = node["content"]["bit_generator"]["content"]["bit_generator"]["content"]
+        name = json.loads(stored)
+    except (KeyError, TypeError, ValueError):
+        name = None
+    return name if isinstance(name, str) else "<unreadable>"
+
+
+def refused_types(found: dict[str, str], trusted: Iterable[str] = ()) -> list[str]:
+    """The names of ``found`` that are neither allowed classes nor trusted, each with what it is."""
+    allowed = allowed_types() | set(trusted)
+    refused = []
+    for name, kind in sorted(found.items()):
+        if name in allowed:
+            continue
+        what = "a function or method" if kind in CALLABLE_NODES else "not an allowed class"
+        shown = name if name.isprintable() and len(name) <= 200 else repr(name[:200])
+        refused.append(f"{shown} ({what})")
+    return refused
+
+
+def check_model_file(path: Path, trusted: Iterable[str] = (), field: str = "model_file") -> list[str]:
+    """Refuse a skops file that names anything not allowed or trusted; return the names it holds.
+
+    Raises:
+        ConfigError: one line naming the types (at most :data:`SHOWN` of them) and ``--trust``.
+    """
+    try:
+        found = names_in_file(path)
+    except ConfigError as error:
+        raise ConfigError(field, error.problem, error.fix) from None
+    refused = refused_types(found, trusted)
+    if refused:
+        listed = ", ".join(refused[:SHOWN]) + (f" and {len(refused) - SHOWN} more" if len(refused) > SHOWN else "")
+        first = refused[0].partition(" ")[0]
+        raise ConfigError(
+            field,
+            f"{path.name} names types recoursesim does not load without your trust: {listed}",
+            f"load it only if you trust its author and these types: --trust {first} (repeat per type; "
+            f'Python: trusted=["{first}", ...]); see the security page',
+        )
+    return sorted(found)
