@@ -37,9 +37,7 @@ def _alt() -> Any:
     except ImportError:
         from recoursesim.errors import ConfigError
 
-        raise ConfigError(
-            "lesson", "needs Altair and vl-convert", "pip install 'recoursesim[lesson]'"
-        ) from None
+        raise ConfigError("lesson", "needs Altair and vl-convert", "pip install 'recoursesim[lesson]'") from None
     return altair
 
 
@@ -129,7 +127,9 @@ def lever_panel(controls: Sequence[Control], lever: Control, groups: Sequence[st
         ("dttr", f"dTTR: waiting time minus {reference}'s", "dTTR (steps; 0 = parity)", 0.0),
     ):
         base = alt.Chart(title=title, width=WIDTH, height=HEIGHT)
-        base = base.transform_filter(f"datum.metric == '{metric}' && datum.step == null && datum.group != '{reference}'")
+        base = base.transform_filter(
+            f"datum.metric == '{metric}' && datum.step == null && datum.group != '{reference}'"
+        )
         base = base.transform_calculate(lever=lookup)
         rule = _level(parity)
         bars = base.transform_filter("datum.low != null").mark_errorbar(ticks=True).encode(

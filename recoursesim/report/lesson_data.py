@@ -25,6 +25,8 @@ STEP_METRICS = ("etr", "ttr", "selection_rate")
 POOLED_METRICS = ("retr", "dttr", *DURABILITY_METRICS)
 #: Shares: their interval is clipped to [0, 1], the range of the quantity.
 SHARES = frozenset({"selection_rate", *DURABILITY_METRICS})
+#: Quantities that cannot be negative (effort, waiting time and their ratio): their interval stops at 0.
+NON_NEGATIVE = frozenset({"etr", "ttr", "retr"})
 #: Significant digits kept in the page (the intervals across seeds are far wider than this).
 DIGITS = 4
 
@@ -69,8 +71,8 @@ def lesson_rows(summary: pd.DataFrame, controls: Sequence[Control]) -> list[dict
     Returns:
         Records with ``v0``, ``v1``, … (positions of the grid values), ``step`` (``None`` on
         pooled rows), ``group``, ``metric``, ``n`` (seeds with a finite value), ``mean``,
-        ``low`` and ``high`` (the interval; ``None`` where undefined). Shares' bounds are
-        clipped to [0, 1]. Numbers keep :data:`DIGITS` significant digits.
+        ``low`` and ``high`` (the interval; ``None`` where undefined). Bounds are clipped to the
+        quantity's range: [0, 1] for shares, [0, ∞) for effort and time. Numbers keep :data:`DIGITS` significant digits.
     """
     per_step = summary["step"].notna() & summary["metric"].isin(STEP_METRICS)
     pooled = summary["step"].isna() & summary["metric"].isin(POOLED_METRICS)
@@ -80,8 +82,10 @@ def lesson_rows(summary: pd.DataFrame, controls: Sequence[Control]) -> list[dict
     for i, row in enumerate(frame.itertuples(index=False)):
         metric = str(row.metric)
         low, high = float(row.ci_low), float(row.ci_high)
+        if metric in SHARES or metric in NON_NEGATIVE:
+            low = max(low, 0.0)
         if metric in SHARES:
-            low, high = max(low, 0.0), min(high, 1.0)
+            high = min(high, 1.0)
         record: dict[str, Any] = {column: int(index[i]) for column, index in positions.items()}
         record.update(
             step=None if pd.isna(row.step) else int(row.step),

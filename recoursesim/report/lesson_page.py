@@ -98,33 +98,42 @@ def make_panels(
     ]
     if not has_durability:
         durability_story = ["These runs kept no recommendations to judge, so this panel is empty."]
-    return [
-        Panel("outcomes", "Effort and time to recourse over time", [
+    stories = {
+        "outcomes": [
             f"ETR_t is the effort ({effort}) that the agents selected at step t had spent since they were first "
             "turned down; TTR_t is how many steps they waited. Agents selected on their first try needed no "
             "recourse and are left out.",
             f"Compare the {' and '.join(groups)} lines. The shaded band is the 95% interval across the seeds: "
             "where the bands do not overlap, the gap between the groups is larger than the run-to-run noise.",
-        ], charts.outcomes_panel(controls, groups, effort)),  # fmt: skip
-        Panel("lever", f"Disparity against {lever.field}", [
+        ],
+        "lever": [
             f"rETR divides the effort to recourse of {other} agents over the whole run by that of {reference} "
             f"agents: 1 is equal effort, 2 twice the effort. dTTR subtracts their waiting times: +2 means {other} "
             f"agents waited two steps longer than {reference} agents.",
             f"The x axis is {lever.field}; the other controls still apply. The bars are 95% intervals across seeds; "
             "the dashed line is parity.",
-        ], charts.lever_panel(controls, lever, groups, reference)),  # fmt: skip
-        Panel("selection", "Who is selected", [
+        ],
+        "selection": [
             "The share of each group's waiting agents that is selected at each step. Equal lines are demographic "
             f"parity; a {other} line below the {reference} one means {other} agents are chosen less often for "
             "each step they wait.",
-        ], charts.selection_panel(controls, groups)),  # fmt: skip
-        Panel("durability", "How long advice stays valid", durability_story, charts.durability_panel(controls, groups)),
-        Panel("compare", "Two settings side by side", [
+        ],
+        "compare": [
             "Setting A is the controls at the top; choose setting B and the measure just below. The left chart "
             "shows A solid and B dashed; the right one the difference B minus A at each step (a difference of the "
             "means across seeds, without an interval).",
             "Every setting runs with the same seeds, so the difference comes from the setting, not from luck.",
-        ], charts.comparison_panel(controls, groups, initial_b)),  # fmt: skip
+        ],
+    }
+    outcomes = charts.outcomes_panel(controls, groups, effort)
+    disparity = charts.lever_panel(controls, lever, groups, reference)
+    comparison = charts.comparison_panel(controls, groups, initial_b)
+    return [
+        Panel("outcomes", "Effort and time to recourse over time", stories["outcomes"], outcomes),
+        Panel("lever", f"Disparity against {lever.field}", stories["lever"], disparity),
+        Panel("selection", "Who is selected", stories["selection"], charts.selection_panel(controls, groups)),
+        Panel("durability", "How long advice stays valid", durability_story, charts.durability_panel(controls, groups)),
+        Panel("compare", "Two settings side by side", stories["compare"], comparison),
     ]
 
 
@@ -163,7 +172,7 @@ def render(
             f"<div class='story'>{story}</div></div></section>"
         )
     data = _script_json({"rows": rows, "specs": {p.key: p.spec for p in panels}})
-    bundle = vl_convert.javascript_bundle(vl_version=_vl_version()).replace("</script", "<\\/script")
+    bundle = vl_convert.javascript_bundle(_GLOBALS, vl_version=_vl_version()).replace("</script", "<\\/script")
     return (
         f"<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>{GENERATOR_TAG}"
         f"<meta name='viewport' content='width=device-width, initial-scale=1'><title>{html.escape(title)}</title>"
@@ -214,6 +223,9 @@ def _vl_version() -> str:
 
     return ".".join(altair.SCHEMA_VERSION.lstrip("v").split(".")[:2])
 
+
+#: What the JavaScript bundle exposes to the page's own script.
+_GLOBALS = "window.vegaEmbed = vegaEmbed; window.vega = vega; window.vegaLite = vegaLite;"
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;max-width:1250px;margin:1.5em auto;padding:0 1em;color:#222;line-height:1.45}
