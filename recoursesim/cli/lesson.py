@@ -53,6 +53,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--lever", default=None, metavar="KEY", help="the --vary key on the x axis of the disparity chart"
     )
     parser.add_argument("--title", default=None, help="the page's title (default: from the scenario's name)")
+    parser.add_argument(
+        "--intro", default=None, help="a paragraph under the title (default: the scenario's description)"
+    )
     add_executor_arguments(parser)
     parser.add_argument(
         "--root-seed", type=non_negative_int, default=None, help="root entropy (default: the scenario's run.seed)"
@@ -154,7 +157,7 @@ def write_page(out: Path, runs: Path, scenario: Any, grid: dict[str, list[Any]],
     from recoursesim._atomic import write_atomic
     from recoursesim.report.lesson_page import build_lesson
 
-    page = build_lesson(runs, scenario, grid, lever=args.lever, title=args.title).encode()
+    page = build_lesson(runs, scenario, grid, lever=args.lever, title=args.title, intro=args.intro).encode()
     with writing(out, "--out", "the lesson"):
         write_atomic(out, page)
     return len(page)

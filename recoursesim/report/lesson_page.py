@@ -51,6 +51,7 @@ def build_lesson(
     *,
     lever: str | None = None,
     title: str | None = None,
+    intro: str | None = None,
 ) -> str:
     """The lesson page of a finished sweep, as one HTML document.
 
@@ -60,6 +61,7 @@ def build_lesson(
         grid: The varied fields and their values, in the order the controls are shown.
         lever: The field on the x axis of the rETR/dTTR panel (default: the first numeric one).
         title: The page's title (default: from the scenario's name).
+        intro: A paragraph under the title (default: the scenario's ``description``).
 
     Returns:
         The page.
@@ -71,7 +73,8 @@ def build_lesson(
     n_seeds = int(summary.loc[summary["metric"] == "etr", "n"].max()) if len(summary) else 0
     panels = make_panels(summary, controls, lever_of(controls, lever), groups, reference, scenario)
     rows = lesson_rows(summary, controls)
-    return render(title or f"A lesson on {scenario.name}", scenario, controls, panels, rows, n_seeds)
+    intro = intro or scenario.spec.get("description") or f"The scenario {scenario.name}."
+    return render(title or f"A lesson on {scenario.name}", str(intro), scenario, controls, panels, rows, n_seeds)
 
 
 def make_panels(
@@ -139,6 +142,7 @@ def make_panels(
 
 def render(
     title: str,
+    intro: str,
     scenario: Scenario,
     controls: Sequence[Control],
     panels: Sequence[Panel],
@@ -148,7 +152,6 @@ def render(
     """The HTML document: head, description, controls, panels, then the data and the JavaScript."""
     import vl_convert
 
-    description = scenario.spec.get("description") or f"The scenario {scenario.name}."
     settings = scenario_table(scenario.spec)
     table = "".join(
         f"<tr><td>{html.escape(str(s))}</td><td>{html.escape(str(v))}</td></tr>"
@@ -156,7 +159,7 @@ def render(
     )
     body = [
         f"<h1>{html.escape(title)}</h1>",
-        f"<p class='description'>{html.escape(str(description))}</p>",
+        f"<p class='description'>{html.escape(intro)}</p>",
         f"<p>Each line is the mean over {n_seeds} seeded runs; move the controls to change the setting.</p>",
         f"<details><summary>All settings of {html.escape(scenario.name)}</summary><table>{table}</table></details>",
         f"<div class='controls' id='controls-a'><b>Setting A</b>{_controls(controls)}</div>",
@@ -171,7 +174,8 @@ def render(
             f"<div class='panel'><div class='chart' id='chart-{panel.key}'></div>"
             f"<div class='story'>{story}</div></div></section>"
         )
-    data = _script_json({"rows": rows, "specs": {p.key: p.spec for p in panels}})
+    about = {"scenario": scenario.name, "seeds": n_seeds, "controls": [[c.field, list(c.values)] for c in controls]}
+    data = _script_json({"lesson": about, "rows": rows, "specs": {p.key: p.spec for p in panels}})
     bundle = vl_convert.javascript_bundle(_GLOBALS, vl_version=_vl_version()).replace("</script", "<\\/script")
     return (
         f"<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>{GENERATOR_TAG}"
