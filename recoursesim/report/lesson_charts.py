@@ -42,8 +42,8 @@ def _alt() -> Any:
 
 
 def element(column: str, setting: str = "") -> str:
-    """The id of the page control for ``column`` (``ctl-v0`` for setting A, ``ctl-b-v0`` for B)."""
-    return f"ctl-{setting}-{column}" if setting else f"ctl-{column}"
+    """The id of the page control for ``column`` (``ctl-v0`` for setting A, ``ctl-b-v0`` for B, ``setting="b_"``)."""
+    return f"ctl-{setting.rstrip('_')}-{column}" if setting else f"ctl-{column}"
 
 
 def _params(controls: Sequence[Control], setting: str = "", initial: Sequence[int] | None = None) -> list[Any]:
@@ -114,7 +114,7 @@ def lever_panel(controls: Sequence[Control], lever: Control, groups: Sequence[st
     """Pooled rETR and dTTR of each group against the lever, the other fields at setting A."""
     alt = _alt()
     others = [g for g in groups if g != reference]
-    colour = alt.Color("group:N", title="group", scale=alt.Scale(domain=others))
+    colour = _colour(groups).legend(values=others)  # the other panels' colours; the reference has no row here
     if lever.numeric:
         x = alt.X("lever:Q", title=_field_title(lever), axis=alt.Axis(values=list(lever.values)))
         x = x.scale(zero=False, nice=False, padding=12)

@@ -23,7 +23,7 @@ from recoursesim.report.figures import effort_label
 from recoursesim.report.lesson_data import Control, controls_of, lesson_rows
 from recoursesim.report.scenario_table import scenario_table
 from recoursesim.scenario import Scenario
-from recoursesim.sweep import summarise
+from recoursesim.sweep import SweepStore, summarise
 from recoursesim.sweep.worker import DURABILITY_METRICS
 
 
@@ -70,11 +70,18 @@ def build_lesson(
     controls = controls_of(grid)
     groups = list(dict.fromkeys(summary["group"].astype(str)))
     reference = scenario.reference_group or groups[0]
-    n_seeds = int(summary.loc[summary["metric"] == "etr", "n"].max()) if len(summary) else 0
+    n_seeds = int(SweepStore(directory).read_manifest()["n_seeds"])
     panels = make_panels(summary, controls, lever_of(controls, lever), groups, reference, scenario)
     rows = lesson_rows(summary, controls)
     intro = intro or scenario.spec.get("description") or f"The scenario {scenario.name}."
-    return render(title or f"A lesson on {scenario.name}", str(intro), scenario, controls, panels, rows, n_seeds)
+    about = {
+        "scenario": scenario.name,
+        "seeds": n_seeds,
+        "groups": groups,
+        "reference": reference,
+        "controls": [[c.field, list(c.values)] for c in controls],
+    }
+    return render(title or f"A lesson on {scenario.name}", str(intro), scenario, controls, panels, rows, about)
 
 
 def make_panels(
@@ -147,9 +154,13 @@ def render(
     controls: Sequence[Control],
     panels: Sequence[Panel],
     rows: list[dict[str, Any]],
-    n_seeds: int,
+    about: dict[str, Any],
 ) -> str:
-    """The HTML document: head, description, controls, panels, then the data and the JavaScript."""
+    """The HTML document: head, description, controls, panels, then the data and the JavaScript.
+
+    ``about`` (the scenario's name, the seeds, the groups, the reference group and the controls)
+    is stored beside the rows, so a reader (or a test) can tell what the page holds.
+    """
     import vl_convert
 
     settings = scenario_table(scenario.spec)
@@ -160,7 +171,7 @@ def render(
     body = [
         f"<h1>{html.escape(title)}</h1>",
         f"<p class='description'>{html.escape(intro)}</p>",
-        f"<p>Each line is the mean over {n_seeds} seeded runs; move the controls to change the setting.</p>",
+        f"<p>Each line is the mean over {about['seeds']} seeded runs; move the controls to change the setting.</p>",
         f"<details><summary>All settings of {html.escape(scenario.name)}</summary><table>{table}</table></details>",
         f"<div class='controls' id='controls-a'><b>Setting A</b>{_controls(controls)}</div>",
     ]
@@ -174,7 +185,6 @@ def render(
             f"<div class='panel'><div class='chart' id='chart-{panel.key}'></div>"
             f"<div class='story'>{story}</div></div></section>"
         )
-    about = {"scenario": scenario.name, "seeds": n_seeds, "controls": [[c.field, list(c.values)] for c in controls]}
     data = _script_json({"lesson": about, "rows": rows, "specs": {p.key: p.spec for p in panels}})
     bundle = vl_convert.javascript_bundle(_GLOBALS, vl_version=_vl_version()).replace("</script", "<\\/script")
     return (
