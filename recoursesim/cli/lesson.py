@@ -159,6 +159,7 @@ def write_page(out: Path, runs: Path, scenario: Any, grid: dict[str, list[Any]],
 
     page = build_lesson(runs, scenario, grid, lever=args.lever, title=args.title, intro=args.intro).encode()
     with writing(out, "--out", "the lesson"):
+        out.parent.mkdir(parents=True, exist_ok=True)  # check_page_path found a directory can be made there
         write_atomic(out, page)
     return len(page)
 

@@ -107,6 +107,8 @@ def _positions(column: pd.Series, values: Sequence[Any]) -> list[int]:
 
 
 def _key(value: Any) -> str:
+    if hasattr(value, "item"):  # a NumPy scalar (numpy.bool_ is no bool, numpy.int64 no int)
+        value = value.item()
     if isinstance(value, bool):
         return f"b:{value}"
     if isinstance(value, int | float):

@@ -88,6 +88,11 @@ def test_page_is_one_file_with_the_sweep_summary_inside(tiny, tmp_path):
     assert pooled == {"retr", "dttr", "validity_1", "validity_3", "validity_5"}
 
 
+def test_out_in_a_new_folder(tiny, tmp_path):
+    assert main([*_args(tiny, tmp_path), "--out", str(tmp_path / "class" / "week1" / "lesson.html")]) == 0
+    assert (tmp_path / "class" / "week1" / "lesson.html").stat().st_size > 0
+
+
 def test_resume_rebuilds_the_page_from_kept_runs(tiny, tmp_path):
     assert main(_args(tiny, tmp_path)) == 0
     shards = sorted((tmp_path / "runs" / "runs").iterdir())
@@ -97,6 +102,27 @@ def test_resume_rebuilds_the_page_from_kept_runs(tiny, tmp_path):
     assert [p.stat().st_mtime_ns for p in shards] == stamps  # no run was redone
     assert _page_data(tmp_path / "lesson.html")["rows"] == first["rows"]
     assert "<title>Second build</title>" in (tmp_path / "lesson.html").read_text(encoding="utf-8")
+
+
+def test_names_only_page_puts_the_names_on_the_lever_axis(tiny, tmp_path):
+    args = ["lesson", str(tiny), "--vary", "selection.name=top_k,cns", "--seeds", "2", "--runs", str(tmp_path / "r"),
+            "--out", str(tmp_path / "names.html"), "--quiet", "--workers", "1"]  # fmt: skip
+    assert main(args) == 0
+    data = _page_data(tmp_path / "names.html")
+    assert data["lesson"]["controls"] == [["selection.name", ["top_k", "cns"]]]
+    lever = json.dumps(data["specs"]["lever"])
+    assert '"lever", "type": "nominal"' in lever.replace("'", '"') or '"type": "nominal"' in lever
+    assert "<select id='ctl-v0'>" in (tmp_path / "names.html").read_text(encoding="utf-8")
+
+
+def test_rows_match_numpy_scalars():
+    controls = controls_of({"flag": [True, False], "selection.k": [10, 20]})
+    summary = _summary(
+        flag=np.array([False, True]), **{"selection.k": np.array([20, 10], dtype=np.int64)}, metric=["etr", "retr"],
+        mean=[1.0, 1.0], ci_low=[0.5, 0.5], ci_high=[1.5, 1.5],
+    )  # fmt: skip
+    rows = lesson_rows(summary, controls)
+    assert [(r["v0"], r["v1"]) for r in rows] == [(1, 1), (0, 0)]
 
 
 # ---------------------------------------------------------------------------------------------- bad input
@@ -150,6 +176,15 @@ def test_out_holding_a_users_file_is_never_replaced(tiny, tmp_path, capsys):
     code = main(_args(tiny, tmp_path))
     _refused(capsys, code, "--out", "not written by recoursesim")
     assert page.read_text() == "<html><body>my own lesson notes</body></html>"
+    assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize("where", ["folder.html", "notes.txt/lesson.html"])
+def test_out_not_a_usable_file_path(tiny, tmp_path, capsys, where):
+    (tmp_path / "folder.html").mkdir()
+    (tmp_path / "notes.txt").write_text("mine")
+    code = main([*_args(tiny, tmp_path), "--out", str(tmp_path / where)])
+    _refused(capsys, code, "--out")
     assert not (tmp_path / "runs").exists()
 
 
