@@ -137,7 +137,7 @@ def plan_of(scenario: Any, grid: dict[str, list[Any]], seeds: int, root_seed: in
     from recoursesim.sweep import SweepPlan
 
     with _as_vary():
-        return SweepPlan.from_grid(scenario, grid, n_seeds=seeds, root_seed=root_seed)
+        return SweepPlan.from_grid(scenario, grid, n_seeds=seeds, root_seed=root_seed, durability=True)
 
 
 def check_runs(runs: Path, plan: Any, *, resume: bool, default: bool) -> None:

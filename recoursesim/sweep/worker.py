@@ -105,6 +105,8 @@ DURABILITY_METRICS = ("validity_1", "validity_3", "validity_5")
 def _run(task: RunTask) -> tuple[pd.DataFrame | None, pd.DataFrame]:
     result = simulate(task.scenario, fresh_seed(task.seed))
     metrics = result.metrics if task.per_step else None
+    if not task.durability:
+        return metrics, result.summary
     return metrics, with_durability(result.summary, result.durability_summary)
 
 
