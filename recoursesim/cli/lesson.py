@@ -67,6 +67,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def lesson(args: argparse.Namespace) -> int:
     """Execute ``recoursesim lesson``: check everything, run the grid, write the page."""
+    from recoursesim.report.lesson_page import require_extra
     from recoursesim.scenario import load_scenario
     from recoursesim.sweep import run_sweep
 
@@ -102,17 +103,6 @@ def check_page_path(path: Path) -> Path:
     if path.suffix.lower() not in (".html", ".htm"):
         raise ConfigError("--out", f"{quote_path(path)} is not an .html file", "give a path ending in .html")
     return check_replaceable_file(path, "--out")
-
-
-def require_extra() -> None:
-    """Refuse before any work when the ``lesson`` extra (Altair, vl-convert) is missing."""
-    try:
-        import altair  # noqa: F401
-        import vl_convert  # noqa: F401
-    except ImportError as error:
-        raise ConfigError(
-            "lesson", f"needs the lesson extra ({error.name} is not installed)", "pip install 'recoursesim[lesson]'"
-        ) from None
 
 
 def parse_vary(items: Sequence[str]) -> dict[str, list[Any]]:

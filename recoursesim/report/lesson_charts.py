@@ -32,12 +32,9 @@ FIELD_UNITS = {
 
 
 def _alt() -> Any:
-    try:
-        import altair
-    except ImportError:
-        from recoursesim.errors import ConfigError
+    """Altair, imported when a panel is built (:func:`~recoursesim.report.lesson_page.require_extra` checks it)."""
+    import altair
 
-        raise ConfigError("lesson", "needs Altair and vl-convert", "pip install 'recoursesim[lesson]'") from None
     return altair
 
 

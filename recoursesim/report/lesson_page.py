@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from recoursesim.errors import ConfigError
 from recoursesim.report import lesson_charts as charts
 from recoursesim.report.document import GENERATOR_TAG
 from recoursesim.report.figures import effort_label
@@ -35,6 +36,21 @@ class Panel:
     heading: str
     story: list[str]
     spec: dict[str, Any]
+
+
+def require_extra() -> None:
+    """Refuse, before any work, when the ``lesson`` extra (Altair, vl-convert) is missing.
+
+    Raises:
+        ConfigError: naming the missing package and the ``pip install`` that brings it.
+    """
+    try:
+        import altair  # noqa: F401
+        import vl_convert  # noqa: F401
+    except ImportError as error:
+        raise ConfigError(
+            "lesson", f"needs the lesson extra ({error.name} is not installed)", "pip install 'recoursesim[lesson]'"
+        ) from None
 
 
 def lever_of(controls: Sequence[Control], field: str | None) -> Control:
@@ -66,6 +82,7 @@ def build_lesson(
     Returns:
         The page.
     """
+    require_extra()
     summary = summarise(directory, write=False)
     controls = controls_of(grid)
     groups = list(dict.fromkeys(summary["group"].astype(str)))

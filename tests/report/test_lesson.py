@@ -272,3 +272,12 @@ def test_with_durability_maps_each_groups_shares():
     assert out["validity_1"].tolist() == [1.0, 0.25]
     assert out["validity_3"].tolist() == [0.5, 0.0]
     assert with_durability(summary, pd.DataFrame()) is summary
+
+
+def test_missing_extra_is_one_line_before_any_work(tiny, tmp_path, capsys, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "vl_convert", None)  # as if vl-convert-python were not installed
+    code = main(_args(tiny, tmp_path))
+    _refused(capsys, code, "lesson", "vl_convert", "recoursesim[lesson]")
+    _nothing_written(tmp_path)
