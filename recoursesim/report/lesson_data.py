@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from recoursesim.sweep.identity import canonical_json
@@ -107,7 +108,7 @@ def _positions(column: pd.Series, values: Sequence[Any]) -> list[int]:
 
 
 def _key(value: Any) -> str:
-    if hasattr(value, "item"):  # a NumPy scalar (numpy.bool_ is no bool, numpy.int64 no int)
+    if isinstance(value, np.generic):  # numpy.bool_ is no bool, numpy.int64 no int
         value = value.item()
     if isinstance(value, bool):
         return f"b:{value}"
