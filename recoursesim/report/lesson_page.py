@@ -119,7 +119,9 @@ def make_panels(
     durability_story = [
         "Advice (a recommendation) is still valid h steps after it was given if, carried out exactly, it "
         "would be accepted then, under the model and the cut-off in force at that later step. A share of 1 "
-        "means advice never goes stale; a rising cut-off or a retrained model makes it expire.",
+        "means advice never goes stale; a rising cut-off or a retrained model makes it expire. Each h counts "
+        "the advice given at least h steps before the run ended, and advice judged one step can pass again "
+        "later, so the share need not fall as h grows.",
         "A share of 0 already at h = 1 can also mean the advice was never enough on its own: some scenarios "
         "aim it short of the cut-off on purpose, so agents keep competing for the places.",
     ]
