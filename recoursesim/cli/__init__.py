@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "compare": "compare policies (scenarios) over seeds, with confidence intervals",
     "report": "write a time-resolved fairness report (HTML or Markdown) from run results",
     "dashboard": "serve the interactive Game-of-Recourse dashboard in the browser",
+    "lesson": "run a small grid of settings and write one self-contained, explorable HTML page for a class",
     "list": "list the bundled scenarios, the components a scenario can name, or the bundled data sets",
     "show": "print a scenario fully resolved (bases merged in) as a TOML scenario",
     "sensitivity": "global sensitivity analysis of a metric over numeric scenario fields (SALib)",

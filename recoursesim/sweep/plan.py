@@ -41,6 +41,7 @@ class RunTask:
         seed_index: Index of the spawned seed.
         seed: ``SeedSequence(root).spawn(n)[seed_index]``.
         per_step: Also record the per-step metrics (not only the pooled per-group summary).
+        durability: Also record each group's validity of advice 1, 3 and 5 steps after issue.
     """
 
     run_id: str
@@ -50,6 +51,7 @@ class RunTask:
     seed_index: int
     seed: np.random.SeedSequence = field(repr=False)
     per_step: bool = True
+    durability: bool = False
 
 
 @dataclass(frozen=True)
@@ -64,12 +66,16 @@ class SweepPlan:
         n_seeds: Runs per point.
         root_seed: Root entropy of the sweep.
         per_step: Record per-step metrics as well as the pooled summary (``False`` is faster).
+        durability: Record each group's validity of advice 1, 3 and 5 steps after issue with the
+            pooled rows (``validity_1``, ``validity_3``, ``validity_5``); judging every
+            recommendation at later steps makes a short run up to about 1.7 times slower.
     """
 
     points: tuple[Point, ...]
     n_seeds: int
     root_seed: int = 0
     per_step: bool = True
+    durability: bool = False
 
     def __post_init__(self) -> None:
         check_int("seeds", self.n_seeds, minimum=1)
@@ -93,6 +99,7 @@ class SweepPlan:
         n_seeds: int,
         root_seed: int | None = None,
         per_step: bool = True,
+        durability: bool = False,
     ) -> SweepPlan:
         """The Cartesian product of ``grid`` over ``scenario``, each point validated.
 
@@ -102,6 +109,7 @@ class SweepPlan:
             n_seeds: Runs per point.
             root_seed: Root entropy (default: the scenario's ``run.seed``).
             per_step: Record per-step metrics too.
+            durability: Record the groups' validity of advice too.
 
         Returns:
             The plan.
@@ -130,7 +138,7 @@ class SweepPlan:
                 raise ConfigError(f"--grid {error.field}", error.problem, error.fix) from None
             points.append(Point(params, point_scenario))
         seed = scenario.seed if root_seed is None else root_seed
-        return cls(tuple(points), n_seeds=n_seeds, root_seed=seed, per_step=per_step)
+        return cls(tuple(points), n_seeds=n_seeds, root_seed=seed, per_step=per_step, durability=durability)
 
     @property
     def n_runs(self) -> int:
@@ -151,6 +159,7 @@ class SweepPlan:
             self.n_seeds,
             self.root_seed,
             self.per_step,
+            *(["durability"] if self.durability else []),  # sweeps without it keep their identity
         )
 
     def tasks(self) -> Iterator[RunTask]:
@@ -169,6 +178,7 @@ class SweepPlan:
                     seed_index,
                     seed,
                     self.per_step,
+                    self.durability,
                 )
 
     def describe(self) -> dict[str, Any]:
@@ -178,6 +188,7 @@ class SweepPlan:
             "n_seeds": self.n_seeds,
             "root_seed": self.root_seed,
             "per_step": self.per_step,
+            **({"durability": True} if self.durability else {}),
             "param_names": self.param_names,
             "points": [{"params": p.params, "scenario": p.scenario.spec} for p in self.points],
         }

@@ -98,10 +98,30 @@ def fresh_seed(seed: np.random.SeedSequence) -> np.random.SeedSequence:
     return np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key, pool_size=seed.pool_size)
 
 
+#: Per-group durability shares recorded with the pooled rows: validity 1, 3 and 5 steps after issue.
+DURABILITY_METRICS = ("validity_1", "validity_3", "validity_5")
+
+
 def _run(task: RunTask) -> tuple[pd.DataFrame | None, pd.DataFrame]:
     result = simulate(task.scenario, fresh_seed(task.seed))
     metrics = result.metrics if task.per_step else None
-    return metrics, result.summary
+    if not task.durability:
+        return metrics, result.summary
+    return metrics, with_durability(result.summary, result.durability_summary)
+
+
+def with_durability(summary: pd.DataFrame, durability: pd.DataFrame) -> pd.DataFrame:
+    """The pooled per-group summary with :data:`DURABILITY_METRICS` added (unchanged if the run kept no advice).
+
+    Args:
+        summary: The run's pooled per-group summary.
+        durability: Its per-group durability summary (:func:`~recoursesim.durability.durability_summary`).
+    """
+    if durability.empty or not set(DURABILITY_METRICS) <= set(durability.columns):
+        return summary
+    by_group = durability.assign(group=durability["group"].astype(str)).set_index("group")
+    groups = summary["group"].astype(str)
+    return summary.assign(**{name: groups.map(by_group[name]).astype(float) for name in DURABILITY_METRICS})
 
 
 def encode_shard(task: RunTask, metrics: pd.DataFrame | None, summary: pd.DataFrame) -> bytes:

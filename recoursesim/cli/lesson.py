@@ -1,0 +1,166 @@
+"""``recoursesim lesson``: a sweep over a few settings, written as one self-contained, explorable HTML page."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from recoursesim.cli._allow_import import add_allow_import_argument
+from recoursesim.cli._common import add_scenario_argument, non_negative_int, positive_int, quote_path, writing
+from recoursesim.cli._executor_options import add_executor_arguments, check_executor
+from recoursesim.cli._output import check_replaceable_file, out_path, slug
+from recoursesim.errors import ConfigError
+
+#: Most grid cells (points) a lesson may have: every cell is one position of the page's controls.
+MAX_CELLS = 500
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """Add the ``lesson`` command."""
+    parser = commands.add_parser(
+        "lesson",
+        help="run a small grid of settings and write one self-contained, explorable HTML page for a class",
+        description=(
+            "Run SCENARIO for N seeds at every combination of the --vary values (on the sweep engine: "
+            "resumable, local workers or Dask), then write one HTML file holding the results, interactive "
+            "charts bound to sliders and drop-downs, and a short explanation beside each chart. The page "
+            "loads nothing from the network: it opens from a USB stick or any static site. The runs are "
+            "kept in --runs; with --resume a finished grid is rebuilt into a page without new simulation. "
+            "Needs the lesson extra: pip install 'recoursesim[lesson]'."
+        ),
+    )
+    add_scenario_argument(parser)
+    parser.add_argument(
+        "--vary",
+        action="append",
+        default=[],
+        required=True,
+        metavar="KEY=V1,V2",
+        help="a dotted scenario key and its values, e.g. population.q=0,1,2 (repeat: one control per key)",
+    )
+    parser.add_argument("--seeds", type=positive_int, required=True, help="runs per combination of values")
+    parser.add_argument("--out", type=out_path, default=Path("lesson.html"), help="the page (default lesson.html)")
+    parser.add_argument(
+        "--runs", type=out_path, default=None, help="where the runs are kept (default: results/lesson-<scenario name>)"
+    )
+    parser.add_argument("--resume", action="store_true", help="continue (or reuse) the same runs in --runs")
+    parser.add_argument(
+        "--lever", default=None, metavar="KEY", help="the --vary key on the x axis of the disparity chart"
+    )
+    parser.add_argument("--title", default=None, help="the page's title (default: from the scenario's name)")
+    parser.add_argument(
+        "--intro", default=None, help="a paragraph under the title (default: the scenario's description)"
+    )
+    add_executor_arguments(parser)
+    parser.add_argument(
+        "--root-seed", type=non_negative_int, default=None, help="root entropy (default: the scenario's run.seed)"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar, only errors")
+    add_allow_import_argument(parser)
+    parser.set_defaults(func=lesson)
+
+
+def lesson(args: argparse.Namespace) -> int:
+    """Execute ``recoursesim lesson``: check everything, run the grid, write the page."""
+    from recoursesim.report.lesson_page import require_extra
+    from recoursesim.scenario import load_scenario
+    from recoursesim.sweep import run_sweep
+
+    out = check_page_path(args.out)
+    require_extra()
+    scenario = load_scenario(args.scenario, allow_imports=args.allow_imports)
+    grid = parse_vary(args.vary)
+    if args.lever is not None and args.lever not in grid:
+        raise ConfigError("--lever", f"{args.lever!r} is not a --vary key", f"use one of {', '.join(grid)}")
+    plan = plan_of(scenario, grid, args.seeds, args.root_seed)
+    executor_choice = check_executor(args, plan.n_runs, [p.scenario for p in plan.points])
+    runs = args.runs or Path("results") / f"lesson-{slug(scenario.name)}"
+    check_runs(runs, plan, resume=args.resume, default=args.runs is None)
+    if args.runs is None:
+        runs.parent.mkdir(parents=True, exist_ok=True)
+    with executor_choice.open() as executor:
+        report = run_sweep(plan, runs, executor=executor, resume=args.resume, progress=not args.quiet)
+    if report.failures:
+        from recoursesim.cli.sweep import format_failures
+
+        print(format_failures(report), file=sys.stderr)
+        print(f"error: no page written; fix the failing runs, then run again with --runs {runs} --resume",
+              file=sys.stderr)  # fmt: skip
+        return 1
+    size = write_page(out, runs, scenario, grid, args)
+    if not args.quiet:
+        print(f"wrote {out} ({size / 1e6:.2f} MB: {len(plan.points)} settings x {args.seeds} seeds; runs in {runs}/)")
+    return 0
+
+
+def check_page_path(path: Path) -> Path:
+    """``--out`` must be a new ``.html`` file, or a page recoursesim wrote (never a user's file)."""
+    if path.suffix.lower() not in (".html", ".htm"):
+        raise ConfigError("--out", f"{quote_path(path)} is not an .html file", "give a path ending in .html")
+    return check_replaceable_file(path, "--out")
+
+
+def parse_vary(items: Sequence[str]) -> dict[str, list[Any]]:
+    """The ``--vary`` items as a grid, refusing more than :data:`MAX_CELLS` cells."""
+    from recoursesim.sweep import parse_grid
+
+    with _as_vary():
+        grid = parse_grid(items)
+    cells = math.prod(len(values) for values in grid.values())
+    if cells > MAX_CELLS:
+        counts = " x ".join(str(len(v)) for v in grid.values())
+        raise ConfigError(
+            "--vary",
+            f"makes {cells:,} settings ({counts}); a lesson page holds at most {MAX_CELLS}",
+            "give fewer values: a class explores a handful per control",
+        )
+    return grid
+
+
+def plan_of(scenario: Any, grid: dict[str, list[Any]], seeds: int, root_seed: int | None) -> Any:
+    """The sweep plan of the lesson (its errors name ``--vary``)."""
+    from recoursesim.sweep import SweepPlan
+
+    with _as_vary():
+        return SweepPlan.from_grid(scenario, grid, n_seeds=seeds, root_seed=root_seed, durability=True)
+
+
+def check_runs(runs: Path, plan: Any, *, resume: bool, default: bool) -> None:
+    """The sweep store's checks of the runs directory, naming ``--runs``."""
+    from recoursesim.sweep import SweepStore
+
+    try:
+        SweepStore(runs).check(plan, resume=resume, missing_parent_ok=default)
+    except ConfigError as error:
+        if error.field != "--out":
+            raise
+        raise ConfigError("--runs", error.problem, error.fix.replace("--out", "--runs")) from None
+
+
+def write_page(out: Path, runs: Path, scenario: Any, grid: dict[str, list[Any]], args: argparse.Namespace) -> int:
+    """Build the page from the finished runs and write it atomically; return its size in bytes."""
+    from recoursesim._atomic import write_atomic
+    from recoursesim.report.lesson_page import build_lesson
+
+    page = build_lesson(runs, scenario, grid, lever=args.lever, title=args.title, intro=args.intro).encode()
+    with writing(out, "--out", "the lesson"):
+        out.parent.mkdir(parents=True, exist_ok=True)  # check_page_path found a directory can be made there
+        write_atomic(out, page)
+    return len(page)
+
+
+@contextlib.contextmanager
+def _as_vary() -> Iterator[None]:
+    """Re-label the sweep planner's ``--grid`` errors as ``--vary`` (the option this command has)."""
+    try:
+        yield
+    except ConfigError as error:
+        if not error.field.startswith("--grid"):
+            raise
+        field, fix = (text.replace("--grid", "--vary") for text in (error.field, error.fix))
+        raise ConfigError(field, error.problem, fix) from None
