@@ -169,3 +169,29 @@ def discovery_boxes_figure(found: Discovery) -> Figure:
     stats = "; ".join(f"box {b.number}: coverage {b.coverage:.2f}, density {b.density:.2f}" for b in found.boxes)
     ax.set_title(f"PRIM boxes for {found.cases.condition.label}\n{stats or 'no box found'}", fontsize=9)
     return fig
+
+
+def robustness_figure(table: pd.DataFrame, *, outcome: str, threshold: float, maximise: bool = False) -> Figure:
+    """Regret (left) and satisficing share (right) per policy, as :func:`~recoursesim.policy.robust.robustness` gives.
+
+    Args:
+        table: The robustness table (index: policies; ``regret`` and ``satisficing`` columns).
+        outcome: The outcome's label, with its unit where it has one (axis labels and title).
+        threshold: The satisficing threshold.
+        maximise: Whether larger outcomes are better (for the threshold's sign in the title).
+    """
+    fig = Figure(figsize=(8, 1.6 + 0.45 * len(table)), layout="constrained")
+    left, right = fig.subplots(1, 2, sharey=True)
+    y = np.arange(len(table))
+    left.barh(y, table["regret"], height=0.5, color=_TOTAL, alpha=0.8)
+    left.set_yticks(y, [str(p) for p in table.index], fontsize=8)
+    left.invert_yaxis()
+    left.set_xlabel(f"regret of {_axis_label(outcome)}\n(from the best policy in each scenario; less is better)")
+    right.barh(y, table["satisficing"], height=0.5, color=_FIRST, alpha=0.8)
+    right.set_xlim(0, 1)
+    right.set_xlabel("share of scenarios meeting the threshold\n(more is better)")
+    for ax in (left, right):
+        ax.grid(axis="x", alpha=0.3)
+    sign = "≥" if maximise else "≤"
+    fig.suptitle(f"Robustness of {len(table)} policies: {outcome} {sign} {threshold:g}", fontsize=9)
+    return fig
