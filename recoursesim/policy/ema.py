@@ -207,7 +207,11 @@ def ema_model(
     u_ranges, u_choices = _split(uncertainties, "uncertainty")
     l_ranges, l_choices = _split(levers, "lever")
     keys: dict[str, str] = {}
-    for kind, params in (("uncertainty", (*u_ranges, *u_choices)), ("lever", (*l_ranges, *l_choices))):
+    named: tuple[tuple[str, tuple[ParamRange | Choice, ...]], ...] = (
+        ("uncertainty", (*u_ranges, *u_choices)),
+        ("lever", (*l_ranges, *l_choices)),
+    )
+    for kind, params in named:
         for p in params:
             if ema_name(p.key) in keys:
                 raise ConfigError(
