@@ -43,7 +43,6 @@ from recoursesim.policy._deps import require
 from recoursesim.policy.space import MetricSpec, parse_metric
 from recoursesim.sweep.identity import canonical_json
 from recoursesim.sweep.store import LAYOUT_VERSION, MANIFEST, SweepStore
-from recoursesim.sweep.summarise import iter_point_results
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _CONDITION = re.compile(rf"^\s*(?P<metric>[A-Za-z_]\w*\s*:\s*[^\s<>=]+)\s*(?P<op><=|>=|<|>)\s*(?P<bound>{_NUMBER})\s*$")
@@ -158,20 +157,13 @@ def read_cases(results: str | Path, condition: Condition) -> Cases:
     params: list[dict[str, Any]] = []
     values: list[np.ndarray] = []
     names: set[str] = set()
-    checked = False
     for directory in sweep_directories(results):
         manifest = _read_manifest(directory)
         names.update(manifest["param_names"])
-        for _, point, rows in iter_point_results(directory):
-            if not len(rows):
-                continue
-            if not checked:
-                _check_metric(condition.metric, rows)
-                checked = True
-            per_seed = condition.metric.per_seed(rows).to_numpy(dtype=float)
-            params.extend([point] * len(per_seed))
-            values.append(per_seed)
-    if not values:
+        run_params, run_values = _run_values(directory, manifest, condition.metric)
+        params += run_params
+        values.append(run_values)
+    if not params:
         raise ConfigError("RESULTS", f"{results} holds no finished run", "finish the sweep first (--resume)")
     all_values = np.concatenate(values)
     defined = np.isfinite(all_values)
@@ -179,6 +171,45 @@ def read_cases(results: str | Path, condition: Condition) -> Cases:
     cases = Cases(x, all_values[defined], condition.holds(all_values[defined]), condition, int((~defined).sum()))
     _check_cases(cases)
     return cases
+
+
+def _run_values(
+    directory: Path, manifest: dict[str, Any], metric: MetricSpec
+) -> tuple[list[dict[str, Any]], np.ndarray]:
+    """Each finished run's point parameters and metric, read from all its shards at once."""
+    store = SweepStore(directory)
+    finished = [(run_id, point, seed) for run_id, point, seed in manifest["runs"] if store.shard_path(run_id).is_file()]
+    if not finished:
+        return [], np.array([])
+    rows = _pooled_rows(store, [run_id for run_id, _, _ in finished])
+    runs = [(point, seed) for _, point, seed in finished]
+    _check_metric(metric, rows)
+    width = max(seed for _, seed in runs) + 1
+    # One key per run, as the seed index per_seed groups by, so one call gives every run's value.
+    rows["seed_index"] = rows["point"].to_numpy(dtype=np.int64) * width + rows["seed_index"].to_numpy(dtype=np.int64)
+    keys = [point * width + seed for point, seed in runs]
+    per_run = metric.per_seed(rows).reindex(keys).to_numpy(dtype=float)
+    points = manifest["points"]
+    return [points[point]["params"] for point, _ in runs], per_run
+
+
+def _pooled_rows(store: SweepStore, run_ids: Sequence[str]) -> pd.DataFrame:
+    """The pooled (whole-run) rows of the given runs' shards, read as one Parquet data set."""
+    import pyarrow.compute as pc
+    import pyarrow.dataset as ds
+
+    from recoursesim.sweep.summarise import read_shard
+
+    paths = [str(store.shard_path(run_id)) for run_id in run_ids]
+    try:
+        table = ds.dataset(paths, format="parquet").to_table(
+            columns=["point", "seed_index", "step", "group", "metric", "value"], filter=pc.field("step").is_null()
+        )
+    except (OSError, ValueError):  # a truncated or corrupt shard: name it, as every reader of shards does
+        for path in paths:
+            read_shard(Path(path))
+        raise
+    return table.to_pandas()
 
 
 def _read_manifest(directory: Path) -> dict[str, Any]:

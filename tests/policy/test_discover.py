@@ -118,6 +118,17 @@ def test_results_from_another_version_or_no_results(sweep, tmp_path, capsys):
     assert "holds no sweep" in line
 
 
+def test_a_corrupt_shard_is_named(sweep, tmp_path, capsys):
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(sweep, copy)
+    shard = sorted((copy / "runs").glob("*.parquet"))[3]
+    shard.write_bytes(shard.read_bytes()[:40])
+    line = one_line_error(main(["discover", str(copy), "--where", "dTTR:female > 2"]), capsys.readouterr().err)
+    assert shard.name in line and "cannot be read as Parquet" in line
+
+
 def test_read_cases_reads_a_sensitivity_study_folder(sweep, tmp_path):
     study = tmp_path / "study"
     study.mkdir()
