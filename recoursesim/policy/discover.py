@@ -40,12 +40,12 @@ from recoursesim import ownership
 from recoursesim._atomic import replacing
 from recoursesim.errors import ConfigError
 from recoursesim.policy._deps import require
+from recoursesim.policy.objectives import NUMBER
 from recoursesim.policy.space import MetricSpec, parse_metric
 from recoursesim.sweep.identity import canonical_json
 from recoursesim.sweep.store import LAYOUT_VERSION, MANIFEST, SweepStore
 
-_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-_CONDITION = re.compile(rf"^\s*(?P<metric>[A-Za-z_]\w*\s*:\s*[^\s<>=]+)\s*(?P<op><=|>=|<|>)\s*(?P<bound>{_NUMBER})\s*$")
+_CONDITION = re.compile(rf"^\s*(?P<metric>[A-Za-z_]\w*\s*:\s*[^\s<>=]+)\s*(?P<op><=|>=|<|>)\s*(?P<bound>{NUMBER})\s*$")
 
 #: Files :meth:`Discovery.write` writes, and what each holds.
 DISCOVER_FILES = {
