@@ -1,4 +1,4 @@
-"""Suite-wide markers: ``dice`` tests need dice-ml, ``policy`` tests the policy extra."""
+"""Suite-wide markers: ``dice`` tests need dice-ml, ``policy`` tests the policy extra, ``ema`` tests the ema extra."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 OPTIONAL = {
     "dice": (("dice_ml",), "RECOURSESIM_REQUIRE_DICE", "dice"),
     "policy": (("SALib", "optuna", "gymnasium"), "RECOURSESIM_REQUIRE_POLICY", "policy"),
+    "ema": (("ema_workbench",), "RECOURSESIM_REQUIRE_EMA", "ema"),
 }
 
 

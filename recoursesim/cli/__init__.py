@@ -36,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "show": "print a scenario fully resolved (bases merged in) as a TOML scenario",
     "sensitivity": "global sensitivity analysis of a metric over numeric scenario fields (SALib)",
     "optimise": "search policies (selector, mitigation, parameters) for one or more objectives (Optuna)",
+    "discover": "scenario discovery on a sweep or study: the parameter boxes where a condition holds (PRIM)",
 }
 
 #: Commands whose module is not named after them (``list`` would shadow the built-in).

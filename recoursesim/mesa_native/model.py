@@ -81,7 +81,7 @@ class ScenarioModel(RecourseModel):
                 )  # fmt: skip
             given = {name: scenario_value if given[name] is None else given[name]
                      for name, scenario_value in scenario.parameters().items()}  # fmt: skip
-            seed = scenario.rng if seed is None else seed
+            seed = scenario.run_seed if seed is None else seed
         resolved = resolve(given)
         seed = check_seed(seed)
         check_run_memory(resolved)

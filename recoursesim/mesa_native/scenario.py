@@ -37,6 +37,16 @@ class RecourseScenario(MesaScenario):
     entrants: int | None = None
     effort_scale: float | None = None
 
+    def __init__(self, *, rng: Any = None, **kwargs: Any) -> None:
+        # Mesa 4 turns ``rng`` into a Generator (Mesa 3.5 keeps it as given); keep the seed as given too,
+        # so the run seed is the same on both (a Generator's state says nothing of ``None``: the base's seed).
+        super().__init__(rng=rng, _run_seed=rng, **kwargs)
+
+    @property
+    def run_seed(self) -> Any:
+        """The ``rng`` given, as given (``None``: the base scenario's ``run.seed``)."""
+        return self.__dict__.get("_run_seed")
+
     def parameters(self) -> dict[str, Any]:
         """The recoursesim parameters (:data:`PARAMETERS`) as a plain dict (without ``rng``)."""
         return {name: getattr(self, name) for name in PARAMETERS}

@@ -19,8 +19,12 @@ result.write(out)  # samples.parquet, indices.parquet, sensitivity.png, sensitiv
 Modules: :mod:`~recoursesim.policy.space` (ranges, choices, metrics),
 :mod:`~recoursesim.policy.sensitivity` (SALib designs on the sweep engine),
 :mod:`~recoursesim.policy.objectives` (objectives, constraints, Pareto dominance),
-:mod:`~recoursesim.policy.optimise` (the Optuna search), :mod:`~recoursesim.policy.figures`.
-SALib, Optuna and Gymnasium come with the ``policy`` extra and are imported only when used.
+:mod:`~recoursesim.policy.optimise` (the Optuna search), :mod:`~recoursesim.policy.figures`,
+:mod:`~recoursesim.policy.discover` (scenario discovery: the EMA Workbench's PRIM over a sweep),
+:mod:`~recoursesim.policy.ema` (a scenario as an EMA Workbench model),
+:mod:`~recoursesim.policy.robust` (regret and satisficing robustness of candidate policies).
+SALib, Optuna and Gymnasium come with the ``policy`` extra, the EMA Workbench with the ``ema``
+extra; all are imported only when used.
 """
 
 from recoursesim.policy.objectives import Constraint, Objective, parse_constraint, parse_objective

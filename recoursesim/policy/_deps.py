@@ -1,8 +1,9 @@
-"""Lazy imports of the optional ``policy`` extra (SALib, Optuna, Gymnasium)."""
+"""Lazy imports of the optional ``policy`` extra (SALib, Optuna, Gymnasium) and ``ema`` extra (EMA Workbench)."""
 
 from __future__ import annotations
 
 import importlib
+import warnings
 from types import ModuleType
 
 from recoursesim.errors import ConfigError
@@ -13,10 +14,13 @@ POLICY_PACKAGES = {
     "optuna": ("optuna", "policy search (recoursesim optimise)"),
     "sqlalchemy": ("optuna", "the policy search's study file (recoursesim optimise)"),
     "gymnasium": ("gymnasium", "the reinforcement-learning environment (recoursesim.gym)"),
+    "ema_workbench": ("ema-workbench", "scenario discovery and the EMA Workbench model (recoursesim discover)"),
 }
 
 #: How to install them.
 POLICY_INSTALL = "pip install 'recoursesim[policy]'"
+#: How to install the EMA Workbench.
+EMA_INSTALL = "pip install 'recoursesim[ema]'"
 
 
 def require(module: str) -> ModuleType:
@@ -27,7 +31,11 @@ def require(module: str) -> ModuleType:
     """
     top = module.split(".")[0]
     try:
-        return importlib.import_module(module)
+        with warnings.catch_warnings():
+            # The EMA Workbench warns on import that its optional ipyparallel evaluator is missing.
+            warnings.filterwarnings("ignore", message="ipyparallel not installed", category=UserWarning)
+            return importlib.import_module(module)
     except ImportError:
         distribution, purpose = POLICY_PACKAGES[top]
-        raise ConfigError(top, f"{distribution} is not installed (needed for {purpose})", POLICY_INSTALL) from None
+        install = EMA_INSTALL if top == "ema_workbench" else POLICY_INSTALL
+        raise ConfigError(top, f"{distribution} is not installed (needed for {purpose})", install) from None

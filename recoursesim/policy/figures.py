@@ -1,4 +1,4 @@
-"""Figures of policy studies (matplotlib, no global pyplot state): sensitivity indices, Pareto fronts."""
+"""Figures of policy studies (matplotlib, no global pyplot state): sensitivity, Pareto fronts, PRIM, robustness."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from matplotlib.ticker import MaxNLocator
 from recoursesim.policy.space import COUNT_METRICS
 
 if TYPE_CHECKING:  # the result draws itself with this module (SensitivityResult.write)
+    from recoursesim.policy.discover import Discovery
     from recoursesim.policy.sensitivity import SensitivityResult
 
 _FIRST, _TOTAL, _FRONT, _OTHER = "#1f77b4", "#d62728", "#d62728", "#9a9a9a"
@@ -114,4 +115,83 @@ def pareto_figure(trials: pd.DataFrame, labels: list[str], *, title: str) -> Fig
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     ax.set_title(title, fontsize=9)
+    return fig
+
+
+def discovery_tradeoff_figure(found: Discovery) -> Figure:
+    """Coverage against density along each box's peeling trajectory; the chosen step of each box starred."""
+    fig = Figure(figsize=(6.5, 4.8), layout="constrained")
+    ax = fig.subplots()
+    for box in found.boxes:
+        path = box.trajectory
+        points = ax.scatter(path["coverage"], path["density"], c=path["res_dim"], cmap="viridis", s=14, zorder=2)
+        ax.plot(path["coverage"], path["density"], color=_OTHER, linewidth=0.8, zorder=1)
+        ax.scatter([box.coverage], [box.density], marker="*", s=160, color=_TOTAL, zorder=3)
+        ax.annotate(
+            f"box {box.number}", (box.coverage, box.density), fontsize=8, xytext=(6, -10), textcoords="offset points"
+        )
+    if found.boxes:
+        bar = fig.colorbar(points, ax=ax)
+        bar.set_label("restricted parameters")
+        bar.locator = MaxNLocator(integer=True)
+        bar.update_ticks()
+    ax.axhline(
+        found.threshold, color=_TOTAL, linewidth=0.8, linestyle="--", label=f"density threshold {found.threshold:g}"
+    )
+    ax.set_xlim(0, 1.02)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("coverage (share of the runs of interest inside the box)")
+    ax.set_ylabel("density (share of the box's runs of interest)")
+    ax.legend(loc="lower left", fontsize=8)
+    ax.grid(alpha=0.3)
+    ax.set_title(f"PRIM peeling trajectories: runs with {found.cases.condition.label}", fontsize=9)
+    return fig
+
+
+def discovery_boxes_figure(found: Discovery) -> Figure:
+    """Each box's limits on every restricted numeric parameter, within the range the runs span."""
+    rows = [(box, row) for box in found.boxes for row in box.limits.itertuples()]
+    fig = Figure(figsize=(7, 1.4 + 0.6 * max(len(rows), 1)), layout="constrained")
+    ax = fig.subplots()
+    labels = []
+    for y, (box, row) in enumerate(rows):
+        if row.values:
+            labels.append(f"box {box.number}: {row.parameter}\nin {{{row.values}}}")
+            continue
+        low, high = found.ranges[row.parameter]
+        span = high - low
+        ax.barh(y, (row.high - row.low) / span, left=(row.low - low) / span, height=0.5, color=_FIRST, alpha=0.8)
+        labels.append(f"box {box.number}: {row.parameter}\n{row.low:.3g} … {row.high:.3g} (of {low:.3g} … {high:.3g})")
+    ax.set_yticks(range(len(rows)), labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("position in the parameter's range over the runs (0 = min, 1 = max)")
+    stats = "; ".join(f"box {b.number}: coverage {b.coverage:.2f}, density {b.density:.2f}" for b in found.boxes)
+    ax.set_title(f"PRIM boxes for {found.cases.condition.label}\n{stats or 'no box found'}", fontsize=9)
+    return fig
+
+
+def robustness_figure(table: pd.DataFrame, *, outcome: str, threshold: float, maximise: bool = False) -> Figure:
+    """Regret (left) and satisficing share (right) per policy, as :func:`~recoursesim.policy.robust.robustness` gives.
+
+    Args:
+        table: The robustness table (index: policies; ``regret`` and ``satisficing`` columns).
+        outcome: The outcome's label, with its unit where it has one (axis labels and title).
+        threshold: The satisficing threshold.
+        maximise: Whether larger outcomes are better (for the threshold's sign in the title).
+    """
+    fig = Figure(figsize=(8, 1.6 + 0.45 * len(table)), layout="constrained")
+    left, right = fig.subplots(1, 2, sharey=True)
+    y = np.arange(len(table))
+    left.barh(y, table["regret"], height=0.5, color=_TOTAL, alpha=0.8)
+    left.set_yticks(y, [str(p) for p in table.index], fontsize=8)
+    left.invert_yaxis()
+    left.set_xlabel(f"regret of {_axis_label(outcome)}\n(from the best policy in each scenario; less is better)")
+    right.barh(y, table["satisficing"], height=0.5, color=_FIRST, alpha=0.8)
+    right.set_xlim(0, 1)
+    right.set_xlabel("share of scenarios meeting the threshold\n(more is better)")
+    for ax in (left, right):
+        ax.grid(axis="x", alpha=0.3)
+    sign = "≥" if maximise else "≤"
+    fig.suptitle(f"Robustness of {len(table)} policies: {outcome} {sign} {threshold:g}", fontsize=9)
     return fig

@@ -18,12 +18,13 @@ import numpy as np
 from recoursesim.errors import ConfigError
 from recoursesim.policy.space import MetricSpec, parse_metric
 
-_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+#: A number as written in an expression (integer, decimal or scientific).
+NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _OBJECTIVE = re.compile(
     rf"^\s*(?P<dir>min|max)\s+(?P<bar>\|)?\s*(?P<metric>[A-Za-z_]\w*\s*:\s*[^\s|+-]+)"
-    rf"\s*(?:(?P<sign>[-+])\s*(?P<offset>{_NUMBER}))?\s*(?P<end>\|)?\s*$"
+    rf"\s*(?:(?P<sign>[-+])\s*(?P<offset>{NUMBER}))?\s*(?P<end>\|)?\s*$"
 )
-_CONSTRAINT = re.compile(rf"^\s*(?P<metric>[A-Za-z_]\w*\s*:\s*[^\s<>=]+)\s*(?P<op><=|>=)\s*(?P<bound>{_NUMBER})\s*$")
+_CONSTRAINT = re.compile(rf"^\s*(?P<metric>[A-Za-z_]\w*\s*:\s*[^\s<>=]+)\s*(?P<op><=|>=)\s*(?P<bound>{NUMBER})\s*$")
 
 
 @dataclass(frozen=True)

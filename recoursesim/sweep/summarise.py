@@ -44,7 +44,7 @@ def iter_point_results(directory: str | Path) -> Iterator[tuple[int, dict[str, A
         by_point.setdefault(point, []).append((seed_index, run_id))
     for index, point in enumerate(manifest["points"]):
         paths = [store.shard_path(run_id) for _, run_id in sorted(by_point.get(index, []))]
-        tables = [_read_shard(path) for path in paths if path.exists()]
+        tables = [read_shard(path) for path in paths if path.exists()]
         if tables:
             rows = pa.concat_tables(tables).to_pandas()
         else:
@@ -56,7 +56,7 @@ def iter_point_results(directory: str | Path) -> Iterator[tuple[int, dict[str, A
         yield index, point["params"], rows.reset_index(drop=True)
 
 
-def _read_shard(path: Path) -> pa.Table:
+def read_shard(path: Path) -> pa.Table:
     """One run's shard; a truncated or corrupt file raises :class:`DataError` naming it."""
     try:
         return pq.read_table(path)

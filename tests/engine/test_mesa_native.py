@@ -2,7 +2,6 @@
 
 import multiprocessing
 
-import mesa
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,7 +9,8 @@ from mesa.experimental.data_collection import DatasetConfig, ParquetDataRecorder
 
 from recoursesim.cli import main
 from recoursesim.errors import ConfigError
-from recoursesim.mesa_native import RecourseScenario, ScenarioModel, resolve, scaled_effort
+from recoursesim.mesa_native import RecourseScenario, ScenarioModel, batch_run, resolve, scaled_effort
+from recoursesim.mesa_native import batch as mesa_batch
 from recoursesim.metrics import recourse_over_time, recourse_summary
 from recoursesim.scenario import load_scenario
 from recoursesim.simulate import simulate
@@ -135,15 +135,8 @@ def test_batch_run_in_two_processes_equals_recoursesim_sweep(tmp_path, restore_s
     )  # fmt: skip
     assert status == 0
     seeds = np.random.SeedSequence(11).spawn(2)
-    results = mesa.batch_run(
-        ScenarioModel,
-        parameters={"base": "default", "k": [10, 25], "steps": 4, "collect_agents": False},
-        rng=seeds,
-        number_processes=2,
-        data_collection_period=1,
-        display_progress=False,
-    )
-    batch = pd.DataFrame(results)
+    # mesa.batch_run on Mesa 3; on Mesa 4 (no batch_run) each run is ScenarioModel(scenario=RecourseScenario(...)).
+    batch = batch_run({"base": "default", "k": [10, 25], "steps": 4}, seeds, number_processes=2)
     assert len(batch) == 2 * 2 * 5  # points x seeds x steps 0..4
     compared = 0
     for _, params, rows in iter_point_results(out):
@@ -168,6 +161,23 @@ def test_batch_run_in_two_processes_equals_recoursesim_sweep(tmp_path, restore_s
     assert compared == 2 * 2 * 2 * len(PER_STEP)
 
 
+@pytest.mark.skipif(not mesa_batch.has_batch_run(), reason="Mesa 4 has no mesa.batch_run to compare with")
+def test_the_mesa_4_path_gives_the_table_mesa_batch_run_gives(monkeypatch, restore_start_method):
+    """Without mesa.batch_run (Mesa 4), the runs go through RecourseScenario: same rows, columns and numbers."""
+    seeds = np.random.SeedSequence(5).spawn(2)
+    parameters = {"base": "default", "k": [10, 25], "steps": 3}
+    with_mesa = batch_run(parameters, seeds)
+    monkeypatch.setattr(mesa_batch, "has_batch_run", lambda: False)
+    without = batch_run(parameters, seeds)
+    assert list(without.columns) == list(with_mesa.columns)
+    pd.testing.assert_frame_equal(without, with_mesa, check_dtype=False)
+
+
+def test_batch_run_refuses_an_unknown_parameter():
+    with pytest.raises(ConfigError, match="parameters speed: is not a ScenarioModel parameter"):
+        batch_run({"speed": 3}, [0])
+
+
 def test_mesa_scenario_with_the_parquet_recorder(tmp_path):
     """Mesa 4's direction: parameters in a Scenario object, data through the new recorders."""
     scenario = RecourseScenario(rng=3, k=15, steps=4)
@@ -176,10 +186,13 @@ def test_mesa_scenario_with_the_parquet_recorder(tmp_path):
     recorder = ParquetDataRecorder(
         model, config={"recourse": DatasetConfig(interval=1), "agents": DatasetConfig(interval=2)}, output_dir=tmp_path
     )
-    with pytest.raises(ValueError, match="during model run"):
-        scenario.k = 20  # Mesa freezes a scenario while its model runs
-    _run(model)
-    recorder.finalise()
+    with pytest.raises((ValueError, TypeError), match=r"during model run|frozen"):
+        scenario.k = 20  # Mesa 3.5 freezes a scenario while its model runs, Mesa 4 from the start
+    # Mesa's own way to run a model for a time: steps 0 … T are T + 1 time units. Mesa 4's recorder stores
+    # the final state when run_for ends (its run-ended signal); Mesa 3.5 buffers until finalised.
+    model.run_for(model.n_steps + 1)
+    if hasattr(recorder, "finalise"):
+        recorder.finalise()
     recorded = recorder.get_table_dataframe("recourse")  # flushes the buffer to recourse.parquet
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "recourse.parquet"), recorded)
     # Mesa stamps a snapshot with its time: the state after `time` steps (time 0: before any step).
