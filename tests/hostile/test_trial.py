@@ -528,3 +528,21 @@ def test_a_duplicate_toml_key_is_named(cli, scenario_file):
 def test_show_of_a_name_with_a_newline_is_one_line(cli):
     line = refused(cli, "show", "default\n")
     assert line.startswith("error: scenario: file default\\n not found; fix:")
+
+
+def test_facts_with_no_valid_action_is_a_warning_not_a_traceback(cli, tmp_path):
+    """Found while checking the cells above: a 200-row table of numbers gave no (row, action) pair at all."""
+    import random
+
+    from recoursesim.auditors.facts.effects import _sort_costs_within
+
+    rows, cost = _sort_costs_within(np.array([], dtype=np.int64), np.array([], dtype=float))
+    assert rows.size == 0 and cost.size == 0
+    draw = random.Random(1)
+    lines = ["age,hours,sex,y"] + [
+        f"{draw.randint(18, 70)},{draw.randint(10, 60)},{'mf'[i % 2]},{draw.randint(0, 1)}" for i in range(200)
+    ]
+    (tmp_path / "n.csv").write_text("\n".join(lines) + "\n")
+    status, _, err = cli("audit", "facts", "--csv", str(tmp_path / "n.csv"), "--target", "y", "--protected", "sex")
+    assert status == 0, err
+    assert "warning: no valid action for any subgroup" in err and "Traceback" not in err
