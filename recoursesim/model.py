@@ -24,7 +24,7 @@ from recoursesim.recourse.base import RecourseGenerator
 from recoursesim.refit_order import RefitOrder, StepState, refit_order_of, rows_of
 from recoursesim.rng import run_streams
 from recoursesim.scoring.base import Scorer, numeric_scores
-from recoursesim.selection.base import SelectionContext, Selector
+from recoursesim.selection.base import Selection, SelectionContext, Selector
 from recoursesim.training.base import Trainer, TrainingContext
 
 
@@ -114,6 +114,9 @@ class RecourseModel(mesa.Model):
         self._streams = streams
         self.feature_names = tuple(population.feature_names)
         self.group_names = tuple(population.group_names)
+        nul = next((name for name in self.group_names if "\x00" in str(name)), None)
+        if nul is not None:  # a NUL ends a string in C code: the files written would garble the name
+            raise ConfigError("population", f"the group name {nul!r} holds a NUL byte", "remove it from the name")
         self.t = 0
         self.threshold: float | np.ndarray = float("nan")
         self.table = AgentTable(len(self.feature_names), capacity=self.n_initial + int(self.entrants.sum()))
@@ -177,8 +180,11 @@ class RecourseModel(mesa.Model):
 
     def _select(self, state: StepState) -> None:
         """Pick the winners and the threshold ``s_t``."""
-        selection = self.selector.select(state.scores, self._selection_context(state.step, state.rows, state.features))
-        state.selected = selection.checked_mask(state.rows.size)
+        selection = Selection.checked(
+            self.selector.select(state.scores, self._selection_context(state.step, state.rows, state.features)),
+            state.rows.size,
+        )
+        state.selected = np.asarray(selection.selected)
         state.threshold = selection.threshold
         self.threshold = selection.threshold
         self.decisions.append(
@@ -267,7 +273,7 @@ class RecourseModel(mesa.Model):
     def reselect_threshold(self, state: StepState, scores: np.ndarray) -> float | np.ndarray:
         """The selector's threshold for ``scores`` of this step's agents (outcomes are not changed)."""
         context = self._selection_context(state.step, state.rows, state.features)
-        return self.selector.select(scores, context).threshold
+        return Selection.checked(self.selector.select(scores, context), scores.size).threshold
 
     def restate_threshold(self, state: StepState, threshold: float | np.ndarray) -> None:
         """Make ``threshold`` this step's threshold: in ``state``, the ledger and :attr:`threshold`."""

@@ -29,6 +29,24 @@ BASE_BYTES = 300 * 2**20
 #: Runs larger than this are refused even with ``force`` (no machine has that much memory).
 ABSURD_BYTES = 2**50
 
+# Sizes of what a user hands in, refused before any work (each names the option or field, and a fix).
+
+#: Largest scenario file (or ``base`` file) read: the bundled scenarios are under 4 KiB.
+MAX_SCENARIO_BYTES = 2**20
+#: Longest chain of ``base`` files (``a.toml -> b.toml -> ...``); the bundled scenarios use at most 2.
+MAX_BASE_CHAIN = 64
+#: Most columns of a user's CSV or Parquet table (the bundled data sets have at most 21).
+MAX_TABLE_COLUMNS = 10_000
+#: Longest header line of a user's CSV file that is read (10,000 names of 100 bytes).
+MAX_HEADER_BYTES = 2**20
+#: Most grid points a sweep may have (each point's scenario is validated and kept in memory).
+MAX_GRID_POINTS = 10_000
+#: Most runs a sweep may have (the plan and ``manifest.json`` list every run); a study
+#: (``sensitivity``, ``optimise``) is held to the same bound.
+MAX_SWEEP_RUNS = 1_000_000
+#: Most grid levels of a Morris design (``sensitivity --levels``; 4 to 8 are usual).
+MAX_MORRIS_LEVELS = 1_000
+
 
 @dataclass(frozen=True)
 class RunSize:

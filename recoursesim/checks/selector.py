@@ -58,6 +58,7 @@ def check_selection_shape(factory: Callable[[], Any], seed: int = 0) -> None:
         assert mask.dtype == bool and mask.shape == scores.shape, f"{name}: selected must be one bool per agent"
         threshold = result.threshold
         assert np.isscalar(threshold) or np.shape(threshold) == scores.shape, f"{name}: threshold shape"
+        assert not np.isnan(np.asarray(threshold, dtype=float)).any(), f"{name}: threshold is NaN (+inf: nobody)"
 
 
 def check_selection_deterministic(factory: Callable[[], Any], seed: int = 0) -> None:

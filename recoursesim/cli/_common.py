@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import textwrap
 from collections.abc import Iterator, Mapping, Sequence
@@ -80,6 +81,14 @@ def positive_int(text: str) -> int:
     return value
 
 
+def two_or_more(text: str) -> int:
+    """Argparse type: an integer >= 2 (a count of seeds that an interval across seeds needs)."""
+    value = _integer(text)
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"must be at least 2 (an interval across seeds needs two), got {text}")
+    return value
+
+
 def non_negative_int(text: str) -> int:
     """Argparse type: an integer >= 0."""
     value = _integer(text)
@@ -95,9 +104,17 @@ def _integer(text: str) -> int:
         raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
 
 
+#: Control characters (a newline, a NUL, an escape sequence) that a user's text may carry into a message.
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
 def fail(message: str) -> int:
-    """Print a one-line error to stderr and return exit status 2."""
-    print(f"error: {message}", file=sys.stderr)
+    r"""Print a one-line error to stderr and return exit status 2.
+
+    Control characters the user typed (``show 'default\n'``) are shown escaped, as Python writes
+    them (``default\n``), so the message stays on one line and says what was given.
+    """
+    print(f"error: {_CONTROL.sub(lambda found: repr(found.group())[1:-1], message)}", file=sys.stderr)
     return 2
 
 
@@ -142,6 +159,29 @@ def writing(path: Path, option: str, what: str) -> Iterator[None]:
             raise
         cause, fix = os_cause(error)
         raise ConfigError(option, f"{quote_path(path)}: writing {what} failed ({cause})", fix) from None
+
+
+@contextmanager
+def options_named(options: Mapping[str, str]) -> Iterator[None]:
+    """Report a library's error about one of its parameters under the option the user typed.
+
+    The library names its parameters (``n_splits``); the command line's user typed ``--folds``.
+
+    Args:
+        options: Parameter name -> option (``{"n_splits": "--folds"}``).
+
+    Raises:
+        ConfigError: The same error (same class) with the option as its field.
+    """
+    try:
+        yield
+    except ConfigError as error:
+        option = options.get(error.field)
+        if option is None:
+            raise
+        named = re.compile(rf"(?<![\w.-]){re.escape(error.field)}(?![\w-])")  # "set n_splits to 2" too
+        problem, fix = (named.sub(option, text) for text in (error.problem, error.fix))
+        raise type(error)(option, problem, fix) from None
 
 
 def require_columns(frame: pd.DataFrame, option: str, names: Sequence[str | None] | None) -> None:

@@ -31,12 +31,15 @@ from pathlib import Path
 from typing import Any
 
 from recoursesim import ownership
-from recoursesim.cli._common import os_cause, quote_path
+from recoursesim.cli._common import describe_os_error, os_cause, quote_path
 from recoursesim.errors import ConfigError
 from recoursesim.resources import process_alive
 
 #: Longest slug :func:`slug` returns (file systems allow 255 bytes per name).
 MAX_SLUG = 64
+#: Longest last part of ``--out``, in bytes: 255 less the hidden working names' additions
+#: (``.<name>.tmp-<pid>-<8 random>``, ``.<name>.recoursesim-<pid>-<random>.tmp``).
+MAX_OUT_NAME = 200
 
 #: Hidden working directories of :func:`atomic_output_dir`: ``.<name>.tmp-<pid>-<random>`` while
 #: writing, ``.<name>.old-<pid>-<random>`` while replacing.
@@ -62,7 +65,17 @@ def out_path(text: str) -> Path:
         raise argparse.ArgumentTypeError("must not be empty (give a directory path; '.' is the current directory)")
     if "\x00" in text:
         raise argparse.ArgumentTypeError("must not contain a NUL byte")
-    if Path(text).is_symlink():  # checked first: a study's --resume and a sweep never reach check_out
+    length = len(os.fsencode(Path(text).name))
+    if length > MAX_OUT_NAME:
+        raise argparse.ArgumentTypeError(
+            f"its last part is {length} bytes long; give a name of at most {MAX_OUT_NAME} bytes (file systems "
+            "allow 255, and results are written next to it under a longer hidden name first)"
+        )
+    try:
+        linked = Path(text).is_symlink()  # checked first: a study's --resume and a sweep never reach check_out
+    except OSError as error:
+        raise argparse.ArgumentTypeError(describe_os_error(error)) from None
+    if linked:
         raise argparse.ArgumentTypeError(f"{text} is a symbolic link (give the directory it points to)")
     return Path(text)
 

@@ -14,7 +14,7 @@ from recoursesim.auditors.ccm.matrix import ECCM_CELLS
 from recoursesim.auditors.ccm.metrics import CCM_METRICS, ECCM_METRICS
 from recoursesim.auditors.ccm.report import ccm_parity
 from recoursesim.auditors.ccm.tabular import KNOWN_TYPES, EncodedTable, encode_table
-from recoursesim.cli._common import non_negative_int, positive_int, read_csv_table, require_columns
+from recoursesim.cli._common import non_negative_int, options_named, positive_int, read_csv_table, require_columns
 from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out
 from recoursesim.errors import ConfigError
 from recoursesim.resources import check_memory
@@ -65,6 +65,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+#: The options that set a parameter of :func:`cross_validated_ccm`, by the parameter's name.
+OPTIONS = {
+    "n_splits": "--folds",
+    "seed": "--seed",
+    "threshold": "--threshold",
+    "tau": "--tau",
+    "max_depth": "--max-depth",
+    "impossible_thr": "--impossible-thr",
+}
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the audit, print the matrices and write ``ccm_report``, ``ccm_parity`` and ``counterfactuals``."""
     check_out(args.out, overwrite=args.overwrite)
@@ -82,17 +93,18 @@ def run(args: argparse.Namespace) -> int:
         potential: list[str] | None = _encoded_potential(table, args.potential)
     else:
         potential = None if args.mode == "greedy" else []
-    report, rows = cross_validated_ccm(
-        table,
-        n_splits=args.folds,
-        seed=args.seed,
-        threshold=args.threshold,
-        potential_features=potential,
-        tau=args.tau,
-        max_depth=args.max_depth,
-        impossible_thr=args.impossible_thr,
-        validate_pca=args.validate_pca,
-    )
+    with options_named(OPTIONS):
+        report, rows = cross_validated_ccm(
+            table,
+            n_splits=args.folds,
+            seed=args.seed,
+            threshold=args.threshold,
+            potential_features=potential,
+            tau=args.tau,
+            max_depth=args.max_depth,
+            impossible_thr=args.impossible_thr,
+            validate_pca=args.validate_pca,
+        )
     parity = ccm_parity(report)
     print(f"world: {args.mode}")
     print(format_report(report))

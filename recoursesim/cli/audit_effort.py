@@ -9,10 +9,11 @@ import pandas as pd
 from sklearn.pipeline import Pipeline
 
 from recoursesim.auditors.effort.audit import CENTRE_GROUPS, DEFAULT_QS, EqualityOfEffortAuditor
+from recoursesim.auditors.effort.distance import check_qs
 from recoursesim.auditors.effort.german import GERMAN_DAG, GERMAN_VARIABLES
 from recoursesim.auditors.effort.ratio import effort_decision
 from recoursesim.auditors.effort.setup import fit_logistic_audit
-from recoursesim.cli._common import read_csv_table, require_columns
+from recoursesim.cli._common import options_named, read_csv_table, require_columns
 from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out
 from recoursesim.cli.audit_ccm import write_table
 from recoursesim.errors import ConfigError, DataError
@@ -62,6 +63,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the audit; print and write ``effort_system``, ``effort_curve`` and ``acr_curve.png``."""
     check_out(args.out, overwrite=args.overwrite)
+    with options_named({"q": "--qs"}):
+        check_qs(args.qs)
     auditor, _ = _fit(args)
     auditor.force = args.force  # a parameter of the auditor (set_params style): refuse before the distances
     system_rows = []

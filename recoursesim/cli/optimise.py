@@ -19,6 +19,7 @@ from recoursesim.errors import ConfigError
 from recoursesim.policy.optimise import PolicySearch, PolicySpace
 from recoursesim.policy.search_files import OPTIMISE_FILES
 from recoursesim.scenario import load_scenario
+from recoursesim.sweep.plan import PointsOption, check_sweep_size
 from recoursesim.sweep.runner import SweepAbortedError
 
 
@@ -55,11 +56,15 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=optimise)
 
 
+#: A search's points: its trials, set by ``--trials``.
+TRIALS = PointsOption("--trials", "trials", "give fewer --trials (continue later with --resume and more)")
+
+
 def optimise(args: argparse.Namespace) -> int:
     """Execute ``recoursesim optimise``."""
     from recoursesim.policy._deps import require
     from recoursesim.policy.objectives import parse_constraint, parse_objective
-    from recoursesim.policy.space import check_disjoint, parse_choices, parse_ranges
+    from recoursesim.policy.space import check_disjoint, check_metrics, parse_choices, parse_ranges
 
     require("optuna")
     scenario = load_scenario(args.scenario, allow_imports=args.allow_imports, trusted=args.trusted)
@@ -67,6 +72,8 @@ def optimise(args: argparse.Namespace) -> int:
     check_disjoint(ranges, choices)
     objectives = [parse_objective(text) for text in args.objective]
     constraints = [parse_constraint(text) for text in args.constraint]
+    check_sweep_size(args.trials, args.seeds, TRIALS)
+    check_metrics(scenario, [o.metric for o in objectives] + [c.metric for c in constraints])
     batch = args.batch or args.dask_local or args.workers
     choice = check_executor(args, batch * args.seeds, [scenario])
     out = study_out(args, "optimise", scenario.name, "search")

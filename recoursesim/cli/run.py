@@ -11,6 +11,7 @@ import pandas as pd
 from recoursesim.cli._allow_import import add_trust_arguments
 from recoursesim.cli._common import FilesHelpFormatter, add_scenario_argument, non_negative_int, with_files
 from recoursesim.cli._output import add_out_arguments, atomic_output_dir, input_files, slug
+from recoursesim.errors import ConfigError
 from recoursesim.resources import check_run_memory
 from recoursesim.scenario import load_scenario
 from recoursesim.simulate import RESULT_FILES, RunResult, simulate
@@ -43,6 +44,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Execute ``recoursesim run``."""
+    if args.no_write and (args.out is not None or args.overwrite):
+        given = "--out" if args.out is not None else "--overwrite"
+        raise ConfigError(given, "is given with --no-write, which writes nothing", f"drop --no-write or {given}")
     scenario = load_scenario(args.scenario, allow_imports=args.allow_imports, trusted=args.trusted)
     seed = scenario.seed if args.seed is None else args.seed
     check_run_memory(scenario, steps=args.steps, force=args.force)

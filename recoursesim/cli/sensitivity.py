@@ -16,7 +16,7 @@ from recoursesim.cli._executor_options import check_executor
 from recoursesim.cli._study import add_study_arguments, add_study_parser, study_directory, study_out
 from recoursesim.errors import ConfigError
 from recoursesim.policy.sensitivity import REWRITTEN, SENSITIVITY_FILES, design, run_sensitivity
-from recoursesim.policy.space import parse_metric, parse_ranges
+from recoursesim.policy.space import check_metrics, parse_metric, parse_ranges
 from recoursesim.scenario import load_scenario
 from recoursesim.sweep import SweepStore
 from recoursesim.sweep.runner import SweepAbortedError
@@ -57,6 +57,7 @@ def sensitivity(args: argparse.Namespace) -> int:
     if not ranges:
         raise ConfigError("--param", "no field to vary", "give at least one --param KEY=LO:HI")
     metric = parse_metric(args.metric)
+    check_metrics(scenario, [metric])  # a misspelt metric or group is refused now, not after the sweep
     seed = scenario.seed if args.root_seed is None else args.root_seed
     the_design = design(ranges, args.method, args.samples, seed=seed, levels=args.levels)
     plan = the_design.plan(scenario, args.seeds, seed)

@@ -229,11 +229,21 @@ class PolicySearch:
         """Ask, run and tell batches until ``n_trials`` trials have finished; return how many ran now.
 
         Raises:
-            ConfigError: The study cannot be written (:meth:`storage_errors`), or as the sweep.
+            ConfigError: ``n_trials`` is fewer than the study has finished (a resumed study: nothing
+                would run, and the outputs would be rewritten for a budget smaller than the trials
+                in them), the study cannot be written (:meth:`storage_errors`), or as the sweep.
         """
         optuna = require("optuna")
         ran = 0
         with self.storage_errors(self.out / STUDY_FILE):
+            done = len(self.counted_trials())
+            if n_trials < done:
+                raise ConfigError(
+                    "--trials",
+                    f"is {n_trials}, but the study in {self.out} has already finished {done} trials",
+                    f"give --trials more than {done} to continue it (--trials {done + self.batch} runs "
+                    f"{self.batch} more); its results are in {self.out} as they are",
+                )
             while (remaining := n_trials - len(self.counted_trials())) > 0:
                 finished = len(self.counted_trials())
                 self.study_.sampler = optuna.samplers.TPESampler(

@@ -26,9 +26,11 @@ from recoursesim.errors import ConfigError
 from recoursesim.ledger import write_parquet
 from recoursesim.policy._deps import require
 from recoursesim.policy.space import MetricSpec, ParamRange
+from recoursesim.resources import MAX_MORRIS_LEVELS
 from recoursesim.scenario import Scenario
 from recoursesim.sweep import Executor, Point, RunTask, SweepPlan, iter_point_results, run_sweep
 from recoursesim.sweep.identity import canonical_json
+from recoursesim.sweep.plan import PointsOption, check_sweep_size
 from recoursesim.sweep.runner import SweepReport
 from recoursesim.sweep.worker import RunOutcome, execute
 
@@ -88,8 +90,10 @@ class SensitivityDesign:
         """The sweep that runs every distinct sample for ``n_seeds`` seeds (pooled metrics only).
 
         Raises:
-            ConfigError: A sampled value the scenario rejects (naming the ``--param``).
+            ConfigError: Too many runs (naming ``--seeds``), or a sampled value the scenario
+                rejects (naming the ``--param``).
         """
+        check_sweep_size(self.n_points, n_seeds, SAMPLES)  # before a scenario is validated per sample
         first = {int(p): i for i, p in reversed(list(enumerate(self.point_of_sample)))}
         points = []
         for index in range(self.n_points):
@@ -102,6 +106,17 @@ class SensitivityDesign:
                 ) from None
         seed = scenario.seed if root_seed is None else root_seed
         return SweepPlan(tuple(points), n_seeds=n_seeds, root_seed=seed, per_step=False)
+
+
+#: A sensitivity analysis' points: its samples, set by ``--samples``.
+SAMPLES = PointsOption(
+    "--samples", "samples (N·(D+2) for Sobol, N·(D+1) for Morris)", "give a smaller --samples or fewer --param"
+)
+
+
+def design_size(n_fields: int, method: str, n: int) -> int:
+    """Samples of a design of ``n`` (base size or trajectories) over ``n_fields`` fields, before drawing it."""
+    return n * (n_fields + (2 if method == "sobol" else 1))
 
 
 def design(
@@ -131,6 +146,13 @@ def design(
         raise ConfigError("--samples", f"{n} is not a power of two >= 2", "give 8, 16, 32, 64, ...")
     if method == "morris" and n < 2:
         raise ConfigError("--samples", "Morris needs at least 2 trajectories", "give --samples 2 or more")
+    if method == "morris" and (levels < 2 or levels % 2 or levels > MAX_MORRIS_LEVELS):
+        raise ConfigError(
+            "--levels",
+            f"must be an even number from 2 to {MAX_MORRIS_LEVELS:,}, got {levels}",
+            "give 4 (the usual choice), 6 or 8: Morris' grid has that many levels per field",
+        )
+    check_sweep_size(design_size(len(ranges), method, n), 1, SAMPLES)  # before the sampler allocates
     problem = {"num_vars": len(ranges), "names": [r.key for r in ranges], "bounds": [[r.low, r.high] for r in ranges]}
     if method == "sobol":
         raw = require("SALib.sample.sobol").sample(problem, n, calc_second_order=False, seed=seed)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -79,10 +79,12 @@ class MetricSpec:
     Attributes:
         name: Metric column of the run summary, lower case (``"dttr"``).
         group: A group name, or ``"all"`` (the sum over groups; counts only).
+        option: The option that named it (``--metric``, ``--objective``, ``--constraint``), for messages.
     """
 
     name: str
     group: str
+    option: str = field(default="--metric", compare=False)
 
     @property
     def label(self) -> str:
@@ -118,12 +120,36 @@ class MetricSpec:
             ConfigError: Unknown metric or group, with the ones available.
         """
         pooled = rows[rows["step"].isna()]
-        names = sorted(set(pooled["metric"].str.lower()))
-        groups = sorted(set(pooled["group"]))
+        self._check(set(pooled["metric"].str.lower()), set(pooled["group"]))
+
+    def check_summary(self, summary: pd.DataFrame) -> None:
+        """As :meth:`check_against`, on a run's pooled per-group summary (one row per group).
+
+        A zero-step run gives the summary in milliseconds, so a misspelt metric or group is refused
+        before any sweep (see :func:`check_metrics`).
+        """
+        numeric = [c for c in summary.columns if c != "group" and pd.api.types.is_numeric_dtype(summary[c])]
+        self._check({c.lower() for c in numeric}, {str(g) for g in summary["group"]})
+
+    def _check(self, metric_names: set[str], group_names: set[str]) -> None:
+        names, groups = sorted(metric_names), sorted(group_names)
         if self.name != "selected" and self.name not in names:
-            raise ConfigError("--metric", f"{self.name!r} is not a pooled metric", f"use one of {', '.join(names)}")
+            raise ConfigError(self.option, f"{self.name!r} is not a pooled metric", f"use one of {', '.join(names)}")
         if self.group not in (*groups, "all"):
-            raise ConfigError("--metric", f"{self.group!r} is not a group", f"use one of {', '.join(groups)} or all")
+            raise ConfigError(self.option, f"{self.group!r} is not a group", f"use one of {', '.join(groups)} or all")
+
+
+def check_metrics(scenario: Any, metrics: Sequence[MetricSpec]) -> None:
+    """Refuse an unknown metric or group before any run: check each against a zero-step run of ``scenario``.
+
+    Raises:
+        ConfigError: as :meth:`MetricSpec.check_against`.
+    """
+    from recoursesim.simulate import simulate
+
+    summary = simulate(scenario, scenario.seed, steps=0).summary
+    for metric in metrics:
+        metric.check_summary(summary)
 
 
 def parse_metric(text: str, field: str = "--metric") -> MetricSpec:
@@ -140,9 +166,9 @@ def parse_metric(text: str, field: str = "--metric") -> MetricSpec:
         raise ConfigError(
             field,
             f"{name} is not a count, so it cannot be summed over groups",
-            f"name a group, or one of {COUNT_METRICS}",
+            f"name a group, or one of {', '.join(COUNT_METRICS)}",
         )
-    return MetricSpec(name, group)
+    return MetricSpec(name, group, field)
 
 
 def parse_ranges(items: Sequence[str]) -> list[ParamRange]:

@@ -26,21 +26,22 @@ from pathlib import Path
 import pandas as pd
 
 from recoursesim._atomic import write_atomic
+from recoursesim.cli._common import Parser, positive_int
 from recoursesim.cli._output import check_replaceable_file
 from recoursesim.reproductions.bell2024 import STRATEGIES, format_cells, reproduce
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the Table 1 reproduction from the command line; return the exit status."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--strategy", default="baseline", help=f"comma-separated, from: {', '.join(STRATEGIES)}")
-    parser.add_argument("--seeds", type=int, default=100, help="seeds per setting (default 100, as the paper)")
-    parser.add_argument("--workers", type=int, default=1, help="parallel processes (default 1)")
+    parser.add_argument("--seeds", type=positive_int, default=100, help="seeds per setting (default 100, as the paper)")
+    parser.add_argument("--workers", type=positive_int, default=1, help="parallel processes (default 1)")
     parser.add_argument("--out", type=Path, default=None, help="keep the sweep's shards here (default: temporary)")
     parser.add_argument("--resume", action="store_true", help="continue the sweep already in --out")
     dask = parser.add_mutually_exclusive_group()
     dask.add_argument("--scheduler", default=None, metavar="ADDRESS", help="run on this Dask scheduler")
-    dask.add_argument("--dask-local", type=int, default=None, metavar="W", help="run on a Dask LocalCluster")
+    dask.add_argument("--dask-local", type=positive_int, default=None, metavar="W", help="run on a Dask LocalCluster")
     parser.add_argument("--json", type=Path, default=None, help="write the cells as a JSON list (.gz: compressed)")
     parser.add_argument("--csv", type=Path, default=None, help="write the cells as CSV (.gz: compressed)")
     args = parser.parse_args(argv)

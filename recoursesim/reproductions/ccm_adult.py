@@ -39,9 +39,11 @@ from sklearn.preprocessing import OneHotEncoder
 from recoursesim.auditors.ccm.crossval import cross_validated_ccm
 from recoursesim.auditors.ccm.report import ccm_parity
 from recoursesim.auditors.ccm.tabular import EncodedTable, encode_table, logistic_model
+from recoursesim.cli._common import Parser, non_negative_int, positive_int
 from recoursesim.cli._output import atomic_output_dir
 from recoursesim.cli.audit_ccm import format_report
 from recoursesim.datasets import load_adult
+from recoursesim.errors import ConfigError
 from recoursesim.report.document import pipe_table
 
 WORLDS: dict[str, list[str] | None] = {"naive": [], "greedy": None}
@@ -80,7 +82,9 @@ def gbm_library(requested: str) -> str:
     if requested == "auto":
         return "lightgbm" if installed else "sklearn"
     if requested == "lightgbm" and not installed:
-        raise SystemExit("error: --gbm-library lightgbm needs LightGBM; fix: pip install 'recoursesim[lightgbm]'")
+        raise ConfigError(
+            "--gbm-library", "lightgbm needs LightGBM, which is not installed", "pip install 'recoursesim[lightgbm]'"
+        )
     return requested
 
 
@@ -171,11 +175,11 @@ def run_model(table: EncodedTable, model: str, folds: int, seed: int) -> tuple[p
 
 def main(argv: list[str] | None = None) -> int:
     """Run the Adult CCM experiment from the command line; return the exit status."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", choices=["logistic", "gbm", "all"], default="logistic")
     parser.add_argument("--gbm-library", choices=["auto", "sklearn", "lightgbm"], default="auto")
-    parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--folds", type=positive_int, default=5)
+    parser.add_argument("--seed", type=non_negative_int, default=0)
     parser.add_argument("--out", type=Path, default=Path("results/ccm_adult"), help="output directory")
     args = parser.parse_args(argv)
     models = chosen_models(args.model, args.gbm_library)

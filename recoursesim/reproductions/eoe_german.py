@@ -25,6 +25,7 @@ import pandas as pd
 
 from recoursesim.auditors.effort import DEFAULT_QS
 from recoursesim.auditors.effort.german import german_auditor
+from recoursesim.cli._common import Parser
 from recoursesim.cli._output import atomic_output_dir
 from recoursesim.cli.audit_effort import plot_acr_curves
 from recoursesim.datasets import load_german
@@ -107,7 +108,7 @@ def markdown_table(rows: pd.DataFrame, centres: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the German credit equality-of-effort experiment; return the exit status."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=Path("results/eoe_german"), help="output directory")
     args = parser.parse_args(argv)
     dataset = load_german()

@@ -11,7 +11,6 @@ tie at rank 1, the one covering most affected individuals is shown (then the low
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from pathlib import Path
@@ -19,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from recoursesim.auditors.facts import FactsAuditor, PaperSetup, comparative_counterfactual, paper_setup
+from recoursesim.cli._common import Parser
 from recoursesim.cli._output import atomic_output_dir, check_out
 
 PICKS = (
@@ -75,7 +75,7 @@ def audit_section(setup: PaperSetup, protected: str, support: float) -> list[str
 
 def main(argv: list[str] | None = None) -> int:
     """Run the FACTS Adult reproduction from the command line; return the exit status."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("--protected", nargs="+", default=["sex", "race"])
     parser.add_argument("--support", type=float, default=0.01)
     parser.add_argument("--out", type=Path, default=None)

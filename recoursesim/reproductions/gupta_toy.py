@@ -14,6 +14,7 @@ import sys
 
 import numpy as np
 
+from recoursesim.cli._common import Parser
 from recoursesim.training import GroupRecourseSVM
 
 X = np.array(
@@ -34,8 +35,12 @@ EXPECTED = {
 TOLERANCE = {"dual": 1e-6, "smoothed": 1e-3}
 
 
-def main() -> int:
-    """Fit the toy for every lambda and solver, print the errors; return 1 if any exceeds its limit."""
+def main(argv: list[str] | None = None) -> int:
+    """Fit the toy for every lambda and solver, print the errors; return 1 if any exceeds its limit.
+
+    The script takes no options; anything given is refused (a typo is not silently ignored).
+    """
+    Parser(description=__doc__).parse_args(argv)
     print(f"{'lambda':>6} {'solver':8} {'w':>22} {'b':>9} {'RD':>9} {'max |error|':>12}  ok")
     failures = 0
     for lam, (w, b) in EXPECTED.items():

@@ -15,8 +15,6 @@ the table gives their mean and 95% Student-t interval across seeds.
 
 from __future__ import annotations
 
-import argparse
-import sys
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +22,7 @@ from typing import Any
 import pandas as pd
 from joblib import Parallel, delayed
 
+from recoursesim.cli._common import Parser, positive_int, two_or_more
 from recoursesim.cli._output import atomic_output_dir
 from recoursesim.report.aggregate import mean_ci
 from recoursesim.report.document import pipe_table
@@ -100,22 +99,21 @@ def table(summary: pd.DataFrame) -> pd.DataFrame:
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``experiments/real_data_dynamics.py``: every scenario under every policy; print and write the table."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         description="Recourse dynamics on real data: German credit and Adult under top-k, CNS and CDA across seeds."
     )
-    parser.add_argument("--seeds", type=int, default=30, help="seeds per condition (default 30)")
-    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
-    parser.add_argument("--steps", type=int, default=None, help="override the scenarios' number of steps")
-    parser.add_argument("--scenarios", nargs="+", default=list(SCENARIOS), help="scenarios to run (default: both)")
+    parser.add_argument("--seeds", type=two_or_more, default=30, help="seeds per condition (default 30)")
+    parser.add_argument("--workers", type=positive_int, default=1, help="worker processes (default 1)")
+    parser.add_argument("--steps", type=positive_int, default=None, help="override the scenarios' number of steps")
+    parser.add_argument(
+        "--scenarios",
+        nargs="+",
+        choices=list(SCENARIOS),
+        default=list(SCENARIOS),
+        help="scenarios to run (default: both)",
+    )
     parser.add_argument("--out", default="results/real_data_dynamics", help="output directory")
     args = parser.parse_args(argv)
-    if args.seeds < 2 or args.workers < 1 or (args.steps is not None and args.steps < 1):
-        print("error: --seeds must be >= 2, --workers >= 1 and --steps >= 1", file=sys.stderr)
-        return 2
-    unknown = sorted(set(args.scenarios) - set(SCENARIOS))
-    if unknown:
-        print(f"error: unknown scenario {unknown[0]!r}; use {', '.join(SCENARIOS)}", file=sys.stderr)
-        return 2
     chosen = {name: SCENARIOS[name] for name in args.scenarios}
     start = time.perf_counter()
     with atomic_output_dir(args.out, overwrite=True) as out:  # --out is checked before any run

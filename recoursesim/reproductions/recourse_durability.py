@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,8 +29,10 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
+from recoursesim.cli._common import Parser, positive_int, two_or_more
 from recoursesim.cli._output import atomic_output_dir
 from recoursesim.durability import durability_summary, survival_by_group
+from recoursesim.errors import ConfigError
 from recoursesim.report.aggregate import mean_ci
 from recoursesim.report.document import pipe_table
 from recoursesim.scenario import Scenario
@@ -279,13 +280,23 @@ def write_outputs(directory: Any, rows: pd.DataFrame, curves: pd.DataFrame, scen
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``experiments/recourse_durability.py``: print and write the table and the figures."""
-    parser = argparse.ArgumentParser(description="Durability of recourse per group, policy and generator.")
-    parser.add_argument("--seeds", type=int, default=30, help="seeds per condition (default 30)")
-    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
-    parser.add_argument("--steps", type=int, default=None, help="override the scenarios' number of steps")
-    parser.add_argument("--scenarios", nargs="+", default=list(SCENARIOS), help="scenarios (default: all four)")
-    parser.add_argument("--policies", nargs="+", default=list(POLICIES), help="policies (default: all three)")
-    parser.add_argument("--generators", nargs="+", default=list(GENERATORS), help="generators (default: all three)")
+    parser = Parser(description="Durability of recourse per group, policy and generator.")
+    parser.add_argument("--seeds", type=two_or_more, default=30, help="seeds per condition (default 30)")
+    parser.add_argument("--workers", type=positive_int, default=1, help="worker processes (default 1)")
+    parser.add_argument("--steps", type=positive_int, default=None, help="override the scenarios' number of steps")
+    parser.add_argument(
+        "--scenarios", nargs="+", choices=list(SCENARIOS), default=list(SCENARIOS), help="scenarios (default: all four)"
+    )
+    parser.add_argument(
+        "--policies", nargs="+", choices=list(POLICIES), default=list(POLICIES), help="policies (default: all three)"
+    )
+    parser.add_argument(
+        "--generators",
+        nargs="+",
+        choices=list(GENERATORS),
+        default=list(GENERATORS),
+        help="generators (default: all three)",
+    )
     parser.add_argument("--out", default="results/recourse_durability", help="output directory")
     parser.add_argument(
         "--resume", action="store_true",
@@ -299,16 +310,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.quick:
         args.seeds, args.steps = 2, 3
-    if args.seeds < 2 or args.workers < 1 or (args.steps is not None and args.steps < 1):
-        print("error: --seeds must be >= 2, --workers >= 1 and --steps >= 1", file=sys.stderr)
-        return 2
-    choices = ((args.scenarios, SCENARIOS, "scenario"), (args.policies, POLICIES, "policy"),
-               (args.generators, GENERATORS, "generator"))  # fmt: skip
-    for value, known, what in choices:
-        unknown = sorted(set(value) - set(known))
-        if unknown:
-            print(f"error: unknown {what} {unknown[0]!r}; use {', '.join(known)}", file=sys.stderr)
-            return 2
     if args.from_runs:
         return _from_runs(args)
     if "exact" not in args.generators:
@@ -319,8 +320,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             cache.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            print(f"error: --resume cannot create {cache}: {error.strerror}; choose another --out", file=sys.stderr)
-            return 2
+            raise ConfigError("--resume", f"cannot create {cache} ({error.strerror})", "choose another --out") from None
     start, cpu = time.perf_counter(), time.process_time()
     conditions = [Condition(s, p, g) for s in args.scenarios for p in args.policies for g in args.generators]
     rows, curves = run(conditions, args.seeds, args.workers, args.steps, cache)
@@ -342,9 +342,9 @@ def _from_runs(args: argparse.Namespace) -> int:
     """``--from-runs``: the table and figures of runs made before, with the seeds each condition has."""
     missing = [str(d) for d in args.from_runs if not d.is_dir()]
     if missing:
-        print(f"error: --from-runs {missing[0]} is not a directory; give the OUT.runs directory of a --resume call",
-              file=sys.stderr)  # fmt: skip
-        return 2
+        raise ConfigError(
+            "--from-runs", f"{missing[0]} is not a directory", "give the OUT.runs directory of a --resume call"
+        )
     rows, curves = cached_runs(list(args.from_runs))
     keys = ["scenario", "policy", "generator"]
     if not rows.empty:
@@ -352,9 +352,8 @@ def _from_runs(args: argparse.Namespace) -> int:
         rows = rows[chosen & rows["generator"].isin(args.generators)]
         curves = curves.merge(rows[keys].drop_duplicates(), on=keys)
     if rows.empty:
-        print("error: --from-runs found no finished run of the chosen conditions; check the directories",
-              file=sys.stderr)  # fmt: skip
-        return 2
+        fix = "give the OUT.runs directories of --resume calls with these --scenarios, --policies and --generators"
+        raise ConfigError("--from-runs", "holds no finished run of the chosen conditions", fix)
     result = write_outputs(args.out, rows, curves, args.scenarios)
     with pd.option_context("display.width", 250, "display.max_columns", 20):
         print(result.to_string(index=False))

@@ -17,13 +17,13 @@ Usage:
 
 from __future__ import annotations
 
-import argparse
-import sys
 import time
 
 import pandas as pd
 
+from recoursesim.cli._common import Parser, positive_int, two_or_more
 from recoursesim.cli._output import atomic_output_dir
+from recoursesim.errors import ConfigError
 from recoursesim.report.document import pipe_table
 from recoursesim.shift import dynamics
 from recoursesim.stats import format_interval
@@ -40,23 +40,19 @@ DOC_METRICS = (
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``experiments/shift_dynamics.py``: every world, generator and retraining setting; print and write."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         description="Shift dynamics: what acting on recourse does to the population, the model and the truth."
     )
-    parser.add_argument("--seeds", type=int, default=30, help="seeds per condition (default 30)")
-    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument("--seeds", type=two_or_more, default=30, help="seeds per condition (default 30)")
+    parser.add_argument("--workers", type=positive_int, default=1, help="worker processes (default 1)")
     parser.add_argument("--worlds", nargs="+", default=None, help="worlds to run (default: every available one)")
     parser.add_argument("--out", default="results/shift_dynamics", help="output directory")
     args = parser.parse_args(argv)
-    if args.seeds < 2 or args.workers < 1:
-        print("error: --seeds must be >= 2 and --workers >= 1", file=sys.stderr)
-        return 2
     worlds = dynamics.worlds()
     if args.worlds:
         unknown = sorted(set(args.worlds) - set(worlds))
         if unknown:
-            print(f"error: --worlds: unknown {unknown}; fix: use some of {sorted(worlds)}", file=sys.stderr)
-            return 2
+            raise ConfigError("--worlds", f"unknown {', '.join(unknown)}", f"use some of {', '.join(sorted(worlds))}")
         worlds = {name: worlds[name] for name in args.worlds}
     cells = dynamics.conditions(worlds)
     with atomic_output_dir(args.out, overwrite=True) as out:  # --out is checked before any run

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from recoursesim._files import check_input_file
 from recoursesim.errors import ConfigError
 from recoursesim.registry import check_names, install, plugin_classes
 from recoursesim.scenario.checks import check_table, key_fix
@@ -19,6 +18,7 @@ from recoursesim.scenario.tables import (
     bundled_names,
     bundled_text,
     dump_toml,
+    read_scenario_text,
     read_toml,
     resolve_bases,
     scorer_shorthand,
@@ -304,11 +304,7 @@ def load_table(path_or_name: str | Path) -> tuple[dict[str, Any], str, Path | No
     if not path.exists():
         bundled = ", ".join(bundled_names())
         raise ConfigError("scenario", f"file {path} not found", f"check the path (bundled scenarios: {bundled})")
-    check_input_file(path, "scenario", "TOML scenario file")
-    try:  # a byte-order mark some editors write is skipped
-        return parse_toml(path.read_text(encoding="utf-8-sig"), str(path)), str(path), path.parent
-    except UnicodeDecodeError:
-        raise ConfigError("scenario", f"{path} is not a UTF-8 text file", "give a TOML scenario file") from None
+    return parse_toml(read_scenario_text(path, "scenario"), str(path)), str(path), path.parent
 
 
 def parse_toml(text: str, source: str) -> dict[str, Any]:

@@ -17,6 +17,7 @@ validating the result is :class:`~recoursesim.scenario.Scenario`'s job.
 from __future__ import annotations
 
 import copy
+import re
 import tomllib
 from collections.abc import Mapping
 from importlib import resources
@@ -25,6 +26,7 @@ from typing import Any
 
 from recoursesim._files import check_input_file
 from recoursesim.errors import ConfigError
+from recoursesim.resources import MAX_BASE_CHAIN, MAX_SCENARIO_BYTES, format_bytes
 from recoursesim.scenario.merge import merge_scenarios
 from recoursesim.scenario.presets import PRESETS
 
@@ -136,6 +138,12 @@ def _resolve(data: Mapping[str, Any], origin: Path | None, chain: list[tuple[str
     reference = data[field]
     if not isinstance(reference, str) or not reference.strip():
         raise ConfigError(field, f"must name a scenario, got {reference!r}", _names_fix())
+    if len(chain) > MAX_BASE_CHAIN:
+        raise ConfigError(
+            field,
+            f"the chain of bases from {chain[0][1]} is more than {MAX_BASE_CHAIN} files deep",
+            "merge the scenario files into fewer (recoursesim show prints a scenario with its bases merged in)",
+        )
     identity, label, parent, parent_origin = _load_base(field, reference, origin)
     if any(identity == seen for seen, _ in chain):
         cycle = " -> ".join([*(name for _, name in chain), label])
@@ -160,12 +168,32 @@ def _load_base(field: str, reference: str, origin: Path | None) -> tuple[str, st
         path = (origin or Path.cwd()) / path
     if not path.exists():
         raise ConfigError(field, f"base file {path} not found", "check the path (relative paths start at this file)")
-    check_input_file(path, field, "TOML scenario file")
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise ConfigError(field, f"{path} is not a UTF-8 text file", "name a TOML scenario file") from None
+    text = read_scenario_text(path, field)
     return f"file:{path.resolve()}", str(reference), _parse(field, str(path), text), path.resolve().parent
+
+
+def read_scenario_text(path: Path, field: str) -> str:
+    """The text of a scenario (or base) file, refused before reading if it is not a regular file or too large.
+
+    Args:
+        path: The file.
+        field: What named it (``scenario``, ``base``), for the message.
+
+    Raises:
+        ConfigError: a missing or special file, one over :data:`~recoursesim.resources.MAX_SCENARIO_BYTES`
+            (checked from its size on disk, so a 2 GB file costs nothing), or one that is not UTF-8.
+    """
+    size = check_input_file(path, field, "TOML scenario file").stat().st_size
+    if size > MAX_SCENARIO_BYTES:
+        raise ConfigError(
+            field,
+            f"{path} has {format_bytes(size)}; a scenario file has at most {format_bytes(MAX_SCENARIO_BYTES)}",
+            "give a TOML scenario file (data goes in a CSV or Parquet file named by population.path)",
+        )
+    try:  # a byte-order mark some editors write is skipped
+        return path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise ConfigError(field, f"{path} is not a UTF-8 text file", "give a TOML scenario file") from None
 
 
 def _parse(field: str, where: str, text: str) -> dict[str, Any]:
@@ -194,8 +222,52 @@ def read_toml(text: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
+        repeated = _repeated_key(text) if str(error).startswith("Cannot overwrite a value") else None
+        if repeated is not None:
+            table, key, first, again = repeated
+            where = f"in [{table}]" if table else "at the top of the file"
+            raise ConfigError(
+                ".".join(filter(None, (table, key))),
+                f"is given twice (lines {first} and {again})",
+                f"keep one {key} = ... {where}",
+            ) from None
         fix = "correct the TOML at that line and column (strings in double quotes, one key = value per line)"
         raise ConfigError("toml", str(error), fix) from None
+
+
+_TABLE_LINE = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
+_KEY_LINE = re.compile(
+    r"^\s*((?:[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*'))*)\s*="
+)
+
+
+def _repeated_key(text: str) -> tuple[str, str, int, int] | None:
+    """The first ``key = value`` line that repeats a key of its table: ``(table, key, first line, line)``.
+
+    The standard parser says only "Cannot overwrite a value"; this names the key for the message.
+    Keys on their own lines are found (not keys inside inline tables); ``None`` if none repeats.
+    """
+    seen: dict[str, int] = {}
+    table = ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _TABLE_LINE.match(line)
+        if header:
+            table = _dotted(header.group(1))
+            if line.lstrip().startswith("[["):  # each [[x]] is a new table: its keys start afresh
+                seen = {k: v for k, v in seen.items() if not k.startswith(f"{table}.")}
+            continue
+        found = _KEY_LINE.match(line)
+        if found:
+            key = _dotted(found.group(1))
+            full = f"{table}.{key}" if table else key
+            if full in seen:
+                return table, key, seen[full], number
+            seen[full] = number
+    return None
+
+
+def _dotted(key: str) -> str:
+    return ".".join(part.strip().strip("\"'") for part in key.split("."))
 
 
 def _nesting(text: str) -> int:

@@ -61,23 +61,50 @@ class Selection:
     selected: np.ndarray
     threshold: float | np.ndarray
 
-    def checked_mask(self, n: int) -> np.ndarray:
-        """Return ``selected`` for ``n`` agents, or raise naming what the selector returned instead."""
-        mask = np.asarray(self.selected)
+    @staticmethod
+    def checked(result: object, n: int) -> Selection:
+        """Return what a selector's ``select()`` returned for ``n`` agents, or raise naming what is wrong with it.
+
+        It must be a :class:`Selection` whose ``selected`` is a boolean mask of length ``n`` and whose
+        threshold is one number or ``n`` numbers, none NaN (``+inf``, nobody can reach it, is allowed).
+        A plug-in's mistake is refused on its first step, not carried into every metric after it.
+
+        Raises:
+            ConfigError: field ``selection``, naming what was returned and what to return instead.
+        """
+        if not isinstance(result, Selection):
+            raise ConfigError(
+                "selection",
+                f"the selector's select() returned {type(result).__name__}, not a Selection",
+                f"make select() return Selection(selected=<bool array of length {n}>, threshold=...)",
+            )
+        mask = np.asarray(result.selected)
         if mask.dtype != bool or mask.shape != (n,):
             raise ConfigError(
                 "selection",
                 f"the selector returned {mask.dtype} of shape {mask.shape} for {n} agents",
                 f"make select() return Selection(selected=<bool array of length {n}>, threshold=...)",
             )
-        threshold = self.threshold
+        threshold = result.threshold
         if not np.isscalar(threshold) and np.shape(threshold) != (n,):
             raise ConfigError(
                 "selection",
                 f"the selector's threshold has shape {np.shape(threshold)} for {n} agents",
                 f"make select() return a single number or {n} numbers as the threshold",
             )
-        return mask
+        try:
+            values = np.asarray(threshold, dtype=float)
+        except (TypeError, ValueError):
+            values = np.array([np.nan])
+        if np.isnan(values).any():
+            raise ConfigError(
+                "selection",
+                f"the selector's threshold is NaN or not a number ({threshold!r})"
+                if np.isscalar(threshold)
+                else f"the selector's threshold is NaN for {int(np.isnan(values).sum())} of {n} agents",
+                "make select() return the score agents must reach (+inf when nobody can be selected)",
+            )
+        return result
 
 
 @runtime_checkable

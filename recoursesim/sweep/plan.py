@@ -12,6 +12,7 @@ import numpy as np
 
 from recoursesim._validate import check_int
 from recoursesim.errors import ConfigError
+from recoursesim.resources import MAX_GRID_POINTS, MAX_SWEEP_RUNS
 from recoursesim.scenario import Scenario
 from recoursesim.sweep.identity import canonical_json, digest, point_key, run_id
 
@@ -194,32 +195,55 @@ class SweepPlan:
         }
 
 
-#: Most grid points a sweep may have (each point's scenario is validated and kept in memory).
-MAX_GRID_POINTS = 10_000
-#: Most runs a sweep may have (the plan and ``manifest.json`` list every run).
-MAX_SWEEP_RUNS = 1_000_000
+@dataclass(frozen=True)
+class PointsOption:
+    """What sets the number of points of a sweep, for the messages of :func:`check_sweep_size`.
+
+    Attributes:
+        option: The option (``--grid``, ``--samples``, ``--trials``).
+        unit: What a point is called, plural (``"points (the product of the value counts)"``).
+        fewer: How to have fewer points (``"give fewer values"``).
+    """
+
+    option: str
+    unit: str
+    fewer: str
 
 
-def check_sweep_size(n_points: int, n_seeds: int) -> None:
-    """Refuse, before any work, a sweep too large to plan.
+#: A sweep's grid: its points are the product of the ``--grid`` value counts.
+GRID = PointsOption(
+    "--grid", "points (the product of the value counts)", "give fewer values, or split the grid into several sweeps"
+)
 
-    That is, more than :data:`MAX_GRID_POINTS` points or :data:`MAX_SWEEP_RUNS` runs.
+
+def check_sweep_size(n_points: int, n_seeds: int, points: PointsOption = GRID) -> None:
+    """Refuse, before any work, a sweep (or a study run on the sweep engine) too large to plan.
+
+    That is, more than :data:`~recoursesim.resources.MAX_GRID_POINTS` points or
+    :data:`~recoursesim.resources.MAX_SWEEP_RUNS` runs. ``sensitivity`` and ``optimise`` call it
+    with their own count options before drawing a sample or opening a study.
+
+    Args:
+        n_points: Points (grid points, samples, trials).
+        n_seeds: Seeds per point.
+        points: What sets the points, for the message.
 
     Raises:
-        ConfigError: naming ``--grid`` or ``--seeds`` with the sizes.
+        ConfigError: naming ``points.option`` or ``--seeds`` with the sizes.
     """
     if n_points > MAX_GRID_POINTS:
         raise ConfigError(
-            "--grid",
-            f"has {n_points:,} points (the product of the value counts); at most {MAX_GRID_POINTS:,} are allowed",
-            "give fewer values, or split the grid into several sweeps",
+            points.option,
+            f"gives {n_points:,} {points.unit}; at most {MAX_GRID_POINTS:,} are allowed",
+            points.fewer,
         )
     if n_points * n_seeds > MAX_SWEEP_RUNS:
+        unit = points.unit.split(" (")[0]
         raise ConfigError(
             "--seeds",
-            f"{n_points:,} point(s) x {n_seeds:,} seeds = {n_points * n_seeds:,} runs; a sweep lists every run "
-            f"in its plan and manifest, and at most {MAX_SWEEP_RUNS:,} are allowed",
-            "give fewer --seeds or grid values (a 95% interval needs far fewer: 20-100 seeds are typical)",
+            f"{n_points:,} {unit} x {n_seeds:,} seeds = {n_points * n_seeds:,} runs; every run is listed in the "
+            f"plan and manifest, and at most {MAX_SWEEP_RUNS:,} are allowed",
+            f"give fewer --seeds or fewer {unit} (a 95% interval needs far fewer: 20-100 seeds are typical)",
         )
 
 

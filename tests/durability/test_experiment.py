@@ -1,14 +1,25 @@
 """experiments/recourse_durability.py: bad arguments, and a tiny grid end to end."""
 
 import pandas as pd
+import pytest
 
+from recoursesim.cli import guarded
 from recoursesim.reproductions.recourse_durability import Condition, main, scenario_of, table
+from tests.hostile.conftest import one_line_error
 
 
-def test_bad_arguments_exit_2(capsys):
-    assert main(["--seeds", "1"]) == 2
-    assert main(["--scenarios", "mars"]) == 2
-    assert "unknown scenario 'mars'" in capsys.readouterr().err
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--seeds", "1"], "argument --seeds: must be at least 2"),
+        (["--scenarios", "mars"], "argument --scenarios: invalid choice: 'mars'"),
+    ],
+)
+def test_bad_arguments_exit_2_in_one_line(capsys, argv, message):
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert stopped.value.code == 2 and message in line and "--help" in line
 
 
 def test_conditions_name_the_policy_and_wrap_the_scenarios_generator():
@@ -34,8 +45,9 @@ def test_tiny_grid_prints_a_table_and_extra_cost_is_paired_with_exact(tmp_path, 
 
 
 def test_unknown_generator_exits_2(capsys):
-    assert main(["--generators", "oracle"]) == 2
-    assert "unknown generator 'oracle'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stopped:
+        main(["--generators", "oracle"])
+    assert stopped.value.code == 2 and "argument --generators: invalid choice: 'oracle'" in capsys.readouterr().err
 
 
 def test_resume_reuses_finished_runs_and_quick_is_two_seeds_of_three_steps(tmp_path, capsys):
@@ -81,10 +93,11 @@ def test_resume_reuses_finished_runs_and_quick_is_two_seeds_of_three_steps(tmp_p
 
 
 def test_from_runs_refuses_a_missing_or_empty_directory(tmp_path, capsys):
-    assert main(["--from-runs", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")]) == 2
-    assert "--from-runs" in capsys.readouterr().err
-    assert main(["--from-runs", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
-    assert "no finished run" in capsys.readouterr().err and not (tmp_path / "out").exists()
+    status = guarded(lambda: main(["--from-runs", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")]))
+    assert one_line_error(status, capsys.readouterr().err).startswith("error: --from-runs: ")
+    status = guarded(lambda: main(["--from-runs", str(tmp_path), "--out", str(tmp_path / "out")]))
+    line = one_line_error(status, capsys.readouterr().err)
+    assert "no finished run" in line and "fix: " in line and not (tmp_path / "out").exists()
 
 
 def test_shares_get_intervals_inside_zero_one_and_costs_student_t():

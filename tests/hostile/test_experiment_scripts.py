@@ -61,3 +61,35 @@ def test_outputs_are_refused_before_the_work(
         script.main(given)
     assert refused.value.field == field
     assert (folder / "notes.txt").read_text() == "the user's own file\n"
+
+
+def test_a_negative_count_given_to_a_script_is_one_line(tmp_path: Path) -> None:
+    """``eoe_synthetic.py --seeds -1`` was a traceback (a ZeroDivisionError deep in the run)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = run_python([str(ROOT / "experiments" / "eoe_synthetic.py"), "--seeds", "-1"], tmp_path, env, timeout=120)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    expected = "argument --seeds: must be a positive integer, got -1; see 'eoe_synthetic.py --help'"
+    assert line == f"eoe_synthetic.py: error: {expected}"
+
+
+@pytest.mark.parametrize(
+    ("module", "arguments", "message"),
+    [
+        ("gupta_toy", ["--bogus"], "unrecognized arguments: --bogus"),
+        ("eoe_synthetic", ["--seeds", "many"], "argument --seeds: must be an integer, got 'many'"),
+        ("bell2024_table1", ["--workers", "0"], "argument --workers: must be a positive integer, got 0"),
+        ("ccm_adult", ["--seed", "-1"], "argument --seed: must be a non-negative integer, got -1"),
+        ("real_data", ["--seeds", "1"], "argument --seeds: must be at least 2 (an interval across seeds needs two)"),
+        ("recourse_durability", ["--policies", "magic"], "argument --policies: invalid choice: 'magic'"),
+    ],
+)
+def test_scripts_refuse_bad_options_in_one_line_with_a_fix(capsys, module: str, arguments: list[str], message: str):
+    """Every script's options are checked as the command line's are: one line that ends with where to look."""
+    import importlib
+
+    script = importlib.import_module(f"recoursesim.reproductions.{module}")
+    with pytest.raises(SystemExit) as stopped:
+        script.main(arguments)
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert stopped.value.code == 2 and message in line and line.endswith(" --help'"), line

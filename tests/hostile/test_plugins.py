@@ -9,8 +9,10 @@ import pickle
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from recoursesim import registry
@@ -182,3 +184,40 @@ def test_a_broken_installed_plugin_is_one_line(tmp_path, site):
     done = run_cli(["run", "--no-write", "--steps", "1"], tmp_path, site)
     (line,) = done.stderr.strip().splitlines()
     assert done.returncode == 2 and line.startswith("error: plug-in 'newcomers' (newcomers_plugin)"), done.stderr
+
+
+class _BrokenSelector:
+    """A plug-in selector whose ``select`` returns what its ``answer`` makes of the top-k selection."""
+
+    answer: staticmethod
+
+    def __init__(self, k: int = 4) -> None:
+        self.k = k
+
+    def select(self, scores, context):
+        from recoursesim.selection.top_k import TopKSelector
+
+        return type(self).answer(TopKSelector(self.k).select(scores, context))
+
+
+@pytest.mark.parametrize(
+    ("answer", "problem"),
+    [
+        (lambda right: None, "the selector's select() returned NoneType, not a Selection"),
+        (lambda right: replace(right, threshold=float("nan")), "the selector's threshold is NaN or not a number (nan)"),
+        (
+            lambda right: replace(right, threshold=np.full(right.selected.size, np.nan)),
+            "the selector's threshold is NaN for 40 of 40 agents",
+        ),
+    ],
+    ids=["none", "nan", "nan-per-agent"],
+)
+def test_a_selector_returning_none_or_a_nan_threshold_is_one_line(cli, tmp_path, clean_registry, answer, problem):
+    """Before: ``None`` was an AttributeError traceback, and a NaN threshold ran on into NaN metrics, exit 0."""
+    from recoursesim.registry import register
+
+    register("selector", "broken_selector")(type("Broken", (_BrokenSelector,), {"answer": staticmethod(answer)}))
+    (tmp_path / "s.toml").write_text(plugin_scenario("broken_selector"))
+    line = one_line_error(*cli("run", str(tmp_path / "s.toml"), "--out", "o")[::2])
+    assert line.startswith(f"error: selection: {problem}; fix: make select() return"), line
+    assert not (tmp_path / "work" / "o").exists()

@@ -393,3 +393,156 @@ def test_observers_with_the_same_name(cli, scenario_file, tmp_path):
     observations = pd.read_parquet(Path("r") / "observations.parquet")
     assert set(observations["observer"]) == {"ccm", "ccm-every-2"}
     assert set(observations.loc[observations["observer"] == "ccm-every-2", "step"]) == {0, 2}
+
+
+# -- issue 37: no tracebacks ------------------------------------------------------------------
+
+
+def test_a_3000_deep_base_chain_is_one_line(cli, scenario_file, tmp_path):
+    work = tmp_path / "work"
+    (work / "c0.toml").write_text(small_text())
+    for i in range(1, 3001):
+        (work / f"c{i}.toml").write_text(f'base = "c{i - 1}.toml"\n')
+    line = refused(cli, "show", "c3000.toml")
+    assert line.startswith("error: c3000.toml: base: the chain of bases from c3000.toml is more than 64 files deep")
+    assert cli("show", "c60.toml")[0] == 0  # a long but sane chain still resolves
+
+
+@pytest.mark.parametrize("where", ["last", "middle"])
+def test_a_300_character_out_is_one_line(cli, scenario_file, tmp_path, where):
+    long = "x" * 300
+    out = long if where == "last" else f"{long}/results"
+    line = refused(cli, "run", str(scenario_file()), "--out", out)
+    if where == "last":
+        assert "argument --out: its last part is 300 bytes long; give a name of at most 200 bytes" in line
+    else:
+        assert "File name too long; fix: use a shorter name or path" in line and "(" in line  # quoted, shortened
+    assert tree(tmp_path / "work") == []
+
+
+def test_audit_ccm_seed_folds_and_nul_bytes_are_one_line(cli, tmp_path):
+    frame = people()
+    frame.to_csv(tmp_path / "p.csv", index=False)
+    ccm = ("audit", "ccm", "--csv", str(tmp_path / "p.csv"), "--target", "approved", "--sensitive", "sex")
+    assert refused(cli, *ccm, "--seed", "-1") == "error: --seed: must be >= 0, got -1; fix: set --seed to 0 or more"
+    line = refused(cli, *ccm, "--folds", "1")
+    assert line == "error: --folds: must be >= 2, got 1; fix: set --folds to 2 or more"
+    line = refused(cli, *ccm, "--folds", "60")
+    assert line.startswith("error: --folds: 60 folds, but the rarer class of approved has ") and "n_splits" not in line
+    frame["sex"] = frame["sex"].astype(object)
+    frame.loc[4, "sex"] = "f\x00m"
+    frame.to_csv(tmp_path / "p.csv", index=False)
+    line = refused(cli, *ccm)
+    assert line.startswith("error: --csv: p.csv: column 'sex' holds a NUL byte in data row 5; fix: remove")
+    assert tree(tmp_path / "work") == []
+
+
+# -- issue 37: nothing silently wrong ---------------------------------------------------------
+
+
+def test_audit_ccm_text_in_a_numerical_column_and_a_threshold_outside_0_1(cli, tmp_path):
+    frame = people().astype({"income": object})
+    frame.loc[6, "income"] = "unknown"
+    frame.to_csv(tmp_path / "p.csv", index=False)
+    ccm = ("audit", "ccm", "--csv", str(tmp_path / "p.csv"), "--target", "approved", "--sensitive", "sex")
+    line = refused(cli, *ccm, "--types", "income=numerical")
+    assert line == (
+        "error: income: is numerical but holds 1 cell(s) that are not numbers, first 'unknown' (data row 7); "
+        "fix: correct those cells, or declare the column categorical (--types income=categorical)"
+    )
+    people().to_csv(tmp_path / "p.csv", index=False)
+    line = refused(cli, *ccm, "--threshold", "2")
+    assert line == "error: --threshold: must lie strictly between 0 and 1, got 2.0; fix: use e.g. 0.5"
+    assert tree(tmp_path / "work") == []
+
+
+@pytest.mark.parametrize(
+    ("cell", "start"),
+    [
+        ("abc", "error: income: is a column of numbers with 1 text cell(s), first 'abc' in data row 4"),
+        ("inf", "error: income: column has 1 infinite value(s), first in data row 4"),
+        ("-inf", "error: income: column has 1 infinite value(s), first in data row 4"),
+        ("3\x001", "error: --csv: p.csv: column 'income' holds a NUL byte in data row 4"),
+    ],
+    ids=["text", "inf", "-inf", "nul"],
+)
+def test_audit_facts_csv_with_text_infinite_or_nul_cells(cli, tmp_path, cell, start):
+    frame = people().astype({"income": object})
+    frame.loc[3, "income"] = cell
+    frame.to_csv(tmp_path / "p.csv", index=False)
+    line = refused(
+        cli, "audit", "facts", "--csv", str(tmp_path / "p.csv"), "--target", "approved", "--protected", "sex"
+    )
+    assert line.startswith(start), line
+
+
+def test_a_nul_byte_in_a_group_name_is_refused(cli, scenario_file, tmp_path):
+    path = scenario_file(extra="")
+    path.write_text(path.read_text().replace('name = "disadvantaged"', 'name = "disadv\\u0000antaged"'))
+    line = refused(cli, "run", str(path), "--out", "o")
+    assert (
+        line == r"error: population: the group name 'disadv\x00antaged' holds a NUL byte; fix: remove it from the name"
+    )
+    assert tree(tmp_path / "work") == []
+
+
+def test_run_no_write_with_out_is_refused(cli, scenario_file, tmp_path):
+    line = refused(cli, "run", str(scenario_file()), "--no-write", "--out", "o")
+    assert line == "error: --out: is given with --no-write, which writes nothing; fix: drop --no-write or --out"
+    assert tree(tmp_path / "work") == []
+
+
+def test_optimise_resume_with_fewer_trials_than_were_run_is_refused(cli, scenario_file, tmp_path):
+    pytest.importorskip("optuna")
+    search = (
+        "optimise", str(scenario_file()), "--param", "selection.k=2:6", "--objective", "min |dTTR:disadvantaged|",
+        "--seeds", "1", "--out", "o", "--quiet",
+    )  # fmt: skip
+    assert cli(*search, "--trials", "3")[0] == 0
+
+    def results() -> dict[Path, bytes]:  # the lock and the record of the files are the study's own bookkeeping
+        files = (tmp_path / "work" / "o").rglob("*")
+        return {p: p.read_bytes() for p in files if p.is_file() and p.name not in (".lock", "recoursesim-files.jsonl")}
+
+    before = results()
+    line = refused(cli, *search, "--trials", "2", "--resume")
+    assert line.startswith("error: --trials: is 2, but the study in o has already finished 3 trials; fix: give")
+    assert results() == before  # the outputs still describe the 3 trials
+
+
+# -- issue 37: messages name what the user typed ----------------------------------------------
+
+
+def test_audit_effort_qs_is_named_as_typed(cli):
+    line = refused(cli, "audit", "effort", "--dataset", "german", "--qs", "nan", "0.5")
+    assert line == "error: --qs: quantile levels must lie in (0, 1], got nan, 0.5; fix: use e.g. 0.1 ... 1.0"
+
+
+def test_a_duplicate_toml_key_is_named(cli, scenario_file):
+    path = scenario_file(extra="")
+    path.write_text(path.read_text().replace("k = 4\n", "k = 4\nk = 5\n"))
+    line = refused(cli, "show", str(path))
+    assert line.endswith("selection.k: is given twice (lines 45 and 46); fix: keep one k = ... in [selection]"), line
+
+
+def test_show_of_a_name_with_a_newline_is_one_line(cli):
+    line = refused(cli, "show", "default\n")
+    assert line.startswith("error: scenario: file default\\n not found; fix:")
+
+
+def test_facts_with_no_valid_action_is_a_warning_not_a_traceback(cli, tmp_path):
+    """Found while checking the cells above: a 200-row table of numbers gave no (row, action) pair at all."""
+    import random
+
+    from recoursesim.auditors.facts.effects import _sort_costs_within
+
+    rows, cost = _sort_costs_within(np.array([], dtype=np.int64), np.array([], dtype=float))
+    assert rows.size == 0 and cost.size == 0
+    draw = random.Random(1)
+    lines = ["age,hours,sex,y"] + [
+        f"{draw.randint(18, 70)},{draw.randint(10, 60)},{'mf'[i % 2]},{draw.randint(0, 1)}" for i in range(200)
+    ]
+    (tmp_path / "n.csv").write_text("\n".join(lines) + "\n")
+    status, _, err = cli("audit", "facts", "--csv", str(tmp_path / "n.csv"), "--target", "y", "--protected", "sex")
+    assert status == 0, err
+    assert "warning: no valid action for any subgroup" in err and "Traceback" not in err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from recoursesim.reproductions import real_data
 
@@ -38,8 +39,9 @@ def test_table_gives_mean_and_interval_across_seeds() -> None:
 
 
 def test_main_refuses_too_few_seeds_before_writing(tmp_path, capsys) -> None:
-    assert real_data.main(["--seeds", "1", "--out", str(tmp_path / "out")]) == 2
-    assert "--seeds must be >= 2" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stopped:
+        real_data.main(["--seeds", "1", "--out", str(tmp_path / "out")])
+    assert stopped.value.code == 2 and "argument --seeds: must be at least 2" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
 
 

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
+from recoursesim.cli import guarded
 from recoursesim.reproductions import shift_dynamics
+from tests.hostile.conftest import one_line_error
 
 
 def test_refuses_bad_arguments_and_unknown_worlds(tmp_path, capsys) -> None:
-    assert shift_dynamics.main(["--seeds", "1", "--out", str(tmp_path / "a")]) == 2
-    assert shift_dynamics.main(["--seeds", "2", "--worlds", "mars", "--out", str(tmp_path / "b")]) == 2
-    err = capsys.readouterr().err
-    assert "--seeds must be >= 2" in err and "unknown ['mars']" in err
+    with pytest.raises(SystemExit) as stopped:
+        shift_dynamics.main(["--seeds", "1", "--out", str(tmp_path / "a")])
+    assert stopped.value.code == 2 and "argument --seeds: must be at least 2" in capsys.readouterr().err
+    status = guarded(lambda: shift_dynamics.main(["--seeds", "2", "--worlds", "mars", "--out", str(tmp_path / "b")]))
+    line = one_line_error(status, capsys.readouterr().err)
+    assert line.startswith("error: --worlds: unknown mars; fix: use some of") and "synthetic" in line
     assert list(tmp_path.iterdir()) == []
 
 

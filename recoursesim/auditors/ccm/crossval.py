@@ -11,6 +11,7 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
+from recoursesim._validate import check_float, check_int
 from recoursesim.auditors.ccm.generate import generate_counterfactuals
 from recoursesim.auditors.ccm.report import ccm_report
 from recoursesim.auditors.ccm.tabular import EncodedTable, logistic_model
@@ -72,16 +73,20 @@ def cross_validated_ccm(
         ``(report, rows)``: the pooled :func:`ccm_report` and the scored counterfactual rows
         (with a ``fold`` column).
     """
-    if int(n_splits) < 2:
-        raise ConfigError("n_splits", f"must be >= 2, got {n_splits}", "use e.g. 5")
+    n_splits = check_int("n_splits", n_splits, minimum=2)
+    seed = check_int("seed", seed, minimum=0)
+    if not 0 < check_float("threshold", threshold) < 1:
+        raise ConfigError("threshold", f"must lie strictly between 0 and 1, got {threshold}", "use e.g. 0.5")
     labels = table.frame[table.label].to_numpy()
     groups = table.frame[table.sensitive]
     if groups.nunique() < 2:
         raise DataError(table.sensitive, "has a single value", "audit an attribute with two or more groups")
     smallest = int(np.bincount(labels.astype(np.int64), minlength=2).min())
-    if smallest < int(n_splits):
+    if smallest < n_splits:
         raise DataError(
-            table.label, f"the rarer class has {smallest} rows, fewer than {n_splits} folds", "use fewer folds"
+            "n_splits",
+            f"{n_splits} folds, but the rarer class of {table.label} has {smallest} rows",
+            f"use at most {smallest} folds",
         )
     model = model_factory(table)
     folds = StratifiedKFold(n_splits=int(n_splits), shuffle=True, random_state=int(seed))

@@ -70,6 +70,21 @@ class EncodedTable:
         }
 
 
+def _numbers(column: str, values: pd.Series) -> np.ndarray:
+    """A numerical column as floats (missing cells NaN); a cell that is not a number is refused, not made NaN."""
+    numbers = pd.to_numeric(values, errors="coerce")
+    text = numbers.isna() & values.notna()
+    if text.any():
+        row = int(np.flatnonzero(text.to_numpy())[0])
+        raise DataError(
+            column,
+            f"is numerical but holds {int(text.sum())} cell(s) that are not numbers, first {values.iloc[row]!r} "
+            f"(data row {row + 1})",
+            f"correct those cells, or declare the column categorical (--types {column}=categorical)",
+        )
+    return numbers.to_numpy(dtype=float)
+
+
 def encode_table(
     frame: pd.DataFrame,
     feature_types: Mapping[str, str],
@@ -114,7 +129,7 @@ def encode_table(
             )
         values = frame[column]
         if kind == "numerical":
-            out[column] = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+            out[column] = _numbers(column, values)
             enc.continuous.append(column)
         elif kind == "ordinal":
             out[column] = _ordinal_codes(column, values, orders.get(column))

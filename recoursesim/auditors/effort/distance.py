@@ -80,7 +80,7 @@ def neighbourhood_radii(distances: np.ndarray, qs: Sequence[float]) -> np.ndarra
     Returns:
         ``(len(qs), c)`` radii.
     """
-    levels = _check_qs(qs)
+    levels = check_qs(qs)
     distances = np.asarray(distances, dtype=float)
     if distances.shape[1] < 2:
         raise DataError("distances", "need at least two individuals", "audit a larger data set")
@@ -92,14 +92,16 @@ def neighbourhood(distances_from_centre: np.ndarray, centre: int, q: float) -> n
     """Indices of the neighbourhood ``{i} ∪ {j : d_ij <= r_i}`` of one centre (ties included)."""
     row = np.asarray(distances_from_centre, dtype=float)
     others = np.delete(row, centre)
-    radius = np.quantile(others, _check_qs([q])[0])
+    radius = np.quantile(others, check_qs([q])[0])
     members = row <= radius
     members[centre] = True
     return np.flatnonzero(members)
 
 
-def _check_qs(qs: Sequence[float]) -> np.ndarray:
+def check_qs(qs: Sequence[float]) -> np.ndarray:
+    """Return the quantile levels ``qs`` as an array, or raise (field ``q``) unless each lies in (0, 1]."""
     values = np.asarray(qs, dtype=float).ravel()
     if values.size == 0 or not ((values > 0) & (values <= 1)).all():
-        raise ConfigError("q", f"quantile levels must lie in (0, 1], got {list(values)}", "use e.g. 0.1 ... 1.0")
+        given = ", ".join(f"{v:g}" for v in values.tolist()) or "none"
+        raise ConfigError("q", f"quantile levels must lie in (0, 1], got {given}", "use e.g. 0.1 ... 1.0")
     return values

@@ -340,6 +340,8 @@ def _sort_costs_within(rows: np.ndarray, cost: np.ndarray, chunk: int = SORT_CHU
     of (run, rank of the cost among the chunk's distinct costs).
     """
     out_rows, out_cost = np.empty_like(rows), np.empty_like(cost)
+    if rows.size == 0:  # no (row, action) pair at all: nothing to sort (the loop below needs one run)
+        return out_rows, out_cost
     starts = np.unique(np.searchsorted(rows, rows[::chunk], side="left"))
     for lo, hi in zip(starts, np.r_[starts[1:], len(rows)], strict=True):
         costs, rank = np.unique(cost[lo:hi], return_inverse=True)

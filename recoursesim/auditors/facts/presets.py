@@ -214,12 +214,27 @@ def from_frame(
 
 
 def _check_complete(frame: pd.DataFrame) -> None:
-    """Raise a one-line :class:`DataError` for the first column with a NaN or an infinite value."""
-    require_complete(
-        frame,
-        field="{column}",
-        fix="fill, replace or drop them before auditing (FACTS needs a value in every cell)",
-    )
+    """Raise a one-line :class:`DataError` for the first column with a NaN, an infinite value or stray text.
+
+    Stray text: a column of numbers with a few cells that are not numbers (``abc``) would become a
+    categorical column with one category per value, and the audit would go on silently.
+    """
+    fix = "fill, replace or drop them before auditing (FACTS needs a value in every cell)"
+    require_complete(frame, field="{column}", fix=fix)
+    for column in frame.columns:
+        values = frame[column]
+        if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+            continue
+        numbers = pd.to_numeric(values, errors="coerce")
+        text = numbers.isna().to_numpy()
+        if 0 < text.sum() < len(values) / 2:  # mostly numbers: the text cells are mistakes, not categories
+            row = int(np.argmax(text))
+            raise DataError(
+                str(column),
+                f"is a column of numbers with {int(text.sum())} text cell(s), first {values.iloc[row]!r} in data "
+                f"row {row + 1}",
+                "correct or drop those rows (a categorical column has words in every cell)",
+            )
 
 
 PRESETS: dict[str, Callable[[], FactsData]] = {"adult": adult, "compas": compas, "german": german}
