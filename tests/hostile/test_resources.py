@@ -191,6 +191,7 @@ def test_a_csv_too_large_for_memory_is_refused_from_its_size(cli, tmp_path, monk
     assert line.startswith("error: --csv: needs about 78.2 KiB of memory (reading 7.8 KiB of CSV) but 48.8 KiB")
 
 
+@pytest.mark.policy
 @pytest.mark.parametrize(
     ("argv", "start"),
     [
@@ -223,8 +224,6 @@ def test_a_csv_too_large_for_memory_is_refused_from_its_size(cli, tmp_path, monk
 )
 def test_count_options_are_bounded_before_any_work(cli, scenario_file, tmp_path, argv, start):
     """Each count is refused in one line naming it, before a sample is drawn or a study opened (no files)."""
-    pytest.importorskip("optuna")
-    pytest.importorskip("SALib")
     command, *rest = argv
     param = ["--param", "scorer.intercept=0.0:0.1"]
     line = one_line_error(*cli(command, str(scenario_file()), *param, *rest, "--out", "o", "--quiet")[::2])
@@ -233,6 +232,7 @@ def test_count_options_are_bounded_before_any_work(cli, scenario_file, tmp_path,
     assert tree(tmp_path / "work") == []
 
 
+@pytest.mark.policy
 @pytest.mark.parametrize(
     ("argv", "start"),
     [
@@ -247,8 +247,6 @@ def test_count_options_are_bounded_before_any_work(cli, scenario_file, tmp_path,
 )
 def test_a_misspelt_metric_is_refused_before_any_run(cli, scenario_file, tmp_path, monkeypatch, argv, start):
     """Checked against a zero-step run of the scenario: no sweep starts (it used to fail after the whole sweep)."""
-    pytest.importorskip("optuna")
-    pytest.importorskip("SALib")
     from recoursesim.sweep import runner
 
     monkeypatch.setattr(runner.SweepStore, "prepare", lambda *a, **k: pytest.fail("a sweep started"))
