@@ -59,3 +59,18 @@ def test_the_scenarios_page_makes_no_promise_of_speed_the_machine_can_break() ->
     assert libraries is not None
     # the libraries the page names are the ones tests/engine/test_cli_catalogue.py keeps out of list and show
     assert libraries.group(1) == "scikit-learn, SciPy, pandas, Mesa"
+
+
+def test_stored_notebook_outputs_show_no_folder_of_the_machine_that_ran_them() -> None:
+    import json
+
+    folder = re.compile(r"(?:^|[\s'\"(])/(?:home|Users|root|work|tmp|opt|usr)/|site-packages|\.venv/")
+    found = []
+    for path in sorted((ROOT / "examples").glob("*.ipynb")):
+        for number, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
+            for output in cell.get("outputs", []):
+                texts = [output.get("text", "")] + [
+                    v for k, v in output.get("data", {}).items() if k.startswith("text")
+                ]
+                found += [f"{path.name} cell {number}" for text in texts if folder.search("".join(text))]
+    assert found == []

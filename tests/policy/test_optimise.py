@@ -292,7 +292,7 @@ def test_a_written_policy_is_named_after_its_trial_and_describes_its_settings(tm
     policy = Scenario.from_dict(__import__("tomllib").loads(text))
     assert policy.name == "default-trial-7"  # runs into results/default-trial-7, not over the searched scenario's
     description = policy.spec["description"]
-    assert 'selection.k = 40' in description and 'selection.name = "cns"' in description
+    assert "selection.k = 40" in description and 'selection.name = "cns"' in description
     assert "top-k" not in description.lower()  # the searched scenario's description is not kept
 
 
