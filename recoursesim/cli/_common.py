@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -93,6 +93,16 @@ def _integer(text: str) -> int:
         return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+
+
+def status(args: argparse.Namespace) -> Callable[[str], None] | None:
+    """Where a command says what it is doing: a line on stderr each time, if it is a terminal and not ``--quiet``.
+
+    Like the progress bars, status lines go to a terminal only, so piped stderr keeps an error to one line.
+    """
+    if getattr(args, "quiet", False) or not sys.stderr.isatty():
+        return None
+    return lambda line: print(line, file=sys.stderr, flush=True)
 
 
 def fail(message: str) -> int:

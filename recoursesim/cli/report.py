@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from recoursesim.cli._allow_import import add_allow_import_argument
-from recoursesim.cli._common import non_negative_int, writing
+from recoursesim.cli._common import non_negative_int, status, writing
 from recoursesim.cli._output import check_replaceable_file
 from recoursesim.report import write_report
 
@@ -35,6 +35,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--point", type=non_negative_int, default=None, help="for a sweep over a grid: the grid point to report on"
     )
+    parser.add_argument("--quiet", action="store_true", help="no status lines on stderr, only errors")
     add_allow_import_argument(parser)
     parser.set_defaults(func=run)
 
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     check_replaceable_file(args.html, "--html")
     with writing(args.html, "--html", "the report"):
         output, figures_dir, report = write_report(
-            args.results, args.html, args.format, args.point, allow_imports=args.allow_imports
+            args.results, args.html, args.format, args.point, allow_imports=args.allow_imports, progress=status(args)
         )
     n_figures = len(report.figures)
     print(f"wrote {output} ({len(report.sections)} sections, {n_figures} figures; PNG and SVG in {figures_dir})")

@@ -70,3 +70,10 @@ def test_a_released_lock_leaves_no_lock_file(tmp_path):
     with store.lock():  # and it can be taken again
         pass
     assert ownership.foreign_file(store.directory) is None  # nothing unrecorded is left behind
+
+
+def test_a_finished_sweep_leaves_no_lock_file(cli, tmp_path, scenario_file):
+    assert cli("sweep", str(scenario_file()), "--seeds", "2", "--out", "sw", "--quiet")[0] == 0
+    folder = tmp_path / "work" / "sw"
+    assert (folder / "manifest.json").is_file() and not (folder / ownership.LOCK).exists()
+    assert ownership.foreign_file(folder) is None
