@@ -79,8 +79,8 @@ def run(args: argparse.Namespace) -> int:
     if not curves:
         raise DataError("model", "predicts no unfavourable outcome", "there is no recourse to audit")
     curve = pd.concat(curves, ignore_index=True)
-    group = protected_group(args)
-    print(f"protected group: {group} (centres: 'protected' = its members decided unfavourably, 'unprotected' = others)")
+    named = protected_group(args)
+    print(f"protected group: {named} (centres: 'protected' = its members decided unfavourably, 'unprotected' = others)")
     print("system level (own group vs the rest):")
     print(_printable(system))
     print("ACR(q), mean and 95% CI over unfavourable centres:")
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     with atomic_output_dir(args.out, overwrite=args.overwrite, command=command_record("audit effort", args)) as tmp:
         write_table(system, tmp / f"effort_system.{args.format}")
         write_table(curve, tmp / f"effort_curve.{args.format}")
-        plot_acr_curves(curve, tmp / "acr_curve.png", title=f"Equality of effort, protected group {group}")
+        plot_acr_curves(curve, tmp / "acr_curve.png", title=f"Equality of effort, protected group {named}")
     print(f"wrote effort_system, effort_curve ({args.format}) and acr_curve.png to {args.out}")
     return 0
 
