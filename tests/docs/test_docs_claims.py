@@ -74,3 +74,17 @@ def test_stored_notebook_outputs_show_no_folder_of_the_machine_that_ran_them() -
                 ]
                 found += [f"{path.name} cell {number}" for text in texts if folder.search("".join(text))]
     assert found == []
+
+
+def test_stored_notebook_outputs_print_no_label_twice() -> None:
+    import json
+
+    doubled = re.compile(r"^(\w+): \1:", flags=re.M)  # "support: support: ..."
+    found = [
+        f"{path.name} cell {number}"
+        for path in sorted((ROOT / "examples").glob("*.ipynb"))
+        for number, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"])
+        for output in cell.get("outputs", [])
+        if doubled.search("".join(output.get("text", "")))
+    ]
+    assert found == []
