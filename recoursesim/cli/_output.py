@@ -80,7 +80,7 @@ def add_out_arguments(parser: argparse.ArgumentParser, help: str, default: Path 
         action="store_true",
         help=(
             "replace the --out directory if it holds only files recoursesim wrote there "
-            "(default: refuse; anything else in it is never deleted)"
+            "(default: refuse, unless this same command wrote them; anything else in it is never deleted)"
         ),
     )
 
