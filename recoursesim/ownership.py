@@ -111,7 +111,10 @@ def write_recorded(root: Path, path: Path, data: bytes) -> None:
 def exclusive(directory: Path, what: str) -> Iterator[None]:
     """Hold the lock of a directory recoursesim writes into in place: one process at a time.
 
-    The lock file (:data:`LOCK`) is recorded when created, and never opened through a symbolic link.
+    The lock file (:data:`LOCK`) is recorded when created, never opened through a symbolic link,
+    and removed when the lock is released, so a finished sweep or study leaves none behind. A
+    process that locked a lock file another one removed meanwhile (it opened the file just before)
+    finds the name no longer leads to its file and refuses, as if the lock were held.
 
     Args:
         directory: An existing directory.
@@ -138,6 +141,8 @@ def exclusive(directory: Path, what: str) -> Iterator[None]:
             record_file(directory, path, b"")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if not _names(path, fd):  # removed by the holder that released it after we opened it
+                raise OSError(errno.ESTALE, "lock file replaced")
         except OSError:
             raise ConfigError(
                 "--out", f"another {what} is writing into {directory}", "wait for it or choose another --out"
@@ -145,9 +150,20 @@ def exclusive(directory: Path, what: str) -> Iterator[None]:
         try:
             yield
         finally:
+            if _names(path, fd):
+                path.unlink(missing_ok=True)  # while still held: nobody can lock this file after us
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
+
+
+def _names(path: Path, fd: int) -> bool:
+    """Whether ``path`` (not followed if a link) is the file open as ``fd``."""
+    try:
+        here, held = os.lstat(path), os.fstat(fd)
+    except OSError:
+        return False
+    return (here.st_dev, here.st_ino) == (held.st_dev, held.st_ino)
 
 
 def record_tree(root: Path) -> None:
@@ -193,6 +209,32 @@ def _inside(relative: str) -> bool:
     """Whether a record's path stays below the record's directory."""
     path = PurePosixPath(relative)
     return bool(relative) and not path.is_absolute() and ".." not in path.parts and "\x00" not in relative
+
+
+def record_command(root: Path, command: dict[str, Any]) -> None:
+    """Record which command filled ``root`` (``{"command": "run", "scenario": ..., "seed": ...}``).
+
+    The same command run again may replace what it recorded there without ``--overwrite``
+    (:func:`recorded_command`).
+    """
+    append(root, [{"command": command}])
+
+
+def recorded_command(root: Path) -> dict[str, Any] | None:
+    """The command :func:`record_command` recorded in ``root`` (the last one), or ``None``."""
+    if (root / RECORD).is_symlink():
+        return None
+    try:
+        text = (root / RECORD).read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    found = None
+    for line in text.splitlines():
+        with contextlib.suppress(ValueError):
+            entry = json.loads(line)
+            if isinstance(entry, dict) and isinstance(entry.get("command"), dict):
+                found = entry["command"]
+    return found
 
 
 def record_nested(root: Path, directory: Path) -> None:

@@ -6,7 +6,7 @@ import argparse
 import re
 import sys
 import textwrap
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -106,6 +106,16 @@ def _integer(text: str) -> int:
 
 #: Control characters (a newline, a NUL, an escape sequence) that a user's text may carry into a message.
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
+def status(args: argparse.Namespace) -> Callable[[str], None] | None:
+    """Where a command says what it is doing: a line on stderr each time, if it is a terminal and not ``--quiet``.
+
+    Like the progress bars, status lines go to a terminal only, so piped stderr keeps an error to one line.
+    """
+    if getattr(args, "quiet", False) or not sys.stderr.isatty():
+        return None
+    return lambda line: print(line, file=sys.stderr, flush=True)
 
 
 def fail(message: str) -> int:

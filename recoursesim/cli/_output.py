@@ -7,7 +7,12 @@ Every command that writes a results directory goes through :func:`atomic_output_
   writes elsewhere;
 * ``--out`` is checked before any work: it must not be empty, contain a NUL byte, name a file,
   lie where nothing can be created, or name a directory that already holds files (unless
-  ``--overwrite``);
+  ``--overwrite``, or the same command wrote them: see below);
+* running the same command again replaces its earlier results: the record names the command
+  that filled the directory (:func:`~recoursesim.ownership.record_command`), and when it is this
+  one the directory is replaced as with ``--overwrite`` (only files recoursesim recorded there);
+* when the directory holds a file recoursesim did not write, the refusal says so and suggests
+  another ``--out`` (``--overwrite`` would refuse too);
 * ``--overwrite`` replaces a directory only if every file in it is one recoursesim wrote there
   (listed, unchanged, in its :data:`~recoursesim.ownership.RECORD`) and none is an input of the
   run; otherwise it refuses, naming the file (:func:`~recoursesim.ownership.check_replaceable`);
@@ -88,18 +93,54 @@ def add_out_arguments(parser: argparse.ArgumentParser, help: str, default: Path 
         action="store_true",
         help=(
             "replace the --out directory if it holds only files recoursesim wrote there "
-            "(default: refuse; anything else in it is never deleted)"
+            "(default: refuse, unless this same command wrote them; anything else in it is never deleted)"
         ),
     )
 
 
-def check_out(path: str | Path, *, overwrite: bool = False, protected: Iterable[str | Path] = ()) -> Path:
+#: Options that say where or how a command writes or runs, not what it computes.
+_NOT_WHAT = frozenset({"func", "out", "overwrite", "quiet", "workers", "force", "debug"})
+
+
+def command_record(name: str, args: argparse.Namespace) -> dict[str, Any]:
+    """What a command computes, as recorded with its results: its name and its options but ``--out`` and the like.
+
+    Running it again with the same options replaces its earlier results (:func:`rerun`).
+    """
+    return {
+        "command": name,
+        **{key: _plain(value) for key, value in sorted(vars(args).items()) if key not in _NOT_WHAT},
+    }
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as JSON keeps it (lists for tuples, text for paths and other objects)."""
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value if value is None or isinstance(value, bool | int | float | str) else str(value)
+
+
+def rerun(path: str | Path, command: dict[str, Any] | None) -> bool:
+    """Whether ``path`` is a directory that ``command`` filled (recorded): running it again replaces it."""
+    target = Path(path)
+    return command is not None and target.is_dir() and ownership.recorded_command(target) == command
+
+
+def check_out(
+    path: str | Path,
+    *,
+    overwrite: bool = False,
+    protected: Iterable[str | Path] = (),
+    command: dict[str, Any] | None = None,
+) -> Path:
     """Check an output directory before any work is done; return it as an absolute path.
 
     Args:
         path: The directory.
         overwrite: Whether an existing directory holding only files recoursesim wrote may be replaced.
         protected: The run's input files (never removed, even if recoursesim wrote them).
+        command: What the command writing there is (recorded with the results); a directory this
+            same command filled is replaced as with ``overwrite``.
 
     Raises:
         ConfigError: the path is empty or contains a NUL byte, names a file, holds files and
@@ -116,12 +157,9 @@ def check_out(path: str | Path, *, overwrite: bool = False, protected: Iterable[
         raise ConfigError("--out", f"{target} is a symbolic link", "give the directory it points to, or a new path")
     if target.exists() and not target.is_dir():
         raise ConfigError("--out", f"{target} exists and is not a directory", "choose a directory path")
+    overwrite = overwrite or rerun(target, command)
     if target.is_dir() and not overwrite and any(True for _ in target.iterdir()):
-        raise ConfigError(
-            "--out",
-            f"{target} already holds files (earlier results?)",
-            "add --overwrite to replace the whole directory, or choose a new --out",
-        )
+        raise _held(target, protected)
     if overwrite and target.is_dir() and (target == Path.home() or Path.cwd().is_relative_to(target)):
         raise ConfigError(
             "--out", f"{target} is the working or home directory (or holds it)", "give a dedicated results directory"
@@ -136,6 +174,22 @@ def check_out(path: str | Path, *, overwrite: bool = False, protected: Iterable[
     except OSError as error:
         raise _out_error(target, f"cannot create a directory in {quote_path(anchor)}", error) from None
     return target
+
+
+def _held(target: Path, protected: Iterable[str | Path]) -> ConfigError:
+    """The refusal of a ``target`` that holds files: its fix is what works (``--overwrite`` or another ``--out``)."""
+    found = ownership.foreign_file(target, protected)
+    if found is not None:  # --overwrite would refuse too
+        return ConfigError(
+            "--out",
+            f"{target} already holds {quote_path(found[0])}, which {found[1]}",
+            "choose a new --out (recoursesim never deletes a file it did not write)",
+        )
+    return ConfigError(
+        "--out",
+        f"{target} already holds files (earlier results of another command)",
+        "add --overwrite to replace them, or choose a new --out",
+    )
 
 
 def check_out_file(path: str | Path, field: str) -> Path:
@@ -231,7 +285,11 @@ def existing_ancestor(path: Path) -> Path:
 
 @contextlib.contextmanager
 def atomic_output_dir(
-    path: str | Path, *, overwrite: bool = False, protected: Iterable[str | Path] = ()
+    path: str | Path,
+    *,
+    overwrite: bool = False,
+    protected: Iterable[str | Path] = (),
+    command: dict[str, Any] | None = None,
 ) -> Iterator[Path]:
     """Write into a temporary directory; move it to ``path`` only when the body succeeds.
 
@@ -247,10 +305,13 @@ def atomic_output_dir(
         path: The output directory.
         overwrite: Whether an existing directory holding only files recoursesim wrote may be replaced.
         protected: The run's input files (never removed).
+        command: What the command writing there is: recorded with the results, and a directory
+            this same command filled is replaced as with ``overwrite`` (:func:`rerun`).
 
     Yields:
         The temporary directory to write into.
     """
+    overwrite = overwrite or rerun(path, command)
     target = check_out(path, overwrite=overwrite, protected=protected)
     anchor = existing_ancestor(target.parent)
     remove_stale_working_dirs(anchor)
@@ -268,6 +329,8 @@ def atomic_output_dir(
             raise _out_error(target, "writing the results failed", error) from None
         try:
             ownership.record_tree(tmp)  # the mark stays (unrecorded) until the directory is in place
+            if command is not None:
+                ownership.record_command(tmp, command)
             os.chmod(tmp, directory_mode())  # mkdtemp made it private; an output is as mkdir makes it
         except OSError as error:
             raise _out_error(target, "writing the results failed", error) from None

@@ -15,7 +15,7 @@ from recoursesim.auditors.ccm.metrics import CCM_METRICS, ECCM_METRICS
 from recoursesim.auditors.ccm.report import ccm_parity
 from recoursesim.auditors.ccm.tabular import KNOWN_TYPES, EncodedTable, encode_table
 from recoursesim.cli._common import non_negative_int, options_named, positive_int, read_csv_table, require_columns
-from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out
+from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out, command_record
 from recoursesim.errors import ConfigError
 from recoursesim.resources import check_memory
 
@@ -78,7 +78,7 @@ OPTIONS = {
 
 def run(args: argparse.Namespace) -> int:
     """Run the audit, print the matrices and write ``ccm_report``, ``ccm_parity`` and ``counterfactuals``."""
-    check_out(args.out, overwrite=args.overwrite)
+    check_out(args.out, overwrite=args.overwrite, command=command_record("audit ccm", args))
     frame, target, types, orders = _load(args)
     table = encode_table(frame, types, args.sensitive, target, orders, args.features)
     n_groups = int(table.frame[table.sensitive].nunique())
@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     parity = ccm_parity(report)
     print(f"world: {args.mode}")
     print(format_report(report))
-    with atomic_output_dir(args.out, overwrite=args.overwrite) as tmp:
+    with atomic_output_dir(args.out, overwrite=args.overwrite, command=command_record("audit ccm", args)) as tmp:
         for name, data in (("ccm_report", report), ("ccm_parity", parity), ("counterfactuals", rows)):
             write_table(data, tmp / f"{name}.{args.format}")
     print(f"wrote ccm_report, ccm_parity and counterfactuals ({args.format}) to {args.out}")

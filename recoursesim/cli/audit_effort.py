@@ -14,7 +14,7 @@ from recoursesim.auditors.effort.german import GERMAN_DAG, GERMAN_VARIABLES
 from recoursesim.auditors.effort.ratio import effort_decision
 from recoursesim.auditors.effort.setup import fit_logistic_audit
 from recoursesim.cli._common import options_named, read_csv_table, require_columns
-from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out
+from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out, command_record
 from recoursesim.cli.audit_ccm import write_table
 from recoursesim.errors import ConfigError, DataError
 
@@ -62,7 +62,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the audit; print and write ``effort_system``, ``effort_curve`` and ``acr_curve.png``."""
-    check_out(args.out, overwrite=args.overwrite)
+    check_out(args.out, overwrite=args.overwrite, command=command_record("audit effort", args))
     with options_named({"q": "--qs"}):
         check_qs(args.qs)
     auditor, _ = _fit(args)
@@ -82,18 +82,16 @@ def run(args: argparse.Namespace) -> int:
     if not curves:
         raise DataError("model", "predicts no unfavourable outcome", "there is no recourse to audit")
     curve = pd.concat(curves, ignore_index=True)
+    named = protected_group(args)
+    print(f"protected group: {named} (centres: 'protected' = its members decided unfavourably, 'unprotected' = others)")
     print("system level (own group vs the rest):")
-    print(system.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    print(_printable(system))
     print("ACR(q), mean and 95% CI over unfavourable centres:")
-    print(
-        curve[["centres", "q", "mean", "ci_low", "ci_high", "n_defined", "n_centres"]].to_string(
-            index=False, float_format=lambda v: f"{v:.3f}"
-        )
-    )
-    with atomic_output_dir(args.out, overwrite=args.overwrite) as tmp:
+    print(_printable(curve[["centres", "q", "mean", "ci_low", "ci_high", "n_defined", "n_centres"]]))
+    with atomic_output_dir(args.out, overwrite=args.overwrite, command=command_record("audit effort", args)) as tmp:
         write_table(system, tmp / f"effort_system.{args.format}")
         write_table(curve, tmp / f"effort_curve.{args.format}")
-        plot_acr_curves(curve, tmp / "acr_curve.png")
+        plot_acr_curves(curve, tmp / "acr_curve.png", title=f"Equality of effort, protected group {named}")
     print(f"wrote effort_system, effort_curve ({args.format}) and acr_curve.png to {args.out}")
     return 0
 
@@ -106,8 +104,8 @@ def _fit(args: argparse.Namespace) -> tuple[EqualityOfEffortAuditor, Pipeline]:
         dataset = load_german()
         return fit_logistic_audit(
             dataset.frame,
-            sensitive=args.sensitive or "sex",
-            protected_value=args.protected or "female",
+            sensitive=args.sensitive or GERMAN_GROUP[0],
+            protected_value=args.protected or GERMAN_GROUP[1],
             target=dataset.target,
             variables=GERMAN_VARIABLES,
             dag=GERMAN_DAG,
@@ -158,8 +156,33 @@ def _parse_dag(items: list[str]) -> dict[str, list[str]]:
     return dag
 
 
-def plot_acr_curves(curve: pd.DataFrame, path: Path) -> None:
-    """Plot ACR(q) with its 95% CI band per centre group (matplotlib, Agg backend)."""
+#: Columns of the effort tables that count rows or centres (printed as integers).
+COUNT_COLUMNS = ("n_own", "n_other", "size", "n_defined", "n_centres")
+
+
+#: The German credit audit's sensitive column and protected group when none is given.
+GERMAN_GROUP = ("sex", "female")
+
+
+def protected_group(args: argparse.Namespace) -> str:
+    """The protected group as the user names it, ``column = value`` (``sex = female``)."""
+    default = GERMAN_GROUP if args.dataset == "german" else (None, None)
+    return f"{args.sensitive or default[0]} = {args.protected or default[1]}"
+
+
+def _printable(table: pd.DataFrame) -> str:
+    """``table`` as text: counts as integers, other numbers with 3 decimals."""
+    table = table.copy()
+    for column in COUNT_COLUMNS:
+        if column in table and table[column].notna().all():
+            table[column] = table[column].round().astype("int64")
+    return table.to_string(index=False, float_format=lambda v: f"{v:.3f}")
+
+
+def plot_acr_curves(
+    curve: pd.DataFrame, path: Path, title: str = "Equality of effort: ACR(q) per centre group"
+) -> None:
+    """Plot ACR(q) with its 95% CI band per centre group (matplotlib, Agg backend), titled ``title``."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -172,6 +195,7 @@ def plot_acr_curves(curve: pd.DataFrame, path: Path) -> None:
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
     ax.set_xlabel("neighbourhood quantile q")
     ax.set_ylabel("average cost ratio ACR(q)")
+    ax.set_title(title, fontsize=10)
     ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=120)

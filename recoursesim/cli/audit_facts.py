@@ -6,13 +6,14 @@ import argparse
 import json
 import math
 import sys
+import time
 import warnings
 from pathlib import Path
 
 import pandas as pd
 
 from recoursesim.cli._common import read_csv_table
-from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out
+from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out, command_record
 from recoursesim.errors import ConfigError, DataError
 
 
@@ -94,8 +95,9 @@ def run(args: argparse.Namespace) -> int:
     from recoursesim.auditors.facts import FactsAuditor, comparative_counterfactual, paper_setup, presets
     from recoursesim.auditors.facts.auditor import FactsWarning
 
+    started = time.perf_counter()
     if args.out is not None:
-        check_out(args.out, overwrite=args.overwrite)
+        check_out(args.out, overwrite=args.overwrite, command=command_record("audit facts", args))
 
     if args.support is not None and not 0 < args.support <= 1:
         raise ConfigError("--support", f"must be in (0, 1], got {args.support}", "use a fraction such as 0.01")
@@ -126,7 +128,8 @@ def run(args: argparse.Namespace) -> int:
     ranking = auditor.ranking(args.metric)
     summary = {"dataset": data.name, "protected": args.protected, "model": args.model}
     summary.update(auditor.summary_)
-    summary["seconds"] = round(auditor.timings_["total"], 3)
+    summary["audit_seconds"] = round(auditor.timings_["total"], 3)  # the mining and scoring alone
+    summary["command_seconds"] = round(time.perf_counter() - started, 3)  # with the data, the model, the audit
     _print_summary(summary)
     report = []
     for key, part in ranking.groupby("key", observed=True, sort=False):
@@ -138,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
                 f"### {key}, subgroup {sid}\n\n" + comparative_counterfactual(auditor, int(sid), str(key)).to_markdown()
             )
     if args.out is not None:
-        with atomic_output_dir(args.out, overwrite=args.overwrite) as tmp:
+        with atomic_output_dir(args.out, overwrite=args.overwrite, command=command_record("audit facts", args)) as tmp:
             auditor.ranking_.to_parquet(tmp / "ranking.parquet", index=False)
             (tmp / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
             (tmp / "report.md").write_text("# FACTS report\n\n" + "\n\n".join(report) + "\n")
@@ -154,7 +157,13 @@ def _note(line: str) -> None:
 
 def _print_summary(summary: dict) -> None:
     for key, value in summary.items():
-        print(f"{key}: {value}")
+        text = str(value)
+        print(text if text.startswith(f"{key}: ") else f"{key}: {text}")  # some values name themselves
+
+
+#: The columns of a printed ranking: rank (or "fair"), the metric's score, the group the subgroup's
+#: recourse is unfair against, the subgroup.
+_HEADER = f"{'rank':>5}  {'score':>8}  {'against':<12}  subgroup"
 
 
 def _table(part: pd.DataFrame) -> str:
@@ -163,5 +172,5 @@ def _table(part: pd.DataFrame) -> str:
         rank = "fair" if pd.isna(row.rank) else str(int(row.rank))
         score = "inf" if math.isinf(row.score) else f"{row.score:.4g}"
         against = "-" if pd.isna(row.bias_against) else str(row.bias_against)
-        lines.append(f"{rank:>5}  {score:>8}  against {against:<12} {row.subgroup}")
-    return "\n".join(lines) if lines else "(no subgroups)"
+        lines.append(f"{rank:>5}  {score:>8}  {against:<12}  {row.subgroup}")
+    return "\n".join([_HEADER, *lines]) if lines else "(no subgroups)"

@@ -10,7 +10,7 @@ from pathlib import Path
 from recoursesim.cli._allow_import import add_trust_arguments
 from recoursesim.cli._common import FilesHelpFormatter, non_negative_int, positive_int, with_files
 from recoursesim.cli._executor_options import add_worker_arguments
-from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out
+from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out, command_record
 from recoursesim.compare import Comparison, compare_policies, comparison_figure, format_comparison
 from recoursesim.errors import ConfigError
 from recoursesim.ledger import write_parquet
@@ -56,7 +56,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Execute ``recoursesim compare``."""
     if args.out is not None:
-        check_out(args.out, overwrite=args.overwrite)
+        check_out(args.out, overwrite=args.overwrite, command=command_record("compare", args))
     if len(args.scenarios) < 2:
         raise ConfigError("scenarios", f"need at least two to compare, got {len(args.scenarios)}", "give two or more")
     scenarios = [load_scenario(name, allow_imports=args.allow_imports, trusted=args.trusted) for name in args.scenarios]
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         )
     elapsed = time.perf_counter() - started
     if args.out is not None:
-        with atomic_output_dir(args.out, overwrite=args.overwrite) as tmp:
+        with atomic_output_dir(args.out, overwrite=args.overwrite, command=command_record("compare", args)) as tmp:
             _write(comparison, tmp)
     print(format_comparison(comparison))
     print(f"\n{len(scenarios) * args.seeds} runs in {elapsed:.1f} s")

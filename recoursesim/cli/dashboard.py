@@ -20,6 +20,10 @@ APP = "recoursesim.dashboard.app"
 STOP_TIMEOUT = 10.0
 #: Linux ``prctl`` option: the signal a process receives when its parent dies.
 _PR_SET_PDEATHSIG = 1
+#: Warnings of the Solara server that are no news to a dashboard user, left out of its log (Python
+#: warning filters, by the start of the message): the advice on embedding pages in an iframe, printed
+#: on every page load from an address other than ``localhost``.
+QUIET_WARNINGS = ("ignore:Cookies with samesite=none require https",)
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -43,15 +47,29 @@ def run(args: argparse.Namespace) -> int:
     """Execute ``recoursesim dashboard``: run the Solara server until interrupted."""
     if importlib.util.find_spec("solara") is None:
         return fail("the dashboard needs Solara: pip install 'recoursesim[dashboard]'")
-    command = [
-        sys.executable, "-m", "solara", "run", APP,
-        "--host", str(args.host), "--port", str(args.port), "--production", "--no-open",
-    ]  # fmt: skip
     print(f"recoursesim dashboard on http://{args.host}:{args.port} (Ctrl-C to stop)", flush=True)
-    return serve(command)
+    return serve(server_command(args.host, args.port), server_environment())
 
 
-def serve(command: list[str]) -> int:
+def server_command(host: str, port: int) -> list[str]:
+    """The Solara server's command line: production mode, no browser, no check for a newer Solara.
+
+    The project pins Solara below a version (``pyproject.toml``), so the server's advice to upgrade
+    past it would only mislead; the log keeps the URL (printed above) and errors.
+    """
+    return [
+        sys.executable, "-m", "solara", "run", APP,
+        "--host", str(host), "--port", str(port), "--production", "--no-open", "--no-check-version",
+    ]  # fmt: skip
+
+
+def server_environment() -> dict[str, str]:
+    """This process's environment, with :data:`QUIET_WARNINGS` added to the server's warning filters."""
+    given = os.environ.get("PYTHONWARNINGS", "")
+    return {**os.environ, "PYTHONWARNINGS": ",".join(part for part in (given, *QUIET_WARNINGS) if part)}
+
+
+def serve(command: list[str], env: dict[str, str] | None = None) -> int:
     """Run the server ``command`` until it exits or this process is told to stop; never leave it behind.
 
     The server runs in its own process group. Ctrl-C (SIGINT), SIGTERM or SIGHUP to this process
@@ -63,7 +81,7 @@ def serve(command: list[str]) -> int:
         The server's exit status, or 0 when it was stopped on request.
     """
     parent = os.getpid()
-    server = subprocess.Popen(command, start_new_session=True, preexec_fn=lambda: _die_with_parent(parent))
+    server = subprocess.Popen(command, env=env, start_new_session=True, preexec_fn=lambda: _die_with_parent(parent))
     previous = {sig: signal.signal(sig, _stop_request) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
         return server.wait()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from recoursesim.cli._common import non_negative_int, writing
+from recoursesim.cli._common import non_negative_int, status, writing
 from recoursesim.cli._output import check_replaceable_file
 from recoursesim.report import write_report
 
@@ -34,6 +34,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--point", type=non_negative_int, default=None, help="for a sweep over a grid: the grid point to report on"
     )
+    parser.add_argument("--quiet", action="store_true", help="no status lines on stderr, only errors")
     parser.set_defaults(func=run)
 
 
@@ -41,7 +42,9 @@ def run(args: argparse.Namespace) -> int:
     """Execute ``recoursesim report``."""
     check_replaceable_file(args.html, "--html")
     with writing(args.html, "--html", "the report"):
-        output, figures_dir, report = write_report(args.results, args.html, args.format, args.point)
+        output, figures_dir, report = write_report(
+            args.results, args.html, args.format, args.point, progress=status(args)
+        )
     n_figures = len(report.figures)
     print(f"wrote {output} ({len(report.sections)} sections, {n_figures} figures; PNG and SVG in {figures_dir})")
     for paragraph in report.sections[0].paragraphs:

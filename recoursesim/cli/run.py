@@ -10,7 +10,7 @@ import pandas as pd
 
 from recoursesim.cli._allow_import import add_trust_arguments
 from recoursesim.cli._common import FilesHelpFormatter, add_scenario_argument, non_negative_int, with_files
-from recoursesim.cli._output import add_out_arguments, atomic_output_dir, input_files, slug
+from recoursesim.cli._output import add_out_arguments, atomic_output_dir, input_files, rerun, slug
 from recoursesim.errors import ConfigError
 from recoursesim.resources import check_run_memory
 from recoursesim.scenario import load_scenario
@@ -56,11 +56,16 @@ def run(args: argparse.Namespace) -> int:
         return 0
     out = args.out or Path("results") / slug(scenario.name) / f"seed-{seed}"
     inputs = input_files(args.scenario, spec=scenario.spec)
-    with atomic_output_dir(out, overwrite=args.overwrite, protected=inputs) as tmp:  # checks --out before the run
+    command = {"command": "run", "scenario": scenario.name, "seed": seed}  # its rerun replaces these results
+    again = not args.overwrite and rerun(out, command)
+    with atomic_output_dir(
+        out, overwrite=args.overwrite, protected=inputs, command=command
+    ) as tmp:  # checks --out before the run
         result = simulate(scenario, seed, steps=args.steps, force=True)
         written = result.write(tmp)
     print(format_summary(result))
-    print(f"\nwrote {', '.join(path.name for path in written)} to {out}")
+    replaced = " (replacing what this command wrote there before)" if again else ""
+    print(f"\nwrote {', '.join(path.name for path in written)} to {out}{replaced}")
     return 0
 
 

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 from recoursesim.cli._allow_import import add_trust_arguments
-from recoursesim.cli._common import add_scenario_argument, non_negative_int, positive_int
-from recoursesim.cli._executor_options import add_executor_arguments, check_executor
+from recoursesim.cli._common import add_scenario_argument, non_negative_int, positive_int, status
+from recoursesim.cli._executor_options import ExecutorChoice, add_executor_arguments, check_executor
 from recoursesim.cli._output import atomic_output_dir, check_out, input_files, out_path, slug
 from recoursesim.errors import ConfigError
 from recoursesim.scenario import load_scenario
@@ -94,8 +94,11 @@ def sweep(args: argparse.Namespace) -> int:
             directory = (
                 stack.enter_context(atomic_output_dir(out, overwrite=True, protected=inputs)) if replace else out
             )
+            say = status(args) or (lambda line: None)
+            say(f"sweep: {plan.n_runs} runs; starting {_where(executor_choice)}")
             with executor_choice.open() as executor:
                 report = run_sweep(plan, directory, executor=executor, resume=args.resume, progress=not args.quiet)
+            say(f"sweep: summarising into {out / 'summary.parquet'}")
             summarise(directory)
     except ConfigError as error:
         if replace and error.field == "--out" and "--resume" in error.fix:  # the new sweep's directory is gone
@@ -116,6 +119,15 @@ def sweep(args: argparse.Namespace) -> int:
         print(format_failures(report), file=sys.stderr)
         return 1
     return 0
+
+
+def _where(choice: ExecutorChoice) -> str:
+    """What :meth:`ExecutorChoice.open` starts, in words."""
+    if choice.scheduler:
+        return f"a connection to the Dask scheduler {choice.scheduler}"
+    if choice.dask_local:
+        return f"a local Dask cluster of {choice.dask_local} workers"
+    return f"{choice.workers} worker processes" if choice.workers > 1 else "the runs in this process"
 
 
 def format_report(report: SweepReport) -> str:

@@ -106,10 +106,9 @@ def pareto_figure(trials: pd.DataFrame, labels: list[str], *, title: str) -> Fig
             on[a], on[b], xerr=on[f"{a}_se"], yerr=on[f"{b}_se"], fmt="o-", color=_FRONT, ms=5, capsize=2,
             label="Pareto front (±1 SE)",
         )  # fmt: skip
-        for _, row in on.iterrows():
-            ax.annotate(
-                f"#{int(row['number'])}", (row[a], row[b]), fontsize=7, xytext=(4, 3), textcoords="offset points"
-            )
+        for (x, y), same in on.groupby([a, b], sort=False)["number"]:  # one label per point: trials that tie
+            label = ", ".join(f"#{int(n)}" for n in sorted(same))
+            ax.annotate(label, (x, y), fontsize=7, xytext=(4, 3), textcoords="offset points")
         ax.set_xlabel(_axis_label(a))
         ax.set_ylabel(_axis_label(b))
     ax.legend(fontsize=8)

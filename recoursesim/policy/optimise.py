@@ -318,14 +318,21 @@ class PolicySearch:
 
         Objective columns are named by their labels (``"min |dttr:female|"``), their standard
         errors ``<label>_se``; ``pareto`` marks the feasible complete trials no other dominates.
+        The sampler may propose a policy again (a small space, choices only): ``same_as`` is then
+        the number of the first trial with the same parameters (``-1`` for a first), and only that
+        first one can be on the front, so the front lists each policy once.
         """
         records = []
+        first: dict[str, int] = {}
         for t in self.counted_trials():
             record: dict[str, Any] = {"number": t.number, "state": t.state.name}
             names = {c.key for c in self.space.choices}
             for key, value in t.params.items():
                 plain = json.loads(value) if key in names else value
                 record[key] = canonical_json(plain) if isinstance(plain, dict | list) else plain
+            policy = canonical_json(self.params_of(t.number))
+            record["same_as"] = first.setdefault(policy, t.number) if t.state.name == "COMPLETE" else -1
+            record["same_as"] = -1 if record["same_as"] == t.number else record["same_as"]
             for i, objective in enumerate(self.objectives):
                 attr = t.user_attrs.get(f"objective_{i}", {})
                 record[objective.label] = t.values[i] if t.values is not None else np.nan
@@ -338,7 +345,7 @@ class PolicySearch:
             records.append(record)
         frame = pd.DataFrame.from_records(records)
         frame["pareto"] = False
-        usable = frame.index[frame["feasible"]] if len(frame) else frame.index
+        usable = frame.index[frame["feasible"] & (frame["same_as"] < 0)] if len(frame) else frame.index
         if len(usable):
             values = frame.loc[usable, [o.label for o in self.objectives]].to_numpy(dtype=float)
             signs = np.array([-1.0 if o.maximise else 1.0 for o in self.objectives])

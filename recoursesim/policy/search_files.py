@@ -115,11 +115,27 @@ def _write_frame(out: Path, frame: pd.DataFrame, name: str) -> None:
 def _write_policy(search: PolicySearch, name: str, number: int, what: str, values: str = "") -> None:
     """Write trial ``number``'s policy as a runnable scenario file ``name`` in the search's directory."""
     note = f"{what}: trial {number} of policy search {search.identity} of scenario {search.scenario.name!r}"
-    toml = policy_toml(search.scenario, search.params_of(number), f"{note}\n{values}".rstrip())
+    toml = policy_toml(search.scenario, search.params_of(number), f"{note}\n{values}".rstrip(), trial=number)
     ownership.write_recorded(search.out, search.out / name, toml.encode("utf-8"))
 
 
-def policy_toml(scenario: Scenario, params: dict[str, Any], note: str) -> str:
-    """The scenario with ``params`` applied, as a runnable TOML file (``note`` as a leading comment)."""
+def policy_toml(scenario: Scenario, params: dict[str, Any], note: str, *, trial: int | None = None) -> str:
+    """The scenario with ``params`` applied, as a runnable TOML file (``note`` as a leading comment).
+
+    The policy is another scenario than the one searched: its ``name`` is the searched one's with
+    ``-trial-<N>`` added (``-policy`` without a trial number), so running it writes its own
+    results folder, and its ``description`` says which parameters the search set.
+    """
     comment = "".join(f"# {line}".rstrip() + "\n" for line in note.splitlines())
-    return comment + scenario.with_overrides(params).to_toml()
+    settings = ", ".join(f"{key} = {_plain(value)}" for key, value in sorted(params.items()))
+    own = {
+        "name": f"{scenario.name}-{'policy' if trial is None else f'trial-{trial}'}",
+        "description": f"{scenario.name} with the policy search's {settings or 'defaults'}"
+        + ("" if trial is None else f" (trial {trial})"),
+    }
+    return comment + scenario.with_overrides({**params, **own}).to_toml()
+
+
+def _plain(value: Any) -> str:
+    """A parameter's value as a scenario file writes it (strings quoted)."""
+    return json.dumps(value) if isinstance(value, str | dict | list) else str(value)

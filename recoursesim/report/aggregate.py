@@ -28,6 +28,10 @@ STEP_METRICS = (
 #: Bounded per-step quantities: their interval across seeds is the percentile bootstrap's, which
 #: stays inside the range; every other quantity gets the interval ``method`` names.
 BOUNDED = frozenset({"selection_rate", "dp_difference"})
+#: Quantities that cannot be negative (efforts, times, their ratios): a Student-t interval that reaches
+#: below 0 is replaced by the percentile bootstrap's, which stays inside the seeds' range
+#: (:func:`recoursesim.stats.bounded_interval` for one sample).
+NON_NEGATIVE = frozenset({"etr", "ttr", "retr", "dp_ratio"})
 
 
 def mean_ci(
@@ -39,7 +43,8 @@ def mean_ci(
     out; with one finite value the bounds are NaN (no interval), with none everything is NaN.
     A column missing from ``frame`` counts as all NaN. ``method`` is ``"t"`` (Student-t) or
     ``"bootstrap"`` (percentile bootstrap, which keeps a bounded quantity's bounds inside its range);
-    the bounded quantities of :data:`BOUNDED` always get the bootstrap.
+    the bounded quantities of :data:`BOUNDED` always get the bootstrap, and those of
+    :data:`NON_NEGATIVE` get it for every key whose t-interval would reach below 0.
 
     Returns:
         One row per key (sorted) with ``<column>_n``, ``<column>_mean``, ``<column>_low``, ``<column>_high``.
@@ -48,7 +53,13 @@ def mean_ci(
     out = frame[keys].drop_duplicates().sort_values(keys, kind="stable", na_position="last", ignore_index=True)
     for column in columns:
         values = frame[[*keys, column]] if column in frame else frame[keys].assign(**{column: np.nan})
-        described = describe_groups(values, keys, column, confidence, "bootstrap" if column in BOUNDED else method)
+        chosen = "bootstrap" if column in BOUNDED else method
+        described = describe_groups(values, keys, column, confidence, chosen)
+        below = (described["ci_low"] < 0).to_numpy()
+        if column in NON_NEGATIVE and chosen == "t" and below.any():
+            bootstrap = describe_groups(values, keys, column, confidence, "bootstrap")  # same keys, same order
+            for bound in ("ci_low", "ci_high"):
+                described.loc[below, bound] = bootstrap.loc[below, bound].to_numpy()
         names = {"n": f"{column}_n", "mean": f"{column}_mean", "ci_low": f"{column}_low", "ci_high": f"{column}_high"}
         renamed = described[[*keys, *names]].rename(columns=names)
         out = out.merge(renamed, on=keys, how="left")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from recoursesim.errors import ConfigError
@@ -29,10 +30,19 @@ SECTION_IDS = (
 )
 
 
-def build_report(results: Results) -> Report:
-    """Compute every table and figure of the report from ``results``, section by section."""
+def build_report(results: Results, progress: Callable[[str], None] | None = None) -> Report:
+    """Compute every table and figure of the report from ``results``, section by section.
+
+    ``progress`` is told, one line at a time, which section is being built.
+    """
+    say = progress or (lambda line: None)
     data = ReportData.from_results(results)
-    sections = [section for build in SECTION_BUILDERS if (section := build(data)) is not None]
+    sections = []
+    for number, build in enumerate(SECTION_BUILDERS, start=1):
+        name = build.__name__.removesuffix("_section").replace("_", " ")
+        say(f"report: section {number}/{len(SECTION_BUILDERS)}: {name}")
+        if (section := build(data)) is not None:
+            sections.append(section)
     sections.append(figures_section(sections))
     n = data.n_seeds
     return Report(f"recoursesim report: {data.scenario.name} ({n} seed{'s' if n != 1 else ''})", sections)
@@ -48,6 +58,8 @@ def write_report(
     output: str | Path,
     fmt: str = "html",
     point: int | None = None,
+    *,
+    progress: Callable[[str], None] | None = None,
 ) -> tuple[Path, Path, Report]:
     """Read ``results_dir``, build the report and write it to ``output`` with its PNG/SVG figures.
 
@@ -59,6 +71,7 @@ def write_report(
         output: The report file.
         fmt: ``"html"`` (one self-contained file) or ``"md"`` (Markdown linking the PNGs).
         point: For a sweep directory with several grid points, the one to report on.
+        progress: Told what is being done, one line at a time (reading, each section, writing).
 
     Returns:
         ``(output, figures directory, report)``.
@@ -76,7 +89,10 @@ def write_report(
     figures_dir = figures_dir_for(output)
     if figures_dir.exists() and not figures_dir.is_dir():
         raise ConfigError("--html", f"{figures_dir} (for the figures) is a file", "move it or choose another path")
-    report = build_report(load_results(results_dir, point))
+    say = progress or (lambda line: None)
+    say(f"report: reading the runs in {results_dir}")
+    report = build_report(load_results(results_dir, point), progress)
+    say(f"report: writing {len(report.figures)} figures (PNG and SVG) and {output}")
     text = to_html(report) if fmt == "html" else to_markdown(report, figures_dir.name)
     tmp = Path(tempfile.mkdtemp(prefix=f".{figures_dir.name}.tmp-", dir=figures_dir.resolve().parent))
     try:

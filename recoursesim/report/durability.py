@@ -31,8 +31,14 @@ def per_seed(durability: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.D
     return pd.concat(summaries, ignore_index=True), pd.concat(curves, ignore_index=True), pd.concat(steps)
 
 
-def durability_section(durability: pd.DataFrame, groups: list[str], reference: str, n_seeds: int) -> Section:
-    """Build the section from the stacked ``durability.parquet`` of every run (empty: say why there is nothing)."""
+def durability_section(
+    durability: pd.DataFrame, groups: list[str], reference: str, n_seeds: int, recourse: str | None = None
+) -> Section:
+    """Build the section from the stacked ``durability.parquet`` of every run (empty: say why there is nothing).
+
+    ``recourse`` is the scenario's recommendation generator, named when its recommendations expire by
+    construction (not accepted even at the step they were issued).
+    """
     section = Section(
         "durability",
         "Durability of recourse",
@@ -73,6 +79,9 @@ def durability_section(durability: pd.DataFrame, groups: list[str], reference: s
                 format_interval(m, lo, hi, int(n)) for m, lo, hi, n in cells
             ]
         section.tables.append(gap_table)
+    never = never_valid_note(summaries, recourse)
+    if never:
+        section.paragraphs.append(never)
     judged = [c for c in COLUMNS if c.startswith("validity_")]
     if (stats[[f"{c}_mean" for c in judged]].fillna(1.0) == 1.0).all().all():
         section.paragraphs.append(
@@ -87,6 +96,51 @@ def durability_section(durability: pd.DataFrame, groups: list[str], reference: s
         )
     )
     return section
+
+
+#: Below this share of recommendations accepted at the step they were issued, they expire by construction.
+NEVER_VALID = 0.01
+
+
+def never_valid_note(summaries: pd.DataFrame, recourse: str | None) -> str:
+    """Why every validity is (about) 0, when the recommendations do not pass the cut-off even when issued; else ``""``.
+
+    Args:
+        summaries: Per-seed durability summaries (``valid_at_issue``, ``n_recommendations``).
+        recourse: The recommendation generator's registered name, if known.
+    """
+    counted = summaries[summaries["n_recommendations"] > 0]
+    if counted.empty:
+        return ""
+    weights = counted["n_recommendations"]
+    at_issue = float((counted["valid_at_issue"] * weights).sum() / weights.sum())
+    if not at_issue < NEVER_VALID:
+        return ""
+    generator = "the recommendation generator" if recourse is None else f"the recommendation generator `{recourse}`"
+    what = _generator_summary(recourse)
+    return (
+        f"These recommendations expire by construction: only {at_issue:.1%} of them would have been accepted even at "
+        f"the step they were issued, under the model and cut-off that issued them, so validity at every later step "
+        f"is 0 and all effort counts as spent on expired recommendations. {generator[0].upper()}{generator[1:]} "
+        f"does not aim past the cut-off{what}; agents still reach recourse by moving (the ETR and TTR above), not "
+        "by carrying out a recommendation exactly. Durability is meaningful for a generator that aims at or past "
+        "the cut-off (linear, exact, margin; docs/durability.md)."
+    )
+
+
+def _generator_summary(recourse: str | None) -> str:
+    """`` (its own words: "<first line of its docstring>")`` for a registered generator, else ``""``."""
+    if recourse is None:
+        return ""
+    from recoursesim.errors import ConfigError
+    from recoursesim.registry import lookup
+
+    try:
+        doc = (lookup("recourse", recourse).__doc__ or "").strip().splitlines()
+    except ConfigError:
+        return ""
+    first = doc[0].replace("``", "`").rstrip(".") if doc else ""
+    return f" (it recommends the {first[0].lower()}{first[1:]})" if first else ""
 
 
 def durability_figure(curves: pd.DataFrame, steps: pd.DataFrame, groups: list[str], n_seeds: int) -> Figure:

@@ -239,7 +239,10 @@ def shift_and_truth_section(data: ReportData) -> Section | None:
 
 def durability_section(data: ReportData) -> Section:
     """How long recommendations stay valid, per group (docs/durability.md)."""
-    return report_durability(data.results.stacked("durability"), data.groups, data.reference, data.n_seeds)
+    recourse = data.results.scenario.spec.get("recourse", {}).get("name")
+    return report_durability(
+        data.results.stacked("durability"), data.groups, data.reference, data.n_seeds, str(recourse or "") or None
+    )
 
 
 def boundary_section(data: ReportData) -> Section:

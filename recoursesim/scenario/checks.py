@@ -15,6 +15,7 @@ from recoursesim.scenario.tables import scorer_shorthand
 SECTIONS: dict[str, str] = {
     "base": "a preset, bundled scenario or TOML file whose values this file overrides",
     "preset": "another spelling of base",
+    "unset": 'keys inherited from the base to remove, dotted: ["population.features"]',
     "name": "short name of the scenario",
     "description": "what the scenario is about",
     "run": "steps (T) and seed",
@@ -69,6 +70,23 @@ def check_table(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+#: A bundled scenario to inherit the missing sections from, by the population's kind: one of data
+#: (a data set or the user's file) or a synthetic one.
+FITTING_BASES = {"data": "german-credit-lending", "synthetic": "bell2024"}
+
+
+def _fitting_base(data: Mapping[str, Any]) -> str:
+    """A ``base = ...`` suggestion that fits ``data``: a bundled data scenario when the population reads data."""
+    population = data.get("population")
+    reads_data = isinstance(population, Mapping) and (
+        population.get("name") == "dataset" or "path" in population or "dataset" in population
+    )
+    name = FITTING_BASES["data" if reads_data else "synthetic"]
+    if reads_data:
+        return f'base = "{name}", whose [population] your dataset or path replaces'
+    return f'base = "{name}"'
+
+
 def _check_top_level(data: Mapping[str, Any]) -> None:
     unknown = [key for key in data if key not in SECTIONS]
     if unknown:
@@ -78,7 +96,7 @@ def _check_top_level(data: Mapping[str, Any]) -> None:
             raise ConfigError(key, "must be a string", f'write {key} = "..."')
     for section in _REQUIRED:
         if section not in data:
-            raise ConfigError(section, "section is missing", f'add a [{section}] table (or base = "bell2024")')
+            raise ConfigError(section, "section is missing", f"add a [{section}] table (or {_fitting_base(data)})")
     for section in _TABLES:
         if section in data and not isinstance(data[section], dict):
             raise ConfigError(section, "must be a table", f"write it as [{section}]")

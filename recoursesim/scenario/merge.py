@@ -10,6 +10,9 @@ from recoursesim.registry import KINDS
 
 #: Sections holding one component table: a changed ``name`` replaces the base's table.
 COMPONENT_SECTIONS: frozenset[str] = frozenset(section for section in KINDS.values() if section != "observers")
+#: Keys of a section that are one choice (where the data comes from): the one a scenario gives
+#: replaces whichever of them its base gave.
+ONE_CHOICE: dict[str, tuple[str, ...]] = {"population": ("dataset", "path")}
 
 
 def merge_scenarios(base: Mapping[str, Any], own: Mapping[str, Any]) -> dict[str, Any]:
@@ -19,7 +22,10 @@ def merge_scenarios(base: Mapping[str, Any], own: Mapping[str, Any]) -> dict[str
     """
     merged = copy.deepcopy(dict(base))
     for key, value in own.items():
-        merged[key] = _merge_value(merged.get(key), value, component=key in COMPONENT_SECTIONS)
+        inherited, choice = merged.get(key), ONE_CHOICE.get(key, ())
+        if isinstance(inherited, dict) and isinstance(value, Mapping) and any(k in value for k in choice):
+            inherited = {k: v for k, v in inherited.items() if k not in choice}  # the child's source wins
+        merged[key] = _merge_value(inherited, value, component=key in COMPONENT_SECTIONS)
     return merged
 
 

@@ -8,7 +8,9 @@ tables merge key by key at every level, every other value (numbers, strings, lis
 ``[[observers]]`` list) replaces the base's; a component section (``[population]``, ``[scorer]``
 ...) whose ``name`` differs from the base's replaces the base's section whole, since its parameters
 belong to another class. ``name`` and ``description`` are never inherited: they describe the file
-that states them.
+that states them. Where the population's data come from is one choice: a ``dataset`` or ``path``
+a scenario gives replaces whichever of the two its base gave. ``unset = ["population.features",
+...]`` removes inherited keys (dotted, section then key) before the scenario's own are laid over.
 
 This module reads and writes TOML only (no component is imported), so resolving is fast;
 validating the result is :class:`~recoursesim.scenario.Scenario`'s job.
@@ -32,6 +34,9 @@ from recoursesim.scenario.presets import PRESETS
 
 #: The keys naming a scenario's base (``preset`` is the older spelling).
 BASE_KEYS: tuple[str, ...] = ("base", "preset")
+
+#: The key listing inherited keys to remove (``unset = ["population.features"]``).
+UNSET_KEY = "unset"
 
 #: Keys that describe one file and are not inherited from its base.
 OWN_KEYS: tuple[str, ...] = ("name", "description")
@@ -129,8 +134,12 @@ def resolve_bases(
 
 def _resolve(data: Mapping[str, Any], origin: Path | None, chain: list[tuple[str, str]]) -> dict[str, Any]:
     given = [key for key in BASE_KEYS if key in data]
-    own = absolute_paths(scorer_shorthand({key: value for key, value in data.items() if key not in BASE_KEYS}), origin)
+    ignored = (*BASE_KEYS, UNSET_KEY)
+    own = absolute_paths(scorer_shorthand({key: value for key, value in data.items() if key not in ignored}), origin)
+    unset = _unset_keys(data)
     if not given:
+        if unset:
+            raise ConfigError(UNSET_KEY, "removes keys inherited from a base, but there is no base", "remove unset")
         return copy.deepcopy(own)
     if len(given) > 1:
         raise ConfigError("preset", "is another spelling of base; both are given", "keep only base = ...")
@@ -151,7 +160,33 @@ def _resolve(data: Mapping[str, Any], origin: Path | None, chain: list[tuple[str
     resolved = _resolve(parent, parent_origin, [*chain, (identity, label)])
     for key in OWN_KEYS:
         resolved.pop(key, None)
+    for dotted in unset:
+        _remove(resolved, dotted, label)
     return merge_scenarios(resolved, own)
+
+
+def _unset_keys(data: Mapping[str, Any]) -> list[str]:
+    """The dotted keys of ``unset`` (checked: a list of ``"section.key"`` strings)."""
+    keys = data.get(UNSET_KEY, [])
+    fix = 'write unset = ["population.features"] (dotted: section, then key)'
+    if not isinstance(keys, list) or not all(isinstance(k, str) and k.strip(".") and "." in k for k in keys):
+        raise ConfigError(UNSET_KEY, f"must be a list of dotted keys, got {keys!r}", fix)
+    return keys
+
+
+def _remove(table: dict[str, Any], dotted: str, label: str) -> None:
+    """Delete ``dotted`` (``"population.features"``) from the resolved base ``label``; it must be there."""
+    *sections, key = dotted.split(".")
+    part: Any = table
+    for section in sections:
+        part = part.get(section) if isinstance(part, dict) else None
+    if not isinstance(part, dict) or key not in part:
+        where = ".".join(sections)
+        have = ", ".join(f"{where}.{k}" for k in part) if isinstance(part, dict) and part else "none"
+        raise ConfigError(UNSET_KEY, f"{dotted!r} is not a key of the base {label}", f"unset one of its keys ({have})")
+    if key == "name" and len(sections) == 1:
+        raise ConfigError(UNSET_KEY, f"{dotted!r} is the component's name", f"give another name in [{sections[0]}]")
+    del part[key]
 
 
 def _load_base(field: str, reference: str, origin: Path | None) -> tuple[str, str, Mapping[str, Any], Path | None]:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import sys
+import warnings
 from typing import Protocol
 
-from tqdm.auto import tqdm
+with warnings.catch_warnings():  # in a notebook without ipywidgets: text bars, without advice to install it
+    warnings.simplefilter("ignore")
+    from tqdm.auto import tqdm
 
 
 class Progress(Protocol):

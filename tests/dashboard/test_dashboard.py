@@ -181,3 +181,20 @@ def test_durability_view_draws_validity_by_issue_step_and_the_kaplan_meier_curve
     assert by_step["validity_5"].isna().any() and (by_step["validity_1"].dropna() < 1).any()
     assert left.get_xlabel() == "step the recommendation was issued" and right.get_xlabel() == "steps since issue"
     assert all(float(t).is_integer() for t in right.xaxis.get_major_locator().tick_values(0, 5))
+
+
+def test_the_server_log_keeps_errors_but_not_upgrade_advice_or_the_cookie_notice():
+    import subprocess
+    import sys
+
+    from recoursesim.cli.dashboard import server_command, server_environment
+
+    command = server_command("127.0.0.1", 8123)
+    assert command[:4] == [sys.executable, "-m", "solara", "run"] and "--no-check-version" in command
+    code = (
+        "import warnings\n"
+        "warnings.warn('Cookies with samesite=none require https, but according to the asgi framework, ...')\n"
+        "warnings.warn('something the user must see')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], env=server_environment(), capture_output=True, text=True)
+    assert "samesite" not in done.stderr and "something the user must see" in done.stderr

@@ -297,7 +297,7 @@ def test_write_errors_name_the_option_not_a_temporary_path(cli, scenario_file, m
         figure = SimpleNamespace(name="f", png=lambda: b"png", svg=lambda: b"svg")
         report = SimpleNamespace(figures=[figure], sections=[SimpleNamespace(paragraphs=[])])
         monkeypatch.setattr(build, "load_results", lambda *args, **kwargs: None)  # only the writing is under test
-        monkeypatch.setattr(build, "build_report", lambda data: report)
+        monkeypatch.setattr(build, "build_report", lambda data, progress=None: report)
         monkeypatch.setattr(build, "to_html", lambda built: "<html></html>")
 
         def full(self, data):

@@ -247,3 +247,69 @@ def test_resuming_where_no_study_was_started_says_how_to_start_one(tmp_path, cap
     ]  # fmt: skip
     line = one_line_error(main(argv), capsys.readouterr().err)
     assert "holds no study" in line and "with --overwrite if --out holds files" in line
+
+
+def _choice_runner(task):
+    """dTTR:a = k and entered:all = 101 - k: every k is Pareto-optimal, and a repeated k gives the same values."""
+    from recoursesim.sweep import RunOutcome
+    from recoursesim.sweep.worker import encode_shard
+
+    k = float(task.params["selection.k"])
+    summary = pd.DataFrame({"group": ["a", "b"], "dttr": [k, 0.0], "entered": [100 - int(k), 1]})
+    return RunOutcome(task, encode_shard(task, None, summary))
+
+
+def test_a_policy_proposed_again_is_listed_once_on_the_front(tmp_path):
+    from recoursesim.policy.space import parse_choices
+
+    search = PolicySearch(
+        load_scenario("default"),
+        PolicySpace((), tuple(parse_choices(["selection.k=20,40"]))),
+        [parse_objective("min dTTR:a"), parse_objective("min entered:all")],
+        tmp_path / "opt",
+        n_seeds=2,
+        batch=2,
+        startup_trials=2,
+    )
+    search.open(resume=False)
+    search.run(6, runner=_choice_runner)  # two policies, six trials: repeats are certain
+    frame = search.trials_frame()
+    assert len(frame) == 6 and frame["selection.k"].nunique() == 2
+    firsts = frame.groupby("selection.k")["number"].min()
+    assert sorted(frame.loc[frame["pareto"], "number"]) == sorted(firsts)  # each policy once: its first trial
+    for _, row in frame.iterrows():
+        expected = -1 if row["number"] == firsts[row["selection.k"]] else firsts[row["selection.k"]]
+        assert row["same_as"] == expected
+    search.write()
+    assert len(pd.read_parquet(search.out / "pareto.parquet")) == 2
+    assert len(list((search.out / "front").glob("trial-*.toml"))) == 2
+
+
+def test_a_written_policy_is_named_after_its_trial_and_describes_its_settings(tmp_path):
+    from recoursesim.policy import policy_toml
+
+    text = policy_toml(load_scenario("default"), {"selection.name": "cns", "selection.k": 40}, "note", trial=7)
+    policy = Scenario.from_dict(__import__("tomllib").loads(text))
+    assert policy.name == "default-trial-7"  # runs into results/default-trial-7, not over the searched scenario's
+    description = policy.spec["description"]
+    assert "selection.k = 40" in description and 'selection.name = "cns"' in description
+    assert "top-k" not in description.lower()  # the searched scenario's description is not kept
+
+
+def test_tied_front_points_get_one_label():
+    from recoursesim.policy.figures import pareto_figure
+
+    trials = pd.DataFrame(
+        {
+            "number": [0, 1, 2],
+            "pareto": [True, True, True],
+            "feasible": [True, True, True],
+            "min a": [1.0, 1.0, 2.0],
+            "min a_se": [0.1, 0.1, 0.1],
+            "min b": [3.0, 3.0, 1.0],
+            "min b_se": [0.1, 0.1, 0.1],
+        }
+    )
+    figure = pareto_figure(trials, ["min a", "min b"], title="t")
+    labels = sorted(text.get_text() for text in figure.axes[0].texts)
+    assert labels == ["#0, #1", "#2"]

@@ -46,6 +46,21 @@ def test_fixed_model_falling_cutoff_says_nothing_expired(tmp_path):
     assert section.tables[0]["valid 1 step later"].str.startswith("1.000 ").all()
 
 
+def test_recommendations_that_expire_by_construction_are_explained_in_the_report(tmp_path):
+    from recoursesim.report.durability import never_valid_note
+
+    section = _section(_write(tmp_path / "bell", "bell2024-baseline", [0], steps=3))
+    (note,) = [p for p in section.paragraphs if "expire by construction" in p]
+    assert "only 0.0% of them would have been accepted even at the step they were issued" in note
+    assert "`offset_target`" in note and "score is `threshold - offset`" in note  # which generator, and why
+    assert section.tables[0]["valid 1 step later"].str.startswith("0.000 ").all()
+    assert not any("expire by construction" in p for p in _section(_write(tmp_path / "d", "default", [0])).paragraphs)
+    # the bound by hand: 1 of 200 accepted at issue is 0.5% (< 1%): explained; 2 of 100 is 2%: not
+    summaries = pd.DataFrame({"n_recommendations": [100, 100, 0], "valid_at_issue": [0.01, 0.0, np.nan]})
+    assert "only 0.5% of them" in never_valid_note(summaries, None)
+    assert never_valid_note(summaries.assign(valid_at_issue=[0.02, 0.02, np.nan]), "linear") == ""
+
+
 def test_runs_without_the_durability_file_say_why(tmp_path):
     # a results directory written before durability was recorded has no durability.parquet
     directory = tmp_path / "old" / "seed-0"

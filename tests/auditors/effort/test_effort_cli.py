@@ -50,7 +50,29 @@ def test_cli_effort_csv(tmp_path, capsys):
     assert (out / "acr_curve.png").stat().st_size > 0
     system = pd.read_csv(out / "effort_system.csv")
     assert np.isclose(system["ACR"].iloc[0] * system["ACR"].iloc[1], 1.0)
-    assert "ACR(q)" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert printed.startswith("protected group: s = p ")  # named as the user named it
+    header, *rows = printed.split("ACR(q), mean and 95% CI over unfavourable centres:\n", 1)[1].splitlines()[:3]
+    assert header.split()[-2:] == ["n_defined", "n_centres"]
+    for row in rows:  # counts print as counts: "31", never "31.000"
+        assert all(cell.isdigit() for cell in row.split()[-2:]), row
+    system = printed.split("system level (own group vs the rest):\n", 1)[1].splitlines()[1]
+    assert all("." not in cell for cell in system.split()[-3:-1]), system  # n_own, n_other
+    assert main([*args, "--overwrite"]) == 0  # (the same command again would replace it as well)
+
+
+def test_acr_figure_has_the_title_it_is_given(tmp_path):
+    import matplotlib.image
+
+    from recoursesim.cli.audit_effort import plot_acr_curves
+
+    curve = pd.DataFrame(
+        {"centres": ["protected"] * 2, "q": [0.5, 1.0], "mean": [1.2, 1.1], "ci_low": [1.0, 1.0], "ci_high": [1.4, 1.2]}
+    )
+    titled, plain = tmp_path / "t.png", tmp_path / "p.png"
+    plot_acr_curves(curve, titled, title="Equality of effort, protected group sex = female")
+    plot_acr_curves(curve, plain, title="")
+    assert (matplotlib.image.imread(titled) != matplotlib.image.imread(plain)).any()  # the title is drawn
 
 
 def test_cli_effort_non_antichain_and_cycle_fail(tmp_path, capsys):

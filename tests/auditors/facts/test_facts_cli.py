@@ -1,3 +1,6 @@
+import re
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -98,3 +101,19 @@ def test_cli_action_rule_option(csv, tmp_path, capsys):
     assert "action_rule: subsets" in capsys.readouterr().out
     assert main([*argv, "--metric", "equal_effectiveness", "--top", "1"]) == 0
     assert "action_rule: same_features" in capsys.readouterr().out
+
+
+def test_cli_prints_each_summary_line_once_ranked_tables_with_headers_and_both_times(csv, capsys):
+    argv = ["audit", "facts", "--csv", str(csv), "--target", "y", "--protected", "s", "--support", "0.1", "--top", "2"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert not [line for line in lines if re.match(r"^(\w+): \1:", line)]  # "support: support: ..." once only
+    assert any(line.startswith("support: subgroups need") for line in lines)
+    tables = [i for i, line in enumerate(lines) if line.startswith("== ")]
+    assert tables
+    assert all(lines[i + 1].split() == ["rank", "score", "against", "subgroup"] for i in tables)
+    times = re.findall(r"^(\w+_seconds): [0-9.]+$", out, flags=re.M)
+    assert times == ["audit_seconds", "command_seconds"]
+    facts_page = (Path(__file__).resolve().parents[3] / "docs" / "facts.md").read_text(encoding="utf-8")
+    assert all(f"`{key}`" in facts_page for key in times)  # the docs explain each time the command prints
