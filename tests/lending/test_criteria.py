@@ -129,7 +129,9 @@ def _groups(draw: st.DrawFn) -> list[LendingGroup]:
 
 def _utility(groups: list[LendingGroup], policies: list[np.ndarray]) -> float:
     shares = np.array([g.size for g in groups]) / sum(g.size for g in groups)
-    return float(sum(w * np.sum(g.pmf * p * PAPER.per_loan(g.repay)) for w, g, p in zip(shares, groups, policies)))
+    return float(
+        sum(w * np.sum(g.pmf * p * PAPER.per_loan(g.repay)) for w, g, p in zip(shares, groups, policies, strict=True))
+    )
 
 
 @settings(max_examples=60, deadline=None)

@@ -63,7 +63,7 @@ def test_a_copy_of_the_tables_loads_like_the_bundled_ones(tmp_path) -> None:
             CDF_FILE,
             "1.5,1.43,6.47",
             "1.5,1.43,1.47",
-            "transrisk_cdf_by_race_ssa.csv: Black: is not a CDF: it decreases",
+            "cdf_by_race_ssa.csv: Black: is not a CDF: it decreases",
         ),
         (CDF_FILE, "100,100.00,", "100,99.99,", "White: is not a CDF: it ends at 99.99, not 100"),
         (PERFORMANCE_FILE, "0,98.54,99.67", "0,98.54,101.5", "performance_by_race_ssa.csv: Black: has a default rate"),
@@ -83,7 +83,7 @@ def test_a_bad_table_is_refused_naming_the_table_and_column(tmp_path, name, old,
 def test_a_missing_table_is_refused(tmp_path) -> None:
     folder = _copy(tmp_path)
     (folder / TOTALS_FILE).unlink()
-    with pytest.raises(DataError, match="totals.csv: .* does not exist; fix: put totals.csv in"):
+    with pytest.raises(DataError, match=r"totals\.csv: .* does not exist; fix: put totals\.csv in"):
         load_fico(folder)
 
 
