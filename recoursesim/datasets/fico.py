@@ -1,9 +1,9 @@
 """FICO TransRisk score tables by race: score distributions, repayment rates and group sizes.
 
 The Federal Reserve's 2007 report to Congress on credit scoring published, for a sample of
-301,536 TransUnion files (the Social Security Administration sample), the distribution of the
-TransRisk score per race and the share of each score that went on to default. Three tables are
-bundled (see ``data/README.md``):
+TransUnion credit files whose race came from Social Security Administration records (174,047
+people in the four groups), the distribution of the TransRisk score per race and the share of
+each score that went on to default. Three tables are bundled (see ``data/README.md``):
 
 - ``transrisk_cdf_by_race_ssa.csv``: per score, the percentage of the group at or below it;
 - ``transrisk_performance_by_race_ssa.csv``: per score, the percentage of the group that

@@ -156,3 +156,13 @@ def test_a_threshold_policy_selects_exactly_its_rate_from_the_top(pmf, rate) -> 
     policy = policy_at_rate(pmf, rate)
     assert selection_rate(pmf, policy) == pytest.approx(rate, abs=1e-12)
     assert np.all(np.diff(policy) >= 0)  # never lends below a score it turns down
+
+
+@settings(max_examples=60, deadline=None)
+@given(_groups(), st.floats(0.0, 1.0))
+def test_the_outcome_curve_at_a_rate_is_the_delta_mu_of_the_threshold_policy_at_that_rate(groups, rate) -> None:
+    change = ScoreChange()
+    for group in groups:
+        curve = outcome_curve(group, change)
+        assert curve.at(rate) == pytest.approx(delta_mu(group, policy_at_rate(group.pmf, rate), change), abs=1e-9)
+        assert curve.delta_mu[0] == 0.0 and curve.rate[-1] == pytest.approx(1.0)
