@@ -25,6 +25,7 @@ import pytest
 from recoursesim.reproductions import (
     bell2024,
     ccm_adult,
+    delayed_impact_over_time,
     eoe_german,
     eoe_synthetic,
     liu2018,
@@ -46,6 +47,11 @@ KEPT: dict[str, tuple[Path, str, Callable[[pd.DataFrame, list[str]], str]]] = {
     "eoe_german": (RUNS / "eoe_german.csv.gz", "centres", eoe_german.markdown_table),
     "bell2024_table1": (RUNS / "bell2024_table1.csv.gz", "strategy", bell2024.markdown_table),
     "liu2018": (RUNS / "liu2018_delayed_impact.csv.gz", "setting", liu2018.markdown_table),
+    "delayed_impact_over_time": (
+        RUNS / "delayed_impact_over_time.csv.gz",
+        "setting",
+        delayed_impact_over_time.markdown_table,
+    ),
 }
 CASES = [
     pytest.param(name, words.split(), block, id=f"{path.name}: {name}{words}")
@@ -63,6 +69,7 @@ def test_the_long_experiments_tables_come_from_kept_runs() -> None:
     assert sum(case.values[0] == "eoe_german" for case in CASES) >= 1
     assert sum(case.values[0] == "bell2024_table1" for case in CASES) >= 1
     assert sum(case.values[0] == "liu2018" for case in CASES) >= 1
+    assert sum(case.values[0] == "delayed_impact_over_time" for case in CASES) >= 2
 
 
 @pytest.mark.parametrize(("experiment", "parts", "block"), CASES)

@@ -92,3 +92,14 @@ def test_bad_input_is_one_line_and_exit_2_with_nothing_written(tmp_path, capsys,
     err = capsys.readouterr().err
     assert err.startswith(message) and err.count("\n") == 1
     assert not out.exists()
+
+
+@pytest.mark.parametrize("loss", [-4.0, -10.0])
+def test_max_utility_is_one_threshold_per_group_on_the_fico_tables(loss) -> None:
+    # docs/reproduction.md: the repayment tables are not monotone, but where they cross 0.8 and 10/11 they are
+    from recoursesim.selection.lending import Utility, max_utility
+
+    groups = liu2018.lending_groups(load_fico())
+    assert any(np.any(np.diff(g.repay) < 0) for g in groups)
+    for policy in max_utility(groups, Utility(1.0, loss)):
+        assert np.all(np.diff(policy) >= 0)
