@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from recoursesim._validate import check_float
-from recoursesim.errors import ConfigError
+from recoursesim.errors import ConfigError, DataError
 
 
 @dataclass(frozen=True)
@@ -138,8 +138,19 @@ def _shares(groups: Sequence[LendingGroup]) -> np.ndarray:
 
 
 def _rate_for_tpr(group: LendingGroup) -> tuple[np.ndarray, np.ndarray]:
-    """Breakpoints ``(rates, tprs)`` of a group's threshold policies, with each TPR once (its smallest rate)."""
-    tprs = group.tail_sum(group.repay) / np.sum(group.pmf * group.repay)
+    """Breakpoints ``(rates, tprs)`` of a group's threshold policies, with each TPR once (its smallest rate).
+
+    Raises:
+        DataError: The group has no would-be repayers (every repayment probability is 0).
+    """
+    repayers = np.sum(group.pmf * group.repay)
+    if repayers <= 0:
+        raise DataError(
+            f"groups.{group.name}",
+            "nobody in the group would repay, so its true positive rate is undefined",
+            "give the group some scores with a default rate below 100, or leave equal opportunity out",
+        )
+    tprs = group.tail_sum(group.repay) / repayers
     tprs, first = np.unique(np.minimum(tprs, 1.0), return_index=True)
     return group.tail_mass()[first], tprs
 
@@ -150,7 +161,13 @@ def max_utility(groups: Sequence[LendingGroup], utility: Utility) -> list[np.nda
 
 
 def max_utility_blind(groups: Sequence[LendingGroup], utility: Utility) -> list[np.ndarray]:
-    """One score cut-off for all groups (lend at and above it), the one of highest total utility."""
+    """One score cut-off for all groups (lend at and above it), the one of highest total utility.
+
+    Raises:
+        DataError: The groups are not on one score grid.
+    """
+    if any(not np.array_equal(g.score, groups[0].score) for g in groups):
+        raise DataError("groups", "are not on one score grid", "give every group the same scores")
     shares = _shares(groups)
     totals = sum(w * g.tail_sum(utility.per_loan(g.repay)) for w, g in zip(shares, groups, strict=True))
     k = int(np.argmax(totals))  # lend to the top k scores of the grid

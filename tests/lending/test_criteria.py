@@ -166,3 +166,15 @@ def test_the_outcome_curve_at_a_rate_is_the_delta_mu_of_the_threshold_policy_at_
         curve = outcome_curve(group, change)
         assert curve.at(rate) == pytest.approx(delta_mu(group, policy_at_rate(group.pmf, rate), change), abs=1e-9)
         assert curve.delta_mu[0] == 0.0 and curve.rate[-1] == pytest.approx(1.0)
+
+
+def test_equal_opportunity_refuses_a_group_without_would_be_repayers() -> None:
+    nobody = LendingGroup("N", SCORES, np.array([0.5, 0.3, 0.2]), np.zeros(3), 1.0)
+    with pytest.raises(ConfigError, match=r"groups\.N: nobody in the group would repay"):
+        equal_opportunity([A, nobody], PAPER)
+
+
+def test_a_group_blind_cut_off_needs_one_score_grid() -> None:
+    other = LendingGroup("O", SCORES + 1.0, B.pmf, B.repay, 1.0)
+    with pytest.raises(ConfigError, match="groups: are not on one score grid"):
+        max_utility_blind([A, other], PAPER)
