@@ -29,7 +29,7 @@ from recoursesim._validate import check_int
 from recoursesim.cli._output import atomic_output_dir
 from recoursesim.datasets.fico import FicoTables, load_fico
 from recoursesim.report.document import pipe_table
-from recoursesim.reproductions.liu2018 import LABELS, SETTINGS, lending_groups
+from recoursesim.reproductions.liu2018 import LABELS, SETTINGS, STYLES, lending_groups, save_figure
 from recoursesim.selection.lending import CRITERIA, LendingGroup, Utility, selection_rate
 from recoursesim.selection.outcome_curve import ScoreChange
 
@@ -155,14 +155,11 @@ def plot(rows: pd.DataFrame, setting: str, path: Path) -> None:
     part = rows[rows["setting"] == setting]
     groups = list(dict.fromkeys(part["group"]))
     fig, axes = plt.subplots(2, len(groups), figsize=(5.0 * len(groups), 6.4), sharex=True, squeeze=False)
-    styles = {"max_utility": "-", "max_utility_blind": ":", "demographic_parity": "--", "equal_opportunity": "-."}
-    colours = {"max_utility": "C4", "max_utility_blind": "grey", "demographic_parity": "C0", "equal_opportunity": "C3"}
     for j, group in enumerate(groups):
         for criterion, line in part[part["group"] == group].groupby("criterion", sort=False):
             name = str(criterion)
-            kw = {"color": colours[name], "ls": styles[name], "label": LABELS[name]}
-            axes[0, j].plot(line["step"], line["mean_score"], **kw)
-            axes[1, j].plot(line["step"], line["default_burden"], **kw)
+            axes[0, j].plot(line["step"], line["mean_score"], label=LABELS[name], **STYLES[name])
+            axes[1, j].plot(line["step"], line["default_burden"], label=LABELS[name], **STYLES[name])
         axes[0, j].set_title(group)
         axes[0, j].set_ylim(300, 850)
         axes[1, j].set_ylim(bottom=0)
@@ -171,12 +168,12 @@ def plot(rows: pd.DataFrame, setting: str, path: Path) -> None:
         axes[1, j].xaxis.set_major_locator(MaxNLocator(integer=True))
     axes[0, 0].set_ylabel("mean score (FICO points)")
     axes[1, 0].set_ylabel("default burden (defaults per member)")
-    handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=4, fontsize=8)
-    fig.suptitle(f"Re-applying every step, FICO tables, u₋/u₊ = {setting.removeprefix('u')} (expected values)")
-    fig.set_layout_engine("constrained")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(
+        fig,
+        axes[0, 0],
+        f"Re-applying every step, FICO tables, u₋/u₊ = {setting.removeprefix('u')} (expected values)",
+        path,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -48,6 +49,14 @@ LABELS: dict[str, str] = {
     "max_utility_blind": "max utility, group-blind",
     "demographic_parity": "demographic parity",
     "equal_opportunity": "equal opportunity",
+}
+
+#: How figures draw each criterion (colour and line style).
+STYLES: dict[str, dict[str, str]] = {
+    "max_utility": {"color": "C4", "ls": "-"},
+    "max_utility_blind": {"color": "grey", "ls": ":"},
+    "demographic_parity": {"color": "C0", "ls": "--"},
+    "equal_opportunity": {"color": "C3", "ls": "-."},
 }
 
 #: The reference's variants: its code as published, and with its numerical searches' tolerances tightened.
@@ -198,8 +207,6 @@ def plot_outcome_curves(curves: Sequence[OutcomeCurve], rows: pd.DataFrame, sett
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, len(curves), figsize=(5.2 * len(curves), 4.2), sharey=True, squeeze=False)
-    colours = {"max_utility": "C4", "max_utility_blind": "grey", "demographic_parity": "C0", "equal_opportunity": "C3"}
-    styles = {"max_utility": "-", "max_utility_blind": ":", "demographic_parity": "--", "equal_opportunity": "-."}
     low = min(float(c.delta_mu.min()) for c in curves)
     high = max(float(c.delta_mu.max()) for c in curves)
     for ax, curve in zip(axes[0], curves, strict=True):
@@ -214,15 +221,27 @@ def plot_outcome_curves(curves: Sequence[OutcomeCurve], rows: pd.DataFrame, sett
         ax.plot(curve.rate, curve.delta_mu, color="black", lw=1.5, label="outcome curve")
         ax.axhline(0.0, color="grey", lw=0.7)
         for name, label in LABELS.items():
-            ax.axvline(part.loc[name, "selection_rate"], color=colours[name], ls=styles[name], lw=1.3, label=label)
+            ax.axvline(part.loc[name, "selection_rate"], lw=1.3, label=label, **STYLES[name])
         ax.set_xlim(0.0, 1.0)
         ax.set_ylim(low - 2, high + 2)
         ax.set_title(curve.group)
         ax.set_xlabel("selection rate β (share of the group lent to)")
     axes[0, 0].set_ylabel("expected change of mean score Δμ (FICO points)")
-    handles, labels = axes[0, 0].get_legend_handles_labels()
+    save_figure(
+        fig,
+        axes[0, 0],
+        f"Outcome curves, FICO tables, u₋/u₊ = {setting.removeprefix('u')}, score change +75 / −150",
+        path,
+    )
+
+
+def save_figure(fig: Any, legend_from: Any, title: str, path: Path) -> None:
+    """Give ``fig`` the legend of ``legend_from`` below the panels and ``title``; write it to ``path`` and close it."""
+    import matplotlib.pyplot as plt
+
+    handles, labels = legend_from.get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncol=4, fontsize=8)
-    fig.suptitle(f"Outcome curves, FICO tables, u₋/u₊ = {setting.removeprefix('u')}, score change +75 / −150")
+    fig.suptitle(title)
     fig.set_layout_engine("constrained")
     fig.savefig(path, dpi=110)
     plt.close(fig)
