@@ -83,6 +83,18 @@ def to_fico_score(percentile: np.ndarray) -> np.ndarray:
     return np.interp(np.asarray(percentile, dtype=float), cumulative, edges)
 
 
+def nearest_repay(table_score: np.ndarray, table_repay: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """The repayment probability at the table score nearest to each ``score`` (ties to the lower score).
+
+    A score that has moved off the tables' grid (by a loan's outcome or by effort) repays at the
+    rate of the nearest score the tables list, as in Liu et al.'s code.
+    """
+    score = np.asarray(score, dtype=float)
+    right = np.clip(np.searchsorted(table_score, score), 1, table_score.size - 1)
+    nearer_left = score - table_score[right - 1] <= table_score[right] - score
+    return table_repay[np.where(nearer_left, right - 1, right)]
+
+
 @dataclass(frozen=True)
 class FicoTables:
     """The score distribution, repayment probability and size of each group, on a shared score grid.

@@ -27,7 +27,7 @@ import pandas as pd
 
 from recoursesim._validate import check_int
 from recoursesim.cli._output import atomic_output_dir
-from recoursesim.datasets.fico import FicoTables, load_fico
+from recoursesim.datasets.fico import FicoTables, load_fico, nearest_repay
 from recoursesim.report.document import pipe_table
 from recoursesim.reproductions.liu2018 import LABELS, SETTINGS, STYLES, lending_groups, save_figure
 from recoursesim.selection.lending import CRITERIA, LendingGroup, Utility, selection_rate
@@ -35,13 +35,6 @@ from recoursesim.selection.outcome_curve import ScoreChange
 
 #: Scores closer than this are one score (the moves are whole multiples of the score changes).
 _MERGE = 1e-6
-
-
-def _nearest_repay(table_score: np.ndarray, table_repay: np.ndarray, score: np.ndarray) -> np.ndarray:
-    """The repayment probability at the nearest table score (ties to the lower score)."""
-    right = np.clip(np.searchsorted(table_score, score), 1, table_score.size - 1)
-    nearer_left = score - table_score[right - 1] <= table_score[right] - score
-    return table_repay[np.where(nearer_left, right - 1, right)]
 
 
 def _on_grid(score: np.ndarray, mass: np.ndarray, grid: np.ndarray) -> np.ndarray:
@@ -86,7 +79,7 @@ def simulate(tables: FicoTables, criterion: str, utility: Utility, change: Score
     for t in range(steps + 1):
         grid = np.unique(np.round(np.concatenate([score for score, _ in atoms]) / _MERGE) * _MERGE)
         groups = [
-            LendingGroup(g.name, grid, _on_grid(score, mass, grid), _nearest_repay(g.score, g.repay, grid), g.size)
+            LendingGroup(g.name, grid, _on_grid(score, mass, grid), nearest_repay(g.score, g.repay, grid), g.size)
             for g, (score, mass) in zip(table_groups, atoms, strict=True)
         ]
         policies = CRITERIA[criterion](groups, utility)

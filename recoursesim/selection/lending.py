@@ -86,6 +86,22 @@ class Utility:
         return self.repaid * repay + self.default * (1.0 - repay)
 
 
+def gain_table(field: str, table: object) -> dict[str, float]:
+    """The entries of a ``{repaid, default}`` scenario table (``{}`` for ``None``), refusing anything else.
+
+    Raises:
+        ConfigError: not a table, or a key other than ``repaid`` and ``default``, naming ``field``.
+    """
+    if table is None:
+        return {}
+    if not isinstance(table, dict):
+        raise ConfigError(field, "must be a table", f"write {field} = {{ repaid = ..., default = ... }}")
+    unknown = sorted(set(table) - {"repaid", "default"})
+    if unknown:
+        raise ConfigError(f"{field}.{unknown[0]}", "unknown key", "use repaid and default")
+    return dict(table)
+
+
 def policy_at_rate(pmf: np.ndarray, rate: float) -> np.ndarray:
     """The threshold policy lending to the top ``rate`` of a group, randomised at the boundary score.
 
