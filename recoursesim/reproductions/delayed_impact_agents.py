@@ -36,9 +36,12 @@ from recoursesim.simulate import RunResult, simulate
 
 #: The two variants: the bundled scenario each runs.
 VARIANTS: dict[str, str] = {
-    "no advice": "fico-delayed-impact",
-    "recourse advice": "fico-delayed-impact-recourse",
+    "no_advice": "fico-delayed-impact",
+    "advice": "fico-delayed-impact-recourse",
 }
+
+#: How tables and figures name the variants.
+VARIANTS_SHOWN: dict[str, str] = {"no_advice": "no advice", "advice": "recourse advice"}
 
 #: The pooled per-group measures kept from each run's summary (to the first loan).
 SUMMARY: tuple[str, ...] = ("entered", "selected_on_entry", "recourse", "censored", "ttr", "etr", "dttr", "retr")
@@ -72,9 +75,21 @@ def over_time(result: RunResult) -> pd.DataFrame:
     return table
 
 
-def run(seeds: int, n: int, steps: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Every variant, criterion and seed with ``n`` applicants for ``steps`` steps: ``(over time, summary)`` rows."""
-    parts, summaries = [], []
+def run(seeds: int, n: int, steps: int, expected: pd.DataFrame) -> pd.DataFrame:
+    """Every variant, criterion and seed with ``n`` applicants for ``steps`` steps.
+
+    Args:
+        seeds: Seeds ``0 … seeds − 1`` per variant and criterion.
+        n: Applicants per run.
+        steps: ``T``.
+        expected: The expected-value iteration's rows (``criterion, step, group, mean_score``).
+
+    Returns:
+        One row per variant, criterion, seed, step and group (:func:`over_time`), with the run's
+        pooled measures to the first loan (:data:`SUMMARY`, the same on every step) and the
+        expected-value mean score (``expected_mean_score``).
+    """
+    parts = []
     for variant, name in VARIANTS.items():
         for criterion in CRITERIA:
             scenario = load_scenario(name).with_overrides(
@@ -82,45 +97,43 @@ def run(seeds: int, n: int, steps: int) -> tuple[pd.DataFrame, pd.DataFrame]:
             )
             for seed in range(seeds):
                 result = simulate(scenario, seed)
-                keys = {"variant": variant, "criterion": criterion, "seed": seed}
-                parts.append(over_time(result).assign(**keys))
-                summary = result.summary[["group", *SUMMARY]].assign(group=lambda f: f["group"].astype(str))
-                summaries.append(summary.assign(**keys))
-    first = ["variant", "criterion", "seed"]
+                pooled = result.summary[["group", *SUMMARY]].assign(group=lambda f: f["group"].astype(str))
+                part = over_time(result).merge(pooled, on="group", how="left")
+                parts.append(part.assign(variant=variant, criterion=criterion, seed=seed))
     rows = pd.concat(parts, ignore_index=True)
-    summary = pd.concat(summaries, ignore_index=True)
-    return rows[[*first, *(c for c in rows.columns if c not in first)]], summary[[*first, "group", *SUMMARY]]
+    field = expected[["criterion", "step", "group", "mean_score"]].rename(columns={"mean_score": "expected_mean_score"})
+    rows = rows.merge(field, on=["criterion", "step", "group"], how="left")
+    first = ["variant", "criterion", "seed", "step", "group"]
+    return rows[[*first, *(c for c in rows.columns if c not in first)]]
 
 
-def markdown_table(rows: pd.DataFrame, summary: pd.DataFrame, expected: pd.DataFrame) -> str:
-    """Per variant, criterion and group: mean score at 0, 1 and T (mean over seeds, with the range), burden, TTR.
-
-    ``expected`` holds the expected-value iteration's rows (``criterion, step, group, mean_score``).
-    """
+def markdown_table(rows: pd.DataFrame, variants: list[str]) -> str:
+    """Per variant, criterion and group: mean score at 0, 1 and T (over seeds), default burden, TTR, dTTR, rETR."""
+    rows = rows[rows["variant"].isin(variants)]
     last = int(rows["step"].max())
-    by_seed = rows.groupby(["variant", "criterion", "group", "step"], sort=False)["mean_score"]
-    burden = rows[rows["step"] == last].groupby(["variant", "criterion", "group"], sort=False)["default_burden"]
-    pooled = summary.groupby(["variant", "criterion", "group"], sort=False)
+    keys = ["variant", "criterion", "group"]
+    at_step = rows.groupby([*keys, "step"], sort=False)
+    runs = rows[rows["step"] == last].groupby(keys, sort=False)
     lines = []
-    for (variant, criterion, group), _ in rows.groupby(["variant", "criterion", "group"], sort=False):
-        key = (variant, criterion, group)
-        at_last = by_seed.get_group((*key, last))
-        field = expected[(expected["criterion"] == criterion) & (expected["group"] == group)].set_index("step")
-        recourse = pooled.get_group(key)
+    for key, final in runs:
+        variant, criterion, group = key
+        score_last = final["mean_score"]
         lines.append(
             {
-                "variant": variant,
+                "variant": VARIANTS_SHOWN[str(variant)],
                 "criterion": LABELS[str(criterion)],
                 "group": group,
-                "mean score at 0": f"{by_seed.get_group((*key, 0)).mean():.1f}",
-                "at 1": f"{by_seed.get_group((*key, 1)).mean():.1f}",
-                f"at {last} (seed range)": f"{at_last.mean():.1f} ({at_last.min():.0f}–{at_last.max():.0f})",
-                f"expected value at {last}": f"{field.loc[last, 'mean_score']:.1f}" if variant == "no advice" else "",
-                f"default burden by {last}": f"{burden.get_group(key).mean():.3f}",
-                "first loans after a refusal (all seeds)": f"{recourse['recourse'].sum():.0f}",
-                "TTR": _mean_or_dash(recourse["ttr"]),
-                "dTTR": _mean_or_dash(recourse["dttr"]),
-                "rETR": _mean_or_dash(recourse["retr"]),
+                "mean score at 0": f"{at_step.get_group((*key, 0))['mean_score'].mean():.1f}",
+                "at 1": f"{at_step.get_group((*key, 1))['mean_score'].mean():.1f}",
+                f"at {last} (seed range)": f"{score_last.mean():.1f} ({score_last.min():.0f}–{score_last.max():.0f})",
+                f"expected value at {last}": f"{final['expected_mean_score'].iloc[0]:.1f}"
+                if variant == "no_advice"
+                else "",
+                f"default burden by {last}": f"{final['default_burden'].mean():.3f}",
+                "first loans after a refusal (all seeds)": f"{final['recourse'].sum():.0f}",
+                "TTR": _mean_or_dash(final["ttr"]),
+                "dTTR": _mean_or_dash(final["dttr"]),
+                "rETR": _mean_or_dash(final["retr"]),
             }
         )
     return pipe_table(pd.DataFrame(lines))
@@ -149,7 +162,7 @@ def plot_scores(rows: pd.DataFrame, path: Path) -> None:
         for variant, width in zip(VARIANTS, (1.0, 2.4), strict=True):
             for criterion in CRITERIA:
                 line = mean.loc[(variant, criterion, group)]
-                label = f"{LABELS[criterion]}, {variant}"
+                label = f"{LABELS[criterion]}, {VARIANTS_SHOWN[variant]}"
                 style = {**STYLES[criterion], "lw": width, "alpha": 1.0 if width > 1 else 0.8}
                 axes[0, j].plot(line.index, line["mean_score"], label=label, **style)
                 axes[1, j].plot(line.index, line["default_burden"], label=label, **style)
@@ -189,7 +202,13 @@ def plot_distribution(rows: pd.DataFrame, path: Path) -> None:
                 ax.fill_between(line["step"], line["p25"], line["p75"], color=colour, alpha=0.15, lw=0)
                 for edge in ("p25", "p75"):
                     ax.plot(line["step"], line[edge], color=colour, lw=0.7, ls=":")
-                ax.plot(line["step"], line["p50"], color=colour, lw=1.8, label=f"{variant}: median and quartiles")
+                ax.plot(
+                    line["step"],
+                    line["p50"],
+                    color=colour,
+                    lw=1.8,
+                    label=f"{VARIANTS_SHOWN[variant]}: median and quartiles",
+                )
             ax.set_title(f"{LABELS[criterion]}, {group}", fontsize=9)
             ax.set_ylim(300, 850)
             ax.set_xlim(0, int(part["step"].max()))
@@ -215,13 +234,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     tables = load_fico(groups=["Black", "White"])  # the scenarios' groups
     expected = delayed_impact_over_time.run(tables, {"u-4": Utility().default}, ScoreChange(), steps)
     with atomic_output_dir(args.out, overwrite=args.overwrite) as tmp:
-        rows, summary = run(seeds, applicants, steps)
-        rows.to_csv(tmp / "over_time.csv", index=False)
-        summary.to_csv(tmp / "summary.csv", index=False)
-        text = markdown_table(rows, summary, expected)
+        rows = run(seeds, applicants, steps, expected[expected["setting"] == "u-4"])
+        rows.to_csv(tmp / "delayed_impact_agents.csv", index=False)
+        text = markdown_table(rows, list(VARIANTS))
         (tmp / "table.md").write_text(text + "\n", encoding="utf-8")
         plot_scores(rows, tmp / "scores.png")
         plot_distribution(rows, tmp / "distribution.png")
     print(text)
-    print(f"wrote over_time.csv, summary.csv, table.md and the figures to {args.out}")
+    print(f"wrote delayed_impact_agents.csv, table.md and the figures to {args.out}")
     return 0

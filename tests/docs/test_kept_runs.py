@@ -25,6 +25,7 @@ import pytest
 from recoursesim.reproductions import (
     bell2024,
     ccm_adult,
+    delayed_impact_agents,
     delayed_impact_over_time,
     eoe_german,
     eoe_synthetic,
@@ -52,6 +53,11 @@ KEPT: dict[str, tuple[Path, str, Callable[[pd.DataFrame, list[str]], str]]] = {
         "setting",
         delayed_impact_over_time.markdown_table,
     ),
+    "delayed_impact_agents": (
+        RUNS / "delayed_impact_agents.csv.gz",
+        "variant",
+        delayed_impact_agents.markdown_table,
+    ),
 }
 CASES = [
     pytest.param(name, words.split(), block, id=f"{path.name}: {name}{words}")
@@ -70,6 +76,7 @@ def test_the_long_experiments_tables_come_from_kept_runs() -> None:
     assert sum(case.values[0] == "bell2024_table1" for case in CASES) >= 1
     assert sum(case.values[0] == "liu2018" for case in CASES) >= 1
     assert sum(case.values[0] == "delayed_impact_over_time" for case in CASES) >= 2
+    assert sum(case.values[0] == "delayed_impact_agents" for case in CASES) >= 1
 
 
 @pytest.mark.parametrize(("experiment", "parts", "block"), CASES)

@@ -10,6 +10,7 @@ import pytest
 
 from recoursesim.cli import guarded
 from recoursesim.datasets import load_fico
+from recoursesim.datasets.fico import nearest_repay
 from recoursesim.reproductions import delayed_impact_over_time as over_time
 from recoursesim.reproductions.liu2018 import SETTINGS
 from recoursesim.selection.lending import LendingGroup, Utility
@@ -37,7 +38,7 @@ def test_each_outcome_stays_within_the_scale() -> None:
 
 def test_repayment_off_the_grid_is_the_nearest_table_scores() -> None:
     table, repay = np.array([300.0, 500.0]), np.array([0.2, 0.8])
-    got = over_time._nearest_repay(table, repay, np.array([0.0, 399.0, 400.0, 401.0, 1000.0]))
+    got = nearest_repay(table, repay, np.array([0.0, 399.0, 400.0, 401.0, 1000.0]))
     np.testing.assert_array_equal(got, [0.2, 0.2, 0.2, 0.8, 0.8])
 
 
