@@ -153,7 +153,6 @@ def plot_scores(rows: pd.DataFrame, path: Path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import MaxNLocator
 
     mean = rows.groupby(["variant", "criterion", "group", "step"])[["mean_score", "default_burden"]].mean()
     groups = list(dict.fromkeys(rows["group"]))
@@ -166,14 +165,7 @@ def plot_scores(rows: pd.DataFrame, path: Path) -> None:
                 style = {**STYLES[criterion], "lw": width, "alpha": 1.0 if width > 1 else 0.8}
                 axes[0, j].plot(line.index, line["mean_score"], label=label, **style)
                 axes[1, j].plot(line.index, line["default_burden"], label=label, **style)
-        axes[0, j].set_title(group)
-        axes[0, j].set_ylim(300, 850)
-        axes[1, j].set_ylim(bottom=0)
-        axes[1, j].set_xlabel("step t")
-        axes[1, j].set_xlim(0, int(rows["step"].max()))
-        axes[1, j].xaxis.set_major_locator(MaxNLocator(integer=True))
-    axes[0, 0].set_ylabel("mean score (FICO points)")
-    axes[1, 0].set_ylabel("default burden (defaults per applicant)")
+    delayed_impact_over_time.label_score_panels(axes, groups, int(rows["step"].max()), "defaults per applicant")
     seeds = rows["seed"].nunique()
     title = f"Agents re-applying, FICO population, u₋/u₊ = −4 (thin: no advice, thick: advice; mean of {seeds} seeds)"
     save_figure(fig, axes[0, 0], title, path)

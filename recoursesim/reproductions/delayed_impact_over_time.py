@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -143,7 +144,6 @@ def plot(rows: pd.DataFrame, setting: str, path: Path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import MaxNLocator
 
     part = rows[rows["setting"] == setting]
     groups = list(dict.fromkeys(part["group"]))
@@ -153,20 +153,28 @@ def plot(rows: pd.DataFrame, setting: str, path: Path) -> None:
             name = str(criterion)
             axes[0, j].plot(line["step"], line["mean_score"], label=LABELS[name], **STYLES[name])
             axes[1, j].plot(line["step"], line["default_burden"], label=LABELS[name], **STYLES[name])
-        axes[0, j].set_title(group)
-        axes[0, j].set_ylim(300, 850)
-        axes[1, j].set_ylim(bottom=0)
-        axes[1, j].set_xlabel("step t")
-        axes[1, j].set_xlim(0, int(part["step"].max()))
-        axes[1, j].xaxis.set_major_locator(MaxNLocator(integer=True))
-    axes[0, 0].set_ylabel("mean score (FICO points)")
-    axes[1, 0].set_ylabel("default burden (defaults per member)")
+    label_score_panels(axes, groups, int(part["step"].max()), "defaults per member")
     save_figure(
         fig,
         axes[0, 0],
         f"Re-applying every step, FICO tables, u₋/u₊ = {setting.removeprefix('u')} (expected values)",
         path,
     )
+
+
+def label_score_panels(axes: Any, groups: list[str], last_step: int, burden_unit: str) -> None:
+    """Titles, ranges and labels of a 2 × groups grid: mean score above, default burden below, steps 0 … last."""
+    from matplotlib.ticker import MaxNLocator
+
+    for j, group in enumerate(groups):
+        axes[0, j].set_title(group)
+        axes[0, j].set_ylim(300, 850)
+        axes[1, j].set_ylim(bottom=0)
+        axes[1, j].set_xlabel("step t")
+        axes[1, j].set_xlim(0, last_step)
+        axes[1, j].xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes[0, 0].set_ylabel("mean score (FICO points)")
+    axes[1, 0].set_ylabel(f"default burden ({burden_unit})")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
