@@ -56,8 +56,12 @@ class RunResult:
 
     @cached_property
     def recourse_ledger(self) -> pd.DataFrame:
-        """The ledger the recourse metrics read: with an outcome component, each agent up to its first success."""
-        return self.ledger if self.model.outcome is None else until_first_success(self.ledger)
+        """The ledger the per-agent outcomes read: where the selected stay, each agent up to its first success.
+
+        Selection counts and rates are taken from the whole :attr:`ledger`; effort and time to
+        recourse from :attr:`outcomes`, hence to each agent's first success.
+        """
+        return until_first_success(self.ledger) if self.scenario.reapplies else self.ledger
 
     @cached_property
     def outcomes(self) -> pd.DataFrame:
@@ -68,7 +72,7 @@ class RunResult:
     def metrics(self) -> pd.DataFrame:
         """Per-step, per-group metrics (:func:`~recoursesim.metrics.recourse_over_time`)."""
         return recourse_over_time(
-            self.recourse_ledger,
+            self.ledger,
             effort=self.scenario.effort_measure,
             reference_group=self.reference_group,
             outcomes=self.outcomes,
@@ -78,7 +82,7 @@ class RunResult:
     def summary(self) -> pd.DataFrame:
         """Pooled per-group metrics (:func:`~recoursesim.metrics.recourse_summary`)."""
         return recourse_summary(
-            self.recourse_ledger,
+            self.ledger,
             effort=self.scenario.effort_measure,
             reference_group=self.reference_group,
             outcomes=self.outcomes,

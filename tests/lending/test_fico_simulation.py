@@ -272,3 +272,22 @@ def test_at_t_1_the_simulated_score_change_agrees_with_the_exact_delta_mu(criter
         assert abs(per_outcome - exact) < 0.5
         error = change.std(ddof=1) / np.sqrt(change.size)
         assert abs(change.mean() - per_outcome) < 4 * error, (group.name, change.mean(), per_outcome, error)
+
+
+def test_a_runs_selection_rates_count_every_application_and_its_recourse_the_first_loan() -> None:
+    from recoursesim.simulate import simulate
+
+    scenario = load_scenario("fico-delayed-impact-recourse").with_overrides(
+        {"population.initial": 300, "run.steps": 4, "selection.criterion": "max_utility"}
+    )
+    result = simulate(scenario, 0)
+    ledger = result.ledger
+    rates = ledger.groupby(["step", "group"], observed=True)["selected"].mean()
+    metrics = result.metrics.set_index(["step", "group"])["selection_rate"]
+    np.testing.assert_allclose(metrics.loc[rates.index].to_numpy(), rates.to_numpy())
+    assert (result.metrics.groupby("step")["n_scored"].sum() == 300).all()  # borrowers are scored again
+    outcomes = result.outcomes.set_index("agent_id")
+    first = ledger[ledger["selected"]].groupby("agent_id")["step"].min()
+    won = outcomes["success_step"] >= 0
+    np.testing.assert_array_equal(outcomes.loc[won, "success_step"], first.loc[outcomes.index[won]])
+    assert scenario.reapplies and not load_scenario("default").reapplies
