@@ -7,9 +7,10 @@ from typing import Any, ClassVar, Self
 
 import numpy as np
 
-from recoursesim._validate import check_list
+from recoursesim._validate import check_list, check_str
 from recoursesim.component import Component
 from recoursesim.datasets.fico import FicoTables, load_fico, nearest_repay
+from recoursesim.errors import ConfigError
 from recoursesim.populations.base import Cohort, FoldedNormal, allocate
 from recoursesim.registry import register
 
@@ -32,6 +33,10 @@ class FicoPopulation(Component):
         groups: The groups to draw, in order (default Black and White, as in Liu et al. 2018; the
             tables also hold Hispanic and Asian).
         effort: ``{mean, sd, scale}``: effort capacity ``scale * |N(mean, sd)|`` in score points.
+        tables_dir: A folder holding your own ``transrisk_cdf_by_race_ssa.csv``,
+            ``transrisk_performance_by_race_ssa.csv`` and ``totals.csv`` in the published format
+            (default: the bundled tables). A table that is not a CDF, a default rate outside
+            [0, 100] or a group missing from a table is refused with one line naming it.
     """
 
     #: Parameters the conformance checks build it with.
@@ -39,11 +44,21 @@ class FicoPopulation(Component):
 
     feature_names: tuple[str, ...] = ("score",)
 
-    def __init__(self, groups: Sequence[str] = ("Black", "White"), effort: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        groups: Sequence[str] = ("Black", "White"),
+        effort: Mapping[str, Any] | None = None,
+        tables_dir: str | None = None,
+    ) -> None:
         self.groups = groups
         self.effort = effort
+        self.tables_dir = tables_dir
         names = [str(name) for name in check_list("groups", groups)]
-        self._tables = load_fico(groups=names)
+        folder = None if tables_dir is None else check_str("tables_dir", tables_dir)
+        try:
+            self._tables = load_fico(folder, groups=names)
+        except ConfigError as error:  # a bad table of the user's is named under tables_dir
+            raise (error if folder is None or error.field == "groups" else error.under("tables_dir")) from None
         self._effort = FoldedNormal.from_spec("effort", effort) if effort is not None else FoldedNormal(0.0, 1.0, 0.0)
         self.group_names = tuple(names)
         self._grid = self._tables.score

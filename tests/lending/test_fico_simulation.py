@@ -291,3 +291,39 @@ def test_a_runs_selection_rates_count_every_application_and_its_recourse_the_fir
     won = outcomes["success_step"] >= 0
     np.testing.assert_array_equal(outcomes.loc[won, "success_step"], first.loc[outcomes.index[won]])
     assert scenario.reapplies and not load_scenario("default").reapplies
+
+
+@pytest.mark.parametrize(
+    ("table", "old", "new", "message"),
+    [
+        ("transrisk_cdf_by_race_ssa.csv", "1.5,1.43,6.47", "1.5,1.43,1.47", "Black: is not a CDF: it decreases"),
+        ("transrisk_cdf_by_race_ssa.csv", "100,100.00,", "100,99.99,", "White: is not a CDF: it ends at 99.99"),
+        ("transrisk_performance_by_race_ssa.csv", "0,98.54,99.67", "0,98.54,101.5", "Black: has a default rate"),
+        ("transrisk_performance_by_race_ssa.csv", "Black,", "Blk,", "Black: is missing"),
+    ],
+)
+def test_a_scenarios_own_bad_tables_exit_2_naming_the_table(table, old, new, message, tmp_path, capsys) -> None:
+    from tests.lending.test_fico_tables import _copy, _edit
+
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    _copy(folder)
+    _edit(folder / table, old, new)
+    path = tmp_path / "bad.toml"
+    text = SCENARIO.read_text(encoding="utf-8").replace(
+        'groups = ["Black", "White"]', f'groups = ["Black", "White"]\ntables_dir = "{folder.as_posix()}"', 1
+    )
+    path.write_text(text, encoding="utf-8")
+    assert main(["run", str(path), "--out", str(tmp_path / "out"), "--steps", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"population.tables_dir.{table}: {message}" in err and "fix:" in err, err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_scenarios_own_good_tables_run_like_the_bundled_ones(tmp_path) -> None:
+    from tests.lending.test_fico_tables import _copy
+
+    own = FicoPopulation(tables_dir=str(_copy(tmp_path)))
+    bundled = FicoPopulation()
+    a, b = own.sample(500, np.random.default_rng(2)), bundled.sample(500, np.random.default_rng(2))
+    np.testing.assert_array_equal(a.features, b.features)
