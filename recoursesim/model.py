@@ -15,7 +15,7 @@ from recoursesim.agents import RecourseAgent
 from recoursesim.behaviour.base import ActionContext, Behaviour
 from recoursesim.durability.decision import Decision
 from recoursesim.errors import ConfigError
-from recoursesim.features.capabilities import schema_of
+from recoursesim.features.capabilities import repayment_of, schema_of
 from recoursesim.ledger import Ledger
 from recoursesim.observers import Observer, PopulationSnapshot, observation_rows
 from recoursesim.populations.base import Cohort, PopulationGenerator, entrants_schedule
@@ -25,6 +25,7 @@ from recoursesim.refit_order import RefitOrder, StepState, refit_order_of, rows_
 from recoursesim.rng import run_streams
 from recoursesim.scoring.base import Scorer, numeric_scores
 from recoursesim.selection.base import Selection, SelectionContext, Selector
+from recoursesim.selection.loan_outcome import LoanContext, Outcome
 from recoursesim.training.base import Trainer, TrainingContext
 
 
@@ -37,7 +38,8 @@ class RecourseModel(mesa.Model):
     1. *score* every waiting agent with the scorer;
     2. *select*: the selector returns the winners and the threshold ``s_t``;
     3. *record* every scored agent in the :class:`~recoursesim.ledger.Ledger`;
-    4. *leave*: the selected agents leave for good;
+    4. *leave*: the selected agents leave for good (with an ``outcome`` component, *borrow*
+       instead: their loan is resolved, their features move, and they stay to apply again);
     5. *recommend*: every remaining agent gets a recommendation ``x'``;
     6. *act*: every remaining agent moves toward it (the effort spent is recorded);
     7. *retrain*: the trainer, if any, refits the decision model on this step's data;
@@ -74,6 +76,11 @@ class RecourseModel(mesa.Model):
         patience: Agents leave without success after this many negative outcomes (``None``:
             they never give up, as in the paper).
         record_recommendations: Keep the recommendations in the ledger.
+        outcome: Resolves each positive outcome as a loan (``None``, the default: the selected
+            agents leave for good). With one, the selected agents are borrowers: each loan is
+            repaid or not (drawn from the run's ``outcome`` stream), their features move by the
+            outcome, :attr:`loans` records it, and they stay in the market and are scored again
+            at the next step; only the agents not selected get recommendations and act.
         seed: The run seed (or a ``SeedSequence`` from a sweep); a run is a pure function of it.
     """
 
@@ -92,6 +99,7 @@ class RecourseModel(mesa.Model):
         observers: Sequence[Observer] = (),
         patience: int | None = None,
         record_recommendations: bool = True,
+        outcome: Outcome | None = None,
         seed: int | np.random.SeedSequence = 0,
     ) -> None:
         streams = run_streams(seed)
@@ -104,6 +112,8 @@ class RecourseModel(mesa.Model):
         self.recourse = recourse = bind_to_population(recourse, population, "recourse")
         self.behaviour = behaviour = bind_to_population(behaviour, population, "behaviour")
         self.trainer = trainer = bind_to_population(trainer, population, "training")
+        self.outcome = outcome
+        self._loans: list[pd.DataFrame] = []
         self.observers = tuple(
             bind_to_population(observer, population, f"observers[{i}]") for i, observer in enumerate(observers)
         )
@@ -154,6 +164,9 @@ class RecourseModel(mesa.Model):
         winners = self._leave(state)
         self.refit_order(self, state)  # recommend, act and retrain, in the trainer's order
         gave_up = self._lose_patience(state)
+        if self.outcome is not None:  # borrowers apply again at the next step
+            self._reapply(state, winners)
+            winners = winners[:0]
         self._observe(state.step)
         self._admit_entrants(state.step, np.concatenate([winners, gave_up]))
         self.t = state.step + 1
@@ -198,11 +211,55 @@ class RecourseModel(mesa.Model):
         self.ledger_store.record(state.step, state.rows, state.features, state.scores, state.threshold, state.selected)
 
     def _leave(self, state: StepState) -> np.ndarray:
-        """The selected agents leave for good; return their ids."""
+        """The selected agents leave for good (or, with an outcome component, borrow); return their ids."""
         winners = state.rows[state.selected]
+        if self.outcome is not None:
+            self._borrow(state, winners)
+            return winners
         self.table.status[winners] = Status.SELECTED
         self.table.exit_step[winners] = state.step
         return winners
+
+    def _borrow(self, state: StepState, winners: np.ndarray) -> None:
+        """Resolve the winners' loans: move their features and record each loan in :attr:`loans`."""
+        assert self.outcome is not None
+        features = state.features[state.selected]
+        group = self.table.group[winners]
+        repay = repayment_of(self.population, features, group)
+        if repay is None:
+            raise ConfigError(
+                "outcome",
+                "the population gives no repayment probabilities",
+                'use a population that gives them (name = "fico"), or remove [outcome]',
+            )
+        result = self.outcome.resolve(
+            LoanContext(state.step, features, self.feature_names, repay, self._streams["outcome"])
+        )
+        self.table.features[winners] = result.features
+        self._loans.append(
+            pd.DataFrame(
+                {
+                    "step": np.full(winners.size, state.step, dtype=np.int64),
+                    "agent_id": winners.astype(np.int64),
+                    "group": pd.Categorical.from_codes(group, categories=list(self.group_names)),
+                    "repay_probability": repay,
+                    "repaid": np.asarray(result.repaid, dtype=bool),
+                    "utility": np.asarray(result.utility, dtype=float),
+                    **{f"{name}_before": features[:, j] for j, name in enumerate(self.feature_names)},
+                    **{f"{name}_after": result.features[:, j] for j, name in enumerate(self.feature_names)},
+                }
+            )
+        )
+
+    def _reapply(self, state: StepState, borrowers: np.ndarray) -> None:
+        """Borrowers rejoin the waiting agents (in id order), to be scored again at the next step."""
+        threshold = state.threshold
+        active = np.concatenate([self._active, borrowers])
+        order = np.argsort(active, kind="stable")
+        self._active = active[order]
+        if not np.isscalar(self._active_threshold):
+            theirs = np.asarray(threshold, dtype=float)[state.selected]
+            self._active_threshold = np.concatenate([np.asarray(self._active_threshold), theirs])[order]
 
     def recommend(
         self, state: StepState, scorer: Scorer, scores: np.ndarray, threshold: float | np.ndarray
@@ -339,6 +396,7 @@ class RecourseModel(mesa.Model):
             features=features,
             initial_score=table.initial_score[rows],
             effort_spent=table.effort_spent[rows],
+            repay=repayment_of(self.population, features, table.group[rows]),
         )
 
     @property
@@ -397,6 +455,17 @@ class RecourseModel(mesa.Model):
         if not self._observations:
             return pd.DataFrame(columns=["step", "observer", "group", "metric", "value"])
         return pd.concat(self._observations, ignore_index=True)
+
+    @property
+    def loans(self) -> pd.DataFrame:
+        """One row per loan (with an outcome component; empty otherwise).
+
+        Columns: step, agent, group, repayment probability, whether it was repaid, the lender's
+        utility, and each feature before and after (``score_before``, ``score_after``).
+        """
+        if not self._loans:
+            return pd.DataFrame(columns=["step", "agent_id", "group", "repay_probability", "repaid", "utility"])
+        return pd.concat(self._loans, ignore_index=True)
 
     def agent_frame(self) -> pd.DataFrame:
         """One row per agent ever entered: group, entry and exit step, status, effort capacity."""

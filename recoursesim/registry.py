@@ -43,6 +43,7 @@ KINDS: dict[str, str] = {
     "behaviour": "behaviour",
     "trainer": "training",
     "observer": "observers",
+    "outcome": "outcome",
 }
 
 _REGISTRY: dict[str, dict[str, type]] = {kind: {} for kind in KINDS}
@@ -56,6 +57,7 @@ PROTOCOL_METHODS: dict[str, str] = {
     "behaviour": "act",
     "trainer": "update",
     "observer": "observe",
+    "outcome": "resolve",
 }
 
 #: Packages holding built-in components whose modules are imported only when a scenario names one

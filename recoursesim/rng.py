@@ -19,6 +19,7 @@ STREAMS: tuple[str, ...] = (
     "training",  # retraining / augmentation sampling and estimator seeds
     "observers",  # auditors run as per-step observers
     "mesa",  # seeds the Mesa model's own rng/random (AgentSet shuffles)
+    "outcome",  # whether each granted loan is repaid (models with an outcome component)
 )
 
 

@@ -16,7 +16,7 @@ from recoursesim._validate import check_int
 from recoursesim.durability import durability_summary, recommendation_fates
 from recoursesim.errors import ConfigError
 from recoursesim.ledger import write_parquet
-from recoursesim.metrics import agent_outcomes, recourse_over_time, recourse_summary
+from recoursesim.metrics import agent_outcomes, recourse_over_time, recourse_summary, until_first_success
 from recoursesim.model import RecourseModel
 from recoursesim.resources import check_run_memory
 from recoursesim.scenario import Scenario, load_scenario
@@ -30,6 +30,7 @@ RESULT_FILES: dict[str, str] = {
     "agents.parquet": "one row per agent: group, entry and exit step, status, effort capacity",
     "durability.parquet": "one row per recommendation: valid h = 0..5 steps later, steps until it expired",
     "observations.parquet": "one row per (step, observer, group, metric) from the per-step auditors",
+    "loans.parquet": "one row per loan (runs with an outcome): repayment probability, repaid, utility, score moved",
     "scenario.json": "the resolved scenario and the seed",
 }
 
@@ -54,9 +55,18 @@ class RunResult:
         return self.model.ledger
 
     @cached_property
+    def recourse_ledger(self) -> pd.DataFrame:
+        """The ledger the per-agent outcomes read: where the selected stay, each agent up to its first success.
+
+        Selection counts and rates are taken from the whole :attr:`ledger`; effort and time to
+        recourse from :attr:`outcomes`, hence to each agent's first success.
+        """
+        return until_first_success(self.ledger) if self.scenario.reapplies else self.ledger
+
+    @cached_property
     def outcomes(self) -> pd.DataFrame:
         """One row per agent (:func:`~recoursesim.metrics.agent_outcomes`), shared by the metrics below."""
-        return agent_outcomes(self.ledger, self.scenario.effort_measure)
+        return agent_outcomes(self.recourse_ledger, self.scenario.effort_measure)
 
     @cached_property
     def metrics(self) -> pd.DataFrame:
@@ -114,6 +124,8 @@ class RunResult:
             frames["durability.parquet"] = self.durability
         if self.model.observers:
             frames["observations.parquet"] = self.model.observations
+        if self.model.outcome is not None:
+            frames["loans.parquet"] = self.model.loans
         written = []
         for name, frame in frames.items():
             write_parquet(frame, directory / name)

@@ -16,6 +16,7 @@ a message naming the failed property.
 from recoursesim.checks._registered import EXAMPLE_PARAMS, Case, registered_cases
 from recoursesim.checks.behaviour import check_behaviour
 from recoursesim.checks.observer import check_observer
+from recoursesim.checks.outcome import check_outcome
 from recoursesim.checks.population import check_population
 from recoursesim.checks.recourse import check_recourse
 from recoursesim.checks.scorer import check_scorer
@@ -27,6 +28,7 @@ __all__ = [
     "Case",
     "check_behaviour",
     "check_observer",
+    "check_outcome",
     "check_population",
     "check_recourse",
     "check_scorer",

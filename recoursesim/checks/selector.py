@@ -17,8 +17,12 @@ KIND = "selector"
 
 
 def contexts(seed: int) -> list[tuple[np.ndarray, SelectionContext]]:
-    """Populations of several sizes and shapes (empty, one agent, heavy ties, a group empty this step)."""
+    """Populations of several sizes and shapes (empty, one agent, heavy ties, a group empty this step).
+
+    Each context carries repayment probabilities, for selectors that lend (``lending``).
+    """
     rng = np.random.default_rng(seed)
+    repay_rng = np.random.default_rng([seed, 1])  # a stream of its own: the other draws stay as they were
     cases = []
     shapes = [(0, 2, False), (1, 2, False), (7, 2, False), (50, 2, True), (200, 3, False), (30, 3, True)]
     for n, n_groups, tied in shapes:
@@ -36,6 +40,7 @@ def contexts(seed: int) -> list[tuple[np.ndarray, SelectionContext]]:
             features=rng.normal(size=(n, 2)),
             initial_score=scores - np.abs(rng.normal(size=n)) * (entry < 5),
             effort_spent=np.abs(rng.normal(size=n)) * (entry < 5),
+            repay=repay_rng.uniform(size=n),
         )
         cases.append((scores, context))
     return cases

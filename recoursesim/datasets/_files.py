@@ -19,6 +19,9 @@ SHA256: dict[str, str] = {
     "compas-scores-two-years.csv": ("c451db85908b2f7fef1d83203bedf6b71ecda0d5af468d82ae62178f91d0cc7d"),
     "german.data": "b21f3d81db8071257d5ff1deaeba1fd4303b62712e6fcc9715c7a86202cb5871",
     "values_maps.json": "73a48f120cdb8019fb9f0ad84078ef1ba109f1100bbcc6cbcf925d60e6adcd4e",
+    "fico/totals.csv": "60ba4af53f9e61dedad3a5c4246390e666760e7552c98b08084dd3abf6b73f13",
+    "fico/transrisk_cdf_by_race_ssa.csv": "04c9691aa4b9fad43cc9722bc35a7d3f3f02ae1d724d49ae9d3bbe153f5b4f67",
+    "fico/transrisk_performance_by_race_ssa.csv": "77af654ac4173978c3cdb3a9186becb12ec35666d9e34e5b666a6a3972692ff9",
 }
 
 

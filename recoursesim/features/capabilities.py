@@ -39,6 +39,22 @@ class OffersTrainingData(Protocol):
         ...
 
 
+@runtime_checkable
+class GivesRepayment(Protocol):
+    """A population whose agents repay a loan with a probability that follows their current features."""
+
+    def repay_probability(self, features: np.ndarray, group: np.ndarray) -> np.ndarray:
+        """Return ``(n,)`` probabilities in [0, 1] that each agent repays a loan granted now."""
+        ...
+
+
+def repayment_of(population: object, features: np.ndarray, group: np.ndarray) -> np.ndarray | None:
+    """Each agent's repayment probability, or ``None`` for a population that gives none."""
+    if not isinstance(population, GivesRepayment):
+        return None
+    return np.asarray(population.repay_probability(features, group), dtype=float)
+
+
 def schema_of(population: object) -> FeatureSchema | None:
     """The population's feature schema, or ``None`` for a population that states none."""
     return population.schema if isinstance(population, DescribedBySchema) else None

@@ -102,6 +102,23 @@ def agent_outcomes(ledger: pd.DataFrame, effort: EffortMeasure = "cost") -> pd.D
     )
 
 
+def until_first_success(ledger: pd.DataFrame) -> pd.DataFrame:
+    """Each agent's rows up to and including its first positive outcome (all rows if it has none).
+
+    With an outcome component (:class:`~recoursesim.model.RecourseModel`'s ``outcome``) the
+    selected agents stay and apply again, so an agent may have several positive outcomes; effort
+    and time to recourse are measured to the first one, which is what this ledger keeps.
+    """
+    if ledger.empty:
+        return ledger
+    ids = ledger["agent_id"].to_numpy(dtype=np.int64)
+    step = ledger["step"].to_numpy(dtype=np.int64)
+    selected = ledger["selected"].to_numpy(dtype=bool)
+    first = np.full(int(ids.max()) + 1, np.iinfo(np.int64).max)
+    np.minimum.at(first, ids[selected], step[selected])
+    return ledger.loc[step <= first[ids]].reset_index(drop=True)
+
+
 def _empty_outcomes(categories: list[str]) -> pd.DataFrame:
     integer = ["agent_id", "entry_step", "last_step", "success_step", "first_negative_step", "n_negative"]
     real = ["effort_spent", "effort", "ttr", "score_entry", "score_last"]

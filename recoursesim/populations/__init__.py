@@ -3,6 +3,7 @@
 from recoursesim.populations.base import Cohort, FoldedNormal, PopulationGenerator, allocate
 from recoursesim.populations.bell2024 import EFFORT_CONDITIONS, Bell2024Population
 from recoursesim.populations.dataset import DatasetPopulation
+from recoursesim.populations.fico import FicoPopulation
 from recoursesim.populations.mixture import MixturePopulation, NormalMixture
 
 __all__ = [
@@ -10,6 +11,7 @@ __all__ = [
     "Bell2024Population",
     "Cohort",
     "DatasetPopulation",
+    "FicoPopulation",
     "FoldedNormal",
     "MixturePopulation",
     "NormalMixture",

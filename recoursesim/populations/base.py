@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, Self, runtime_checkable
 
@@ -107,6 +107,18 @@ class FoldedNormal:
     def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """Draw ``n`` values."""
         return self.scale * np.abs(rng.normal(self.mean, self.sd, size=n))
+
+    @classmethod
+    def from_spec(cls, field: str, spec: object) -> FoldedNormal:
+        """Build from a scenario table ``{mean, sd, scale}``; errors name ``field``."""
+        if not isinstance(spec, Mapping) or set(spec) - {"mean", "sd", "scale"}:
+            raise ConfigError(
+                field, "must be a table with mean, sd, scale", "write { mean = 0.0, sd = 1.0, scale = 0.1 }"
+            )
+        try:
+            return cls(**spec)
+        except ConfigError as error:
+            raise error.under(field) from None
 
     def expected(self) -> float:
         """Return the mean of the folded distribution (closed form)."""

@@ -270,7 +270,7 @@ class DatasetPopulation(Component):
         if not isinstance(effort, Mapping):
             raise ConfigError("effort", "must be a table", "write effort = { mean = 0.0, sd = 1.0, scale = 0.1 }")
         if set(effort) <= keys:
-            return tuple(_folded("effort", effort) for _ in self.group_names)
+            return tuple(FoldedNormal.from_spec("effort", effort) for _ in self.group_names)
         out = []
         for name in effort:
             if name not in self.group_names:
@@ -279,7 +279,7 @@ class DatasetPopulation(Component):
         for name in self.group_names:
             if name not in effort:
                 raise ConfigError(f"effort.{name}", "is missing", "give every group an effort table")
-            out.append(_folded(f"effort.{name}", effort[name]))
+            out.append(FoldedNormal.from_spec(f"effort.{name}", effort[name]))
         return tuple(out)
 
     # ------------------------------------------------------------------ the protocol
@@ -330,12 +330,3 @@ class DatasetPopulation(Component):
         if not hasattr(self, "train_rows_"):
             raise RuntimeError("DatasetPopulation.training_data called before fit")
         return self.codes[self.train_rows_].copy(), self.labels[self.train_rows_].copy()
-
-
-def _folded(field: str, spec: object) -> FoldedNormal:
-    if not isinstance(spec, Mapping) or set(spec) - {"mean", "sd", "scale"}:
-        raise ConfigError(field, "must be a table with mean, sd, scale", "write { mean = 0.0, sd = 1.0, scale = 0.1 }")
-    try:
-        return FoldedNormal(**spec)
-    except ConfigError as error:
-        raise error.under(field) from None

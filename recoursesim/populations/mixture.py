@@ -161,7 +161,7 @@ def _parse_group(field: str, spec: object, n_features: int | None) -> GroupSpec:
             f"has {len(mixtures)} features, group 0 has {n_features}",
             "give every group the same features",
         )
-    effort = _parse_effort(f"{field}.effort", spec.get("effort", {}))
+    effort = FoldedNormal.from_spec(f"{field}.effort", spec.get("effort", {}))
     name = spec["name"]
     if not isinstance(name, str) or not name:
         raise ConfigError(f"{field}.name", "must be a non-empty string", "name the group")
@@ -180,14 +180,3 @@ def _parse_qualification(field: str, qualification: object) -> tuple[NormalMixtu
         except ConfigError as error:
             raise error.under(f"{field}[{j}]") from None
     return tuple(mixtures)
-
-
-def _parse_effort(field: str, effort_spec: object) -> FoldedNormal:
-    if not isinstance(effort_spec, Mapping) or set(effort_spec) - {"mean", "sd", "scale"}:
-        raise ConfigError(
-            field, "must be a table with mean, sd, scale", "write effort = { mean = 1.0, sd = 1.0, scale = 0.05 }"
-        )
-    try:
-        return FoldedNormal(**effort_spec)
-    except ConfigError as error:
-        raise error.under(field) from None

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from recoursesim.metrics import agent_outcomes, utility_over_time
+from recoursesim.metrics import agent_outcomes, until_first_success, utility_over_time
 from recoursesim.report.results import Results
 from recoursesim.stats import describe_groups
 
@@ -143,6 +143,8 @@ def outcomes(results: Results) -> pd.DataFrame:
     if not results.has_ledgers:
         return pd.DataFrame()
     for run, ledger in zip(results.runs, results.ledgers(), strict=True):
+        if results.scenario.reapplies:  # the recourse measures stop at each agent's first success
+            ledger = until_first_success(ledger)
         frame = agent_outcomes(ledger, effort).assign(seed=run.seed_label)
         median = frame["score_entry"].median()
         frame["qualification"] = np.where(frame["score_entry"] >= median, "high", "low")

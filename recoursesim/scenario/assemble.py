@@ -65,6 +65,7 @@ def model_arguments(scenario: Scenario, *, dry_run: bool = False) -> dict[str, A
         else None
     )
     refit_order_of(trainer)
+    outcome = build("outcome", spec["outcome"], allow_imports=allowed) if "outcome" in spec else None
     observers = build_observers(spec.get("observers", []), population, mixed, allowed)
     reference = scenario.reference_group
     if reference is not None and reference not in population.group_names:
@@ -98,6 +99,7 @@ def model_arguments(scenario: Scenario, *, dry_run: bool = False) -> dict[str, A
         observers=observers,
         patience=patience,
         record_recommendations=model_spec.get("record_recommendations", True),
+        outcome=outcome,
     )
 
 

@@ -26,6 +26,7 @@ SECTIONS: dict[str, str] = {
     "behaviour": "how agents act",
     "training": "optional retraining of the decision model each step",
     "observers": "optional per-step auditors (a list of tables)",
+    "outcome": "optional consequences of a positive outcome (a loan): the selected stay and apply again",
     "model": "patience, record_recommendations",
     "metrics": "effort measure and reference group",
 }
@@ -35,10 +36,10 @@ _METRIC_KEYS = ("effort", "reference_group")
 #: The sections every scenario has (after its ``base`` chain is merged in).
 _REQUIRED = ("run", "population", "scorer", "selection", "recourse", "behaviour")
 #: The sections written as one TOML table.
-_TABLES = (*_REQUIRED, "training", "model", "metrics")
+_TABLES = (*_REQUIRED, "training", "model", "metrics", "outcome")
 #: The sections naming a registered component, with the component's kind where it differs.
 _NAMED = {"population": "population", "scorer": "scorer", "selection": "selector", "recourse": "recourse"}
-_NAMED |= {"behaviour": "behaviour", "training": "trainer"}
+_NAMED |= {"behaviour": "behaviour", "training": "trainer", "outcome": "outcome"}
 
 
 def check_table(data: dict[str, Any]) -> dict[str, Any]:

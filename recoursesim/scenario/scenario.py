@@ -168,6 +168,11 @@ class Scenario:
         return int(self.spec["run"].get("seed", 0))
 
     @property
+    def reapplies(self) -> bool:
+        """Whether the selected agents stay and apply again (the scenario has an ``[outcome]``)."""
+        return "outcome" in self.spec
+
+    @property
     def reference_group(self) -> str | None:
         """Group the disparities compare against (``None``: the first group)."""
         return self.spec.get("metrics", {}).get("reference_group")

@@ -10,12 +10,19 @@ from recoursesim.selection.base import (
 )
 from recoursesim.selection.circumstance_normalised import CircumstanceNormalisedSelector, group_quotas
 from recoursesim.selection.effort_rewarding import EffortRewardingSelector
+from recoursesim.selection.lending_selector import LendingSelector
+from recoursesim.selection.loan_outcome import LoanContext, LoanResult, Outcome, RepaymentOutcome
 from recoursesim.selection.threshold import ThresholdSelector
 from recoursesim.selection.top_k import TopKSelector
 
 __all__ = [
     "CircumstanceNormalisedSelector",
     "EffortRewardingSelector",
+    "LendingSelector",
+    "LoanContext",
+    "LoanResult",
+    "Outcome",
+    "RepaymentOutcome",
     "Selection",
     "SelectionContext",
     "Selector",

@@ -24,6 +24,8 @@ class SelectionContext:
         features: Current features, ``(n, d)``.
         initial_score: Each agent's score on entry (selectors that reward improvement use it).
         effort_spent: Feature-space cost each agent has spent acting on recommendations so far.
+        repay: Each agent's probability of repaying a loan granted now, when the population gives
+            one (the ``fico`` population does); ``None`` otherwise. The lending criteria need it.
     """
 
     step: int
@@ -34,6 +36,7 @@ class SelectionContext:
     features: np.ndarray
     initial_score: np.ndarray
     effort_spent: np.ndarray
+    repay: np.ndarray | None = None
 
     def subset(self, rows: np.ndarray) -> SelectionContext:
         """The context restricted to ``rows`` (indices into the aligned arrays)."""
@@ -46,6 +49,7 @@ class SelectionContext:
             features=self.features[rows],
             initial_score=self.initial_score[rows],
             effort_spent=self.effort_spent[rows],
+            repay=None if self.repay is None else self.repay[rows],
         )
 
 

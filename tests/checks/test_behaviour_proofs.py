@@ -13,6 +13,7 @@ a proof fails :func:`test_every_registered_component_has_a_behaviour_proof`.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import warnings
 from collections.abc import Callable
@@ -174,6 +175,24 @@ def prove_effort_rewarding() -> None:
     np.testing.assert_array_equal(np.flatnonzero(chosen), [0, 7])
 
 
+def prove_lending() -> None:
+    """Demographic parity lends to the same share of each group, the top scores first (hand-computed).
+
+    Group 0: 4 applicants at 800 (repay 0.95), 4 at 600 (0.85), 2 at 300 (0.5); group 1: 2 at 800
+    (0.9), 4 at 600 (0.7), 4 at 300 (0.5). With u = (1, -4) a loan is worth 5ρ - 4, so the total
+    utility's slope in the common rate β is 1.25, 0.25, -0.25 on [0, .2], [.2, .4], [.4, .6]: β = 0.4,
+    i.e. group 0's four at 800 and group 1's two at 800 and two of its four at 600.
+    """
+    scores = np.array([800.0] * 4 + [600.0] * 4 + [300.0] * 2 + [800.0] * 2 + [600.0] * 4 + [300.0] * 4)
+    group = np.array([0] * 10 + [1] * 10)
+    repay = np.array([0.95] * 4 + [0.85] * 4 + [0.5] * 2 + [0.9] * 2 + [0.7] * 4 + [0.5] * 4)
+    context = dataclasses.replace(_context(scores, group, np.full(20, 3), scores), repay=repay)
+    selector = registry.build("selector", {"name": "lending", "criterion": "demographic_parity"})
+    chosen = _select(selector, scores, context)
+    assert chosen[group == 0].sum() == 4 and chosen[group == 1].sum() == 4
+    assert chosen[:4].all() and chosen[10:12].all() and chosen[12:16].sum() == 2
+
+
 # --------------------------------------------------------------------------------------- trainers
 
 
@@ -260,6 +279,7 @@ PROOFS: dict[tuple[str, str], Callable[[], None]] = {
     ("selector", "cns"): prove_cns,
     ("selector", "threshold"): prove_threshold,
     ("selector", "effort_rewarding"): prove_effort_rewarding,
+    ("selector", "lending"): prove_lending,
     **{("trainer", n): (lambda n=n: prove_trainer(n)) for n in ("refit", "cda", "gupta")},
     **{("behaviour", n): (lambda n=n: prove_behaviour(n)) for n in ("logit_step", "bounded_effort", "follow_exactly")},
     **{

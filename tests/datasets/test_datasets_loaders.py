@@ -75,6 +75,7 @@ def test_compas():
 
 def test_checksum_mismatch_is_caught(tmp_path, monkeypatch):
     for name in _files.SHA256:
+        (tmp_path / name).parent.mkdir(exist_ok=True)  # the FICO tables sit in fico/
         shutil.copy(_files.DATA_DIR / f"{name}.gz", tmp_path / f"{name}.gz")
     raw = gzip.decompress((tmp_path / "german.data.gz").read_bytes())
     (tmp_path / "german.data.gz").write_bytes(gzip.compress(raw.replace(b"A11", b"A12", 1)))

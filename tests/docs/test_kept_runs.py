@@ -25,8 +25,11 @@ import pytest
 from recoursesim.reproductions import (
     bell2024,
     ccm_adult,
+    delayed_impact_agents,
+    delayed_impact_over_time,
     eoe_german,
     eoe_synthetic,
+    liu2018,
     real_data,
     recourse_durability,
     shift_dynamics,
@@ -44,6 +47,17 @@ KEPT: dict[str, tuple[Path, str, Callable[[pd.DataFrame, list[str]], str]]] = {
     "eoe_synthetic": (RUNS / "eoe_synthetic.csv.gz", "centres", eoe_synthetic.markdown_table),
     "eoe_german": (RUNS / "eoe_german.csv.gz", "centres", eoe_german.markdown_table),
     "bell2024_table1": (RUNS / "bell2024_table1.csv.gz", "strategy", bell2024.markdown_table),
+    "liu2018": (RUNS / "liu2018_delayed_impact.csv.gz", "setting", liu2018.markdown_table),
+    "delayed_impact_over_time": (
+        RUNS / "delayed_impact_over_time.csv.gz",
+        "setting",
+        delayed_impact_over_time.markdown_table,
+    ),
+    "delayed_impact_agents": (
+        RUNS / "delayed_impact_agents.csv.gz",
+        "variant",
+        delayed_impact_agents.markdown_table,
+    ),
 }
 CASES = [
     pytest.param(name, words.split(), block, id=f"{path.name}: {name}{words}")
@@ -60,6 +74,9 @@ def test_the_long_experiments_tables_come_from_kept_runs() -> None:
     assert sum(case.values[0] == "eoe_synthetic" for case in CASES) >= 1
     assert sum(case.values[0] == "eoe_german" for case in CASES) >= 1
     assert sum(case.values[0] == "bell2024_table1" for case in CASES) >= 1
+    assert sum(case.values[0] == "liu2018" for case in CASES) >= 1
+    assert sum(case.values[0] == "delayed_impact_over_time" for case in CASES) >= 2
+    assert sum(case.values[0] == "delayed_impact_agents" for case in CASES) >= 1
 
 
 @pytest.mark.parametrize(("experiment", "parts", "block"), CASES)
