@@ -18,8 +18,6 @@ from recoursesim.errors import ConfigError
 
 #: Most grid cells (points) a lesson may have: every cell is one position of the page's controls.
 MAX_CELLS = 500
-#: The control of a lesson over several scenarios: its values are the scenarios (as in ``recoursesim compare``).
-POLICY = "policy"
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -46,7 +44,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         nargs="+",
         metavar="SCENARIO",
         help=f"a scenario TOML file or a bundled scenario name ({', '.join(bundled_names())}); several: a "
-        f"'{POLICY}' control choosing between them",
+        "'policy' control choosing between them",
     )
     parser.add_argument(
         "--vary",
@@ -87,6 +85,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def lesson(args: argparse.Namespace) -> int:
     """Execute ``recoursesim lesson``: check everything, run the grid, write the page."""
+    from recoursesim.compare import POLICY_PARAM
     from recoursesim.report.lesson_page import require_extra
     from recoursesim.scenario import load_scenario
     from recoursesim.sweep import run_sweep
@@ -100,7 +99,7 @@ def lesson(args: argparse.Namespace) -> int:
         [load_scenario(name, allow_imports=args.allow_imports) for name in args.scenarios], args.label
     )
     grid = parse_vary(args.vary, policies=len(scenarios))
-    controls = {POLICY: list(scenarios), **grid} if len(scenarios) > 1 else grid
+    controls = {POLICY_PARAM: list(scenarios), **grid} if len(scenarios) > 1 else grid
     if args.lever is not None and args.lever not in controls:
         raise ConfigError("--lever", f"{args.lever!r} is not a control", f"use one of {', '.join(controls)}")
     plan = plan_of(scenarios, grid, args.seeds, args.root_seed)
@@ -208,6 +207,7 @@ def plan_of(scenarios: Mapping[str, Any], grid: dict[str, list[Any]], seeds: int
     scenario's policy label too (``{"policy": "bell2024-cda", "population.q": 2}``), all on the
     same spawned seeds (the first scenario's ``run.seed`` by default), as ``recoursesim compare`` runs them.
     """
+    from recoursesim.compare import POLICY_PARAM
     from recoursesim.sweep import Point, SweepPlan
 
     first = next(iter(scenarios.values()))
@@ -220,7 +220,9 @@ def plan_of(scenarios: Mapping[str, Any], grid: dict[str, list[Any]], seeds: int
     if len(plans) == 1:
         return next(iter(plans.values()))
     points = tuple(
-        Point({POLICY: label, **point.params}, point.scenario) for label, plan in plans.items() for point in plan.points
+        Point({POLICY_PARAM: label, **point.params}, point.scenario)
+        for label, plan in plans.items()
+        for point in plan.points
     )
     return SweepPlan(points, n_seeds=seeds, root_seed=root, durability=True)
 
