@@ -25,6 +25,7 @@ from recoursesim.report.lesson_data import Control, controls_of, lesson_rows
 from recoursesim.report.scenario_table import scenario_table
 from recoursesim.scenario import Scenario
 from recoursesim.sweep import SweepStore, summarise
+from recoursesim.sweep.identity import canonical_json
 from recoursesim.sweep.worker import DURABILITY_METRICS
 
 
@@ -94,6 +95,12 @@ def build_lesson(
     reference = scenario.reference_group or groups[0]
     n_seeds = int(SweepStore(directory).read_manifest()["n_seeds"])
     panels = make_panels(summary, controls, lever_of(controls, lever), groups, reference, scenario)
+    if _score_scales_differ(list(policies.values())):
+        panels[0].story.append(
+            "The policies score agents with different models (one is refitted as the run goes), and effort here "
+            "is a gain in a model's score, so its scale differs between them: compare the groups within a policy, "
+            "and across policies compare the ratio rETR below rather than ETR itself."
+        )
     rows = lesson_rows(summary, controls)
     names = [s.name for s in policies.values()]
     intro = intro or (
@@ -111,6 +118,12 @@ def build_lesson(
     }
     title = title or f"A lesson on {_listed(names)}"
     return render(title, str(intro), policies, controls, panels, rows, about)
+
+
+def _score_scales_differ(scenarios: Sequence[Scenario]) -> bool:
+    """Whether effort measured as score gain is on different scales: other scorers, or a refitted model."""
+    models = {canonical_json([s.spec["scorer"], s.spec.get("training")]) for s in scenarios}
+    return len(models) > 1 and scenarios[0].effort_measure == "score_gain"
 
 
 def _listed(names: Sequence[str]) -> str:
