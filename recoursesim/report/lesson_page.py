@@ -25,6 +25,7 @@ from recoursesim.report.lesson_data import Control, controls_of, lesson_rows
 from recoursesim.report.scenario_table import scenario_table
 from recoursesim.scenario import Scenario
 from recoursesim.sweep import SweepStore, summarise
+from recoursesim.sweep.identity import canonical_json
 from recoursesim.sweep.worker import DURABILITY_METRICS
 
 
@@ -62,7 +63,7 @@ def lever_of(controls: Sequence[Control], field: str | None) -> Control:
 
 def build_lesson(
     directory: str | Path,
-    scenario: Scenario,
+    scenario: Scenario | Mapping[str, Scenario],
     grid: Mapping[str, Sequence[Any]],
     *,
     lever: str | None = None,
@@ -73,8 +74,11 @@ def build_lesson(
 
     Args:
         directory: The sweep's output directory (its runs are summarised, not re-run).
-        scenario: The scenario the sweep varied.
-        grid: The varied fields and their values, in the order the controls are shown.
+        scenario: The scenario the sweep varied, or several by policy label (a sweep whose points
+            carry a ``policy`` parameter, as ``recoursesim lesson A B ...`` runs; they share their
+            groups, reference group, effort measure and steps, and the first one's are used).
+        grid: The varied fields and their values, in the order the controls are shown (with
+            several scenarios, ``policy`` and the labels among them).
         lever: The field on the x axis of the rETR/dTTR panel (default: the first numeric one).
         title: The page's title (default: from the scenario's name).
         intro: A paragraph under the title (default: the scenario's ``description``).
@@ -83,22 +87,48 @@ def build_lesson(
         The page.
     """
     require_extra()
+    policies = dict(scenario) if isinstance(scenario, Mapping) else {scenario.name: scenario}
+    scenario = next(iter(policies.values()))
     summary = summarise(directory, write=False)
     controls = controls_of(grid)
     groups = list(dict.fromkeys(summary["group"].astype(str)))
     reference = scenario.reference_group or groups[0]
     n_seeds = int(SweepStore(directory).read_manifest()["n_seeds"])
     panels = make_panels(summary, controls, lever_of(controls, lever), groups, reference, scenario)
+    if _score_scales_differ(list(policies.values())):
+        panels[0].story.append(
+            "The policies score agents with different models (one is refitted as the run goes), and effort here "
+            "is a gain in a model's score, so its scale differs between them: compare the groups within a policy, "
+            "and across policies compare the ratio rETR below rather than ETR itself."
+        )
     rows = lesson_rows(summary, controls)
-    intro = intro or scenario.spec.get("description") or f"The scenario {scenario.name}."
+    names = [s.name for s in policies.values()]
+    intro = intro or (
+        scenario.spec.get("description") or f"The scenario {scenario.name}."
+        if len(policies) == 1
+        else f"The scenarios {_listed(names)}, on the same seeds."
+    )
     about = {
         "scenario": scenario.name,
+        **({"scenarios": names} if len(policies) > 1 else {}),
         "seeds": n_seeds,
         "groups": groups,
         "reference": reference,
         "controls": [[c.field, list(c.values)] for c in controls],
     }
-    return render(title or f"A lesson on {scenario.name}", str(intro), scenario, controls, panels, rows, about)
+    title = title or f"A lesson on {_listed(names)}"
+    return render(title, str(intro), policies, controls, panels, rows, about)
+
+
+def _score_scales_differ(scenarios: Sequence[Scenario]) -> bool:
+    """Whether effort measured as score gain is on different scales: other scorers, or a refitted model."""
+    models = {canonical_json([s.spec["scorer"], s.spec.get("training")]) for s in scenarios}
+    return len(models) > 1 and scenarios[0].effort_measure == "score_gain"
+
+
+def _listed(names: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return " and ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1 else names[0]
 
 
 def make_panels(
@@ -169,7 +199,7 @@ def make_panels(
 def render(
     title: str,
     intro: str,
-    scenario: Scenario,
+    policies: Mapping[str, Scenario],
     controls: Sequence[Control],
     panels: Sequence[Panel],
     rows: list[dict[str, Any]],
@@ -177,21 +207,18 @@ def render(
 ) -> str:
     """The HTML document: head, description, controls, panels, then the data and the JavaScript.
 
-    ``about`` (the scenario's name, the seeds, the groups, the reference group and the controls)
-    is stored beside the rows, so a reader (or a test) can tell what the page holds.
+    ``policies`` are the scenarios by label (one, or the values of the ``policy`` control); each
+    gets a fold-out table of its settings. ``about`` (the scenario's name, the seeds, the groups,
+    the reference group and the controls) is stored beside the rows, so a reader (or a test) can
+    tell what the page holds.
     """
     import vl_convert
 
-    settings = scenario_table(scenario.spec)
-    table = "".join(
-        f"<tr><td>{html.escape(str(s))}</td><td>{html.escape(str(v))}</td></tr>"
-        for s, v in zip(settings["setting"], settings["value"], strict=True)
-    )
     body = [
         f"<h1>{html.escape(title)}</h1>",
         f"<p class='description'>{html.escape(intro)}</p>",
         f"<p>Each line is the mean over {about['seeds']} seeded runs; move the controls to change the setting.</p>",
-        f"<details><summary>All settings of {html.escape(scenario.name)}</summary><table>{table}</table></details>",
+        *(_settings(label, scenario, len(policies) > 1) for label, scenario in policies.items()),
         f"<div class='controls' id='controls-a'><b>Setting A</b>{_controls(controls)}</div>",
     ]
     for panel in panels:
@@ -213,6 +240,20 @@ def render(
         f"<script id='lesson-data' type='application/json'>{data}</script>"
         f"<script>{bundle}</script><script>{_START}</script></body></html>\n"
     )
+
+
+def _settings(label: str, scenario: Scenario, policy: bool) -> str:
+    """A fold-out table of every setting of ``scenario`` (named by its policy label on a page of several)."""
+    settings = scenario_table(scenario.spec)
+    table = "".join(
+        f"<tr><td>{html.escape(str(s))}</td><td>{html.escape(str(v))}</td></tr>"
+        for s, v in zip(settings["setting"], settings["value"], strict=True)
+    )
+    name = html.escape(scenario.name)
+    heading = f"policy {html.escape(label)}: all settings of {name}" if policy else f"All settings of {name}"
+    description = scenario.spec.get("description")
+    note = f"<p>{html.escape(str(description))}</p>" if policy and description else ""
+    return f"<details><summary>{heading}</summary>{note}<table>{table}</table></details>"
 
 
 def _controls(controls: Sequence[Control], setting: str = "", panel: Panel | None = None) -> str:

@@ -2,7 +2,8 @@
 
 Needs the ``lesson`` and ``browser`` extras and Debian's ``chromium``. The page must draw every
 panel without a single request leaving it, and moving a slider must change the data the charts
-draw, read through the Vega view API (``view.data``), not from pixels.
+draw, read through the Vega view API (``view.data``), not from pixels. The page is a lesson over two
+scenarios, so its first control is the ``policy`` drop-down whose values are whole scenarios.
 """
 
 from __future__ import annotations
@@ -51,9 +52,9 @@ def lesson_page(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("lesson")
     page = folder / "lesson.html"
     status = main([
-        "lesson", "bell2024-baseline", "--vary", "population.q=0,1,2", "--vary", "selection.name=top_k,cns",
-        "--vary", "run.steps=8", "--seeds", "2", "--runs", str(folder / "runs"), "--out", str(page), "--quiet",
-        "--workers", "1",
+        "lesson", "bell2024-baseline", "bell2024-cns", "--label", "top-k", "--label", "CNS",
+        "--vary", "population.q=0,1,2", "--vary", "run.steps=8", "--seeds", "2", "--runs", str(folder / "runs"),
+        "--out", str(page), "--quiet", "--workers", "1",
     ])  # fmt: skip
     assert status == 0
     return page
@@ -83,27 +84,30 @@ def test_lesson_page_offline_slider_changes_chart_data(lesson_page, browser_page
 
     before = page.evaluate(READ_DATA, "outcomes")
     assert before, "no filtered data set found in the outcomes view"
-    assert all(row["v0"] == 0 for rows in before.values() for row in rows)  # q at its first value, 0
+    assert all(row["v0"] == 0 and row["v1"] == 0 for rows in before.values() for row in rows)  # top-k, q = 0
 
-    page.fill("#ctl-v0", "2")  # the population.q slider to its third value
-    assert page.locator("#ctl-v0-value").inner_text() == "2"
-    after = before
-    for _ in range(50):  # the views update asynchronously: wait up to 10 s for the new rows
-        after = page.evaluate(READ_DATA, "outcomes")
-        if after and all(row["v0"] == 2 for rows in after.values() for row in rows):
-            break
-        page.wait_for_timeout(200)
+    page.fill("#ctl-v1", "2")  # the population.q slider to its third value
+    assert page.locator("#ctl-v1-value").inner_text() == "2"
+    after = _wait_for(page, "outcomes", lambda row: row["v1"] == 2)
     assert set(after) == set(before)
     for name in before:
         assert after[name], f"{name} is empty after moving the slider"
-        assert all(row["v0"] == 2 for row in after[name]), f"{name} still holds rows of another q"
-        assert all(row["v1"] == 0 for row in after[name]), f"{name} lost the selector setting"
-    means = lambda rows: [(r["metric"], r["group"], r["step"], r["mean"]) for r in rows]  # noqa: E731
-    assert any(means(before[name]) != means(after[name]) for name in before), "the chart's numbers did not change"
+        assert all(row["v1"] == 2 for row in after[name]), f"{name} still holds rows of another q"
+        assert all(row["v0"] == 0 for row in after[name]), f"{name} lost the policy setting"
+    assert any(_means(before[name]) != _means(after[name]) for name in before), "the chart's numbers did not change"
 
-    # the lever panel keeps every q (its x axis) and follows the other controls
+    # the policy drop-down swaps the whole scenario: CNS's rows, q still at 2
+    assert page.locator("#ctl-v0 option").all_inner_texts() == ["top-k", "CNS"]
+    page.select_option("#ctl-v0", "1")
+    cns = _wait_for(page, "outcomes", lambda row: row["v0"] == 1)
+    for name in before:
+        assert cns[name] and all(row["v0"] == 1 and row["v1"] == 2 for row in cns[name]), name
+    assert any(_means(after[name]) != _means(cns[name]) for name in before), "the policy did not change the numbers"
+
+    # the lever panel keeps every q (its x axis) and follows the other controls (CNS)
     lever = page.evaluate(READ_DATA, "lever")
-    assert {row["v0"] for rows in lever.values() for row in rows} == {0, 1, 2}
+    assert {row["v1"] for rows in lever.values() for row in rows} == {0, 1, 2}
+    assert {row["v0"] for rows in lever.values() for row in rows} == {1}
 
     ARTIFACTS.mkdir(exist_ok=True)
     shot = ARTIFACTS / "lesson.png"
@@ -111,3 +115,18 @@ def test_lesson_page_offline_slider_changes_chart_data(lesson_page, browser_page
     print(f"\nscreenshot: {shot}")
     assert not errors, errors
     assert leaving == [], f"the page made network requests: {leaving}"
+
+
+def _wait_for(page, key: str, holds) -> dict:
+    """The panel's data once every row satisfies ``holds`` (the views update asynchronously; up to 10 s)."""
+    rows = {}
+    for _ in range(50):
+        rows = page.evaluate(READ_DATA, key)
+        if rows and all(holds(row) for data in rows.values() for row in data):
+            break
+        page.wait_for_timeout(200)
+    return rows
+
+
+def _means(rows: list[dict]) -> list[tuple]:
+    return [(r["metric"], r["group"], r["step"], r["mean"]) for r in rows]

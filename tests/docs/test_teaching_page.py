@@ -1,9 +1,10 @@
 """docs/teaching.md: the kept lesson pages are what its commands make, and its figures are read from them.
 
 A table in the page marked ``<!-- lesson figures: NAME -->`` lists settings (one column per
-``--vary`` key, by name) and the pooled rETR and dTTR of the non-reference group with their 95%
-intervals; the test reads the same numbers from ``docs/lessons/NAME.html`` and compares the
-table line by line. The command above each link must name the page's scenario, controls and seeds.
+control, by name: ``policy`` first on a lesson over several scenarios, then the ``--vary`` keys)
+and the pooled rETR and dTTR of the non-reference group with their 95% intervals; the test reads
+the same numbers from ``docs/lessons/NAME.html`` and compares the table line by line. The
+command above each link must name the page's scenarios, controls and seeds.
 """
 
 from __future__ import annotations
@@ -85,7 +86,13 @@ def test_kept_page_matches_its_command_and_size(name):
     commands = [c.replace("\\\n", " ") for c in re.findall(r"```bash\n(recoursesim lesson .*?)```", text, re.S)]
     [command] = [shlex.split(c) for c in commands if f"--out {name}.html" in c]
     about = _data(name)["lesson"]
-    assert command[2] == about["scenario"]
+    scenarios = command[2 : next(i for i, word in enumerate(command) if word.startswith("--"))]
+    assert scenarios == about.get("scenarios", [about["scenario"]])
     assert int(command[command.index("--seeds") + 1]) == about["seeds"]
+    controls = about["controls"]
+    if len(scenarios) > 1:  # several scenarios: the first control is the policy, labelled by --label or name
+        labels = [command[i + 1] for i, word in enumerate(command) if word == "--label"] or scenarios
+        assert controls[0] == ["policy", labels]
+        controls = controls[1:]
     varied = [command[i + 1] for i, word in enumerate(command) if word == "--vary"]
-    assert varied == [f"{field}={','.join(_label(v) for v in values)}" for field, values in about["controls"]]
+    assert varied == [f"{field}={','.join(_label(v) for v in values)}" for field, values in controls]

@@ -115,6 +115,125 @@ def test_names_only_page_puts_the_names_on_the_lever_axis(tiny, tmp_path):
     assert "<select id='ctl-v0'>" in (tmp_path / "names.html").read_text(encoding="utf-8")
 
 
+# ---------------------------------------------------------------------------------------------- several scenarios
+
+
+def _policy(tmp_path: Path, name: str, *, steps: int = 4, metrics: str = "") -> Path:
+    """A tiny scenario on the bundled bell2024 preset ``name``, with ``steps`` and extra ``[metrics]`` lines."""
+    text = SCENARIO.replace("bell2024-baseline", name).replace("tiny-bell", f"tiny-{name}")
+    text = text.replace("steps = 4", f"steps = {steps}") + (f"[metrics]\n{metrics}\n" if metrics else "")
+    path = tmp_path / f"{name}.toml"
+    path.write_text(text)
+    return path
+
+
+def _policies_args(tmp_path: Path, *scenarios: Path, extra: tuple[str, ...] = ()) -> list[str]:
+    return [
+        "lesson", *map(str, scenarios), "--vary", "population.q=0,2", "--seeds", "2", "--runs", str(tmp_path / "runs"),
+        "--out", str(tmp_path / "lesson.html"), "--quiet", "--workers", "1", *extra,
+    ]  # fmt: skip
+
+
+def test_scenarios_become_a_policy_control_on_shared_seeds(tiny, tmp_path):
+    cda = _policy(tmp_path, "bell2024-cda")
+    assert main(_policies_args(tmp_path, tiny, cda, extra=("--label", "top-k", "--label", "CDA"))) == 0
+    page = tmp_path / "lesson.html"
+    data = _page_data(page)
+    assert data["lesson"]["controls"] == [["policy", ["top-k", "CDA"]], ["population.q", [0, 2]]]
+    assert data["lesson"]["scenarios"] == ["tiny-bell", "tiny-bell2024-cda"]
+    text = page.read_text(encoding="utf-8")
+    assert "<select id='ctl-v0'><option value='0' selected>top-k</option><option value='1'>CDA</option>" in text
+    assert "policy CDA: all settings of tiny-bell2024-cda" in text  # each scenario's settings fold out
+    assert "A lesson on tiny-bell and tiny-bell2024-cda" in text
+    # the lever is the first numeric control, with the policy drop-down still applying
+    assert "<h2>Disparity against population.q</h2>" in text
+    assert "compare the ratio rETR below rather than ETR itself" in text  # CDA's refitted model: another scale
+    # each policy's numbers are those of a lesson of that scenario alone: the same spawned seeds
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    single = ["lesson", str(cda), "--vary", "population.q=0,2", "--seeds", "2", "--runs", str(alone / "runs"),
+              "--out", str(alone / "lesson.html"), "--quiet", "--workers", "1"]  # fmt: skip
+    assert main(single) == 0
+    own = _page_data(alone / "lesson.html")["rows"]
+    both = data["rows"]
+    key = lambda r: (r["step"] is None, r["step"] or 0, r["group"], r["metric"], r["v0"])  # noqa: E731
+    cda_rows = sorted(({**r, "v0": r["v1"]} for r in both if r["v0"] == 1), key=key)
+    for r in cda_rows:
+        del r["v1"]
+    assert cda_rows == sorted(own, key=key)
+    assert [r for r in both if r["v0"] == 0] != []
+    assert [r["mean"] for r in both if r["v0"] == 0 and r["metric"] == "selection_rate"] != [
+        r["mean"] for r in both if r["v0"] == 1 and r["metric"] == "selection_rate"
+    ]
+
+
+def test_policy_control_alone_and_as_the_lever(tiny, tmp_path):
+    cns = _policy(tmp_path, "bell2024-cns")
+    args = ["lesson", str(tiny), str(cns), "--seeds", "2", "--runs", str(tmp_path / "runs"), "--lever", "policy",
+            "--out", str(tmp_path / "lesson.html"), "--quiet", "--workers", "1"]  # fmt: skip
+    assert main(args) == 0
+    data = _page_data(tmp_path / "lesson.html")
+    assert data["lesson"]["controls"] == [["policy", ["tiny-bell", "tiny-bell2024-cns"]]]
+    text = (tmp_path / "lesson.html").read_text(encoding="utf-8")
+    assert "<h2>Disparity against policy</h2>" in text
+    assert "rather than ETR itself" not in text  # top-k and CNS score with the same model
+    assert '"lever:N"' in json.dumps(data["specs"]["lever"]) or '"nominal"' in json.dumps(data["specs"]["lever"])
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ({"steps": 5}, ["scenarios", "tiny-bell2024-cns has steps 5 but tiny-bell has 4"]),
+        ({"metrics": 'reference_group = "disadvantaged"'}, ["scenarios", "reference group disadvantaged"]),
+        ({"metrics": 'effort = "cost"'}, ["scenarios", "effort measure cost but tiny-bell has score_gain"]),
+    ],
+    ids=["steps", "reference", "effort"],
+)
+def test_scenarios_that_differ_are_refused(tiny, tmp_path, capsys, options, words):
+    code = main(_policies_args(tmp_path, tiny, _policy(tmp_path, "bell2024-cns", **options)))
+    _refused(capsys, code, *words)
+    _nothing_written(tmp_path)
+
+
+def test_scenarios_with_other_groups_are_refused(tiny, tmp_path, capsys):
+    args = _policies_args(tmp_path, tiny)
+    code = main([*args[:2], "german-credit-lending", *args[2:]])
+    _refused(capsys, code, "scenarios", "german-credit-lending has groups female, male", "advantaged, disadvantaged")
+    _nothing_written(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("labels", "words"),
+    [
+        (["a"], ["--label", "1 name(s) for 2"]),
+        (["a", "a"], ["--label", "not distinct"]),
+        (None, ["scenarios", "not distinct"]),
+    ],
+    ids=["count", "repeated", "same-names"],
+)
+def test_policy_labels_refused(tiny, tmp_path, capsys, labels, words):
+    second = tiny if labels is None else _policy(tmp_path, "bell2024-cns")
+    extra = tuple(word for label in labels or [] for word in ("--label", label))
+    code = main(_policies_args(tmp_path, tiny, second, extra=extra))
+    _refused(capsys, code, *words)
+    _nothing_written(tmp_path)
+
+
+def test_policies_count_toward_the_500_settings(tiny, tmp_path, capsys):
+    many = ",".join(str(q / 10) for q in range(130))
+    cns, cda = _policy(tmp_path, "bell2024-cns"), _policy(tmp_path, "bell2024-cda")
+    code = main(_policies_args(tmp_path, tiny, cns, cda, extra=("--vary", f"selection.k={many}")))
+    _refused(capsys, code, "--vary", "780", "2 x 130 x 3")
+    _nothing_written(tmp_path)
+
+
+def test_one_scenario_needs_a_vary(tiny, tmp_path, capsys):
+    code = main(["lesson", str(tiny), "--seeds", "2", "--runs", str(tmp_path / "runs"),
+                 "--out", str(tmp_path / "lesson.html")])  # fmt: skip
+    _refused(capsys, code, "--vary", "several scenarios")
+    _nothing_written(tmp_path)
+
+
 def test_rows_match_numpy_scalars():
     controls = controls_of({"flag": [True, False], "selection.k": [10, 20]})
     summary = _summary(
