@@ -119,6 +119,10 @@ def pareto_figure(trials: pd.DataFrame, labels: list[str], *, title: str) -> Fig
             )
         ax.set_xlabel(_axis_label(a))
         ax.set_ylabel(_axis_label(b))
+        if a.startswith("satisficing "):  # a share: its whole range
+            ax.set_xlim(-0.03, 1.03)
+    if labels[-1 if len(labels) == 1 else 1].startswith("satisficing "):
+        ax.set_ylim(-0.03, 1.03)
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     ax.set_title(title, fontsize=9)

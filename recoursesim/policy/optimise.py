@@ -153,6 +153,11 @@ class PolicySearch:
                     fix = "give it once, as a lever or as an uncertainty"
                     raise ConfigError(f"--uncertainty {r.key}", "is also a --param or --choice", fix)
             self.settings = sample_scenarios(self.uncertainties, self.n_scenarios, self.seed)
+            for setting in self.settings:  # a field the scenario does not take: refused now, not in every trial
+                try:
+                    self.scenario.with_overrides(setting)
+                except ConfigError as error:
+                    raise ConfigError(f"--uncertainty {error.field}", error.problem, error.fix) from None
         elif any(o.measure for o in self.objectives):
             measure = next(o.label for o in self.objectives if o.measure)
             fix = "give --uncertainty KEY=LO:HI and --scenarios N to evaluate each policy over"

@@ -156,6 +156,7 @@ def test_robust_objectives_read_and_label():
         (["--objective", "min dTTR:a", "--uncertainty", "selection.k=5:9"], "--uncertainty selection.k: is also"),
         (["--objective", "min dTTR:a", "--uncertainty", "population.entrants=a:9"], "--uncertainty population"),
         (["--objective", "min dTTR:a", "--uncertainty", "population.entrants=9:1"], "low < high"),
+        (["--objective", "min dTTR:a", "--uncertainty", "population.bogus=1:2"], "--uncertainty population.bogus"),
     ],
 )
 def test_bad_robust_options_are_one_line(tmp_path, capsys, extra, expected):
