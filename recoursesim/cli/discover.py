@@ -43,10 +43,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Execute ``recoursesim discover``."""
-    from recoursesim.policy._deps import require
+    from recoursesim.policy._deps import require_prim
     from recoursesim.policy.discover import discover, parse_condition, read_cases
 
-    require("ema_workbench")
+    require_prim()  # PRIM alone, not the whole workbench; a missing extra fails before any reading
     condition = parse_condition(args.where)
     if args.out is not None:
         check_out(args.out, overwrite=args.overwrite)  # an unusable --out fails before any reading

@@ -4,6 +4,12 @@ Search scenario fields with Optuna's TPE sampler for the policy that best meets 
 (several objectives: the Pareto front). Each trial runs --seeds seeds on the sweep engine;
 objectives use the mean over seeds and report its standard error. The study is stored in
 OUT/study.db: rerun with --resume and a larger --trials to continue.
+
+With --uncertainty KEY=LO:HI (and --scenarios N, default 8), every trial runs in the same N
+settings of the uncertain fields (a Latin hypercube drawn from the seed, the same seeds in each);
+an objective may then be robust: 'regret min |dTTR:female|' (minimise the maximum regret over the
+settings, against the other trials) or 'satisficing |dTTR:female| <= 1' (maximise the share of
+settings that meet the bound). A plain objective is the mean over all settings and seeds.
 """
 
 from __future__ import annotations
@@ -41,7 +47,21 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         action="append",
         default=[],
         metavar="EXPR",
-        help="'min |dTTR:female|', 'min |rETR:female - 1|', 'max selected:all'; repeat for several",
+        help="'min |dTTR:female|', 'min |rETR:female - 1|', 'max selected:all', with --uncertainty"
+        " 'regret min |dTTR:female|' or 'satisficing |dTTR:female| <= 1'; repeat for several",
+    )
+    parser.add_argument(
+        "--uncertainty",
+        action="append",
+        default=[],
+        metavar="KEY=LO:HI[:log]",
+        help="a field the policy does not control and its range; every trial runs over --scenarios settings; repeat",
+    )
+    parser.add_argument(
+        "--scenarios",
+        type=positive_int,
+        default=None,
+        help="settings of the uncertainties each trial runs in (default 8 with --uncertainty)",
     )
     parser.add_argument(
         "--constraint", action="append", default=[], metavar="EXPR", help="e.g. 'selected:all >= 900'; repeat"
@@ -70,12 +90,17 @@ def optimise(args: argparse.Namespace) -> int:
     scenario = load_scenario(args.scenario, allow_imports=args.allow_imports, trusted=args.trusted)
     ranges, choices = parse_ranges(args.param), parse_choices(args.choice)
     check_disjoint(ranges, choices)
+    try:
+        uncertainties = parse_ranges(args.uncertainty)
+    except ConfigError as error:  # the same grammar as --param
+        raise ConfigError(error.field.replace("--param", "--uncertainty", 1), error.problem, error.fix) from None
+    n_scenarios = args.scenarios if args.scenarios is not None else 8 if uncertainties else 0
     objectives = [parse_objective(text) for text in args.objective]
     constraints = [parse_constraint(text) for text in args.constraint]
     check_sweep_size(args.trials, args.seeds, TRIALS)
     check_metrics(scenario, [o.metric for o in objectives] + [c.metric for c in constraints])
     batch = args.batch or args.dask_local or args.workers
-    choice = check_executor(args, batch * args.seeds, [scenario])
+    choice = check_executor(args, batch * args.seeds * max(n_scenarios, 1), [scenario])
     out = study_out(args, "optimise", scenario.name, "search")
     start = time.perf_counter()
     with study_directory(args, out, scenario.spec) as directory:
@@ -89,6 +114,8 @@ def optimise(args: argparse.Namespace) -> int:
             root_seed=args.root_seed,
             batch=batch,
             startup_trials=args.startup_trials,
+            uncertainties=tuple(uncertainties),
+            n_scenarios=n_scenarios,
         )
         search.open(resume=args.resume)
         say = None if args.quiet else (lambda line: print(line, file=sys.stderr))

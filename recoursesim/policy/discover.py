@@ -39,7 +39,7 @@ import pandas as pd
 from recoursesim import ownership
 from recoursesim._atomic import replacing
 from recoursesim.errors import ConfigError
-from recoursesim.policy._deps import require
+from recoursesim.policy._deps import require_prim
 from recoursesim.policy.objectives import NUMBER
 from recoursesim.policy.space import MetricSpec, parse_metric
 from recoursesim.sweep.identity import canonical_json
@@ -178,7 +178,8 @@ def _run_values(
 ) -> tuple[list[dict[str, Any]], np.ndarray]:
     """Each finished run's point parameters and metric, read from all its shards at once."""
     store = SweepStore(directory)
-    finished = [(run_id, point, seed) for run_id, point, seed in manifest["runs"] if store.shard_path(run_id).is_file()]
+    done = store.finished()  # one listing of the folder, not a file-system call per run
+    finished = [(run_id, point, seed) for run_id, point, seed in manifest["runs"] if run_id in done]
     if not finished:
         return [], np.array([])
     rows = _pooled_rows(store, [run_id for run_id, _, _ in finished])
@@ -410,7 +411,7 @@ def discover(
             raise ConfigError(name, f"must be in (0, 1], got {value}", f"give {name} 0.8, say")
     if max_boxes < 1:
         raise ConfigError("--boxes", f"must be at least 1, got {max_boxes}", "give --boxes 1 or more")
-    prim = require("ema_workbench.analysis.prim")
+    prim = require_prim()
     with warnings.catch_warnings():
         # The workbench calls DataFrame.drop(inplace=True), which pandas 3.1 deprecates; nothing for a user to do.
         warnings.filterwarnings("ignore", message="The inplace keyword", category=DeprecationWarning)

@@ -22,8 +22,13 @@ _UNITS = {"ttr": "steps", "dttr": "steps", "etr": "effort", "retr": "ratio", "ce
 
 
 def _axis_label(label: str) -> str:
-    """An objective label with its unit: ``"min |dttr:female| (steps)"``; counts are in applicants."""
-    name = label.split(maxsplit=1)[-1].strip("|").split(":")[0]
+    """An objective label with its unit: ``"min |dttr:female| (steps)"``; counts are in applicants.
+
+    A regret is in the outcome's unit; a satisficing objective is a share of scenarios.
+    """
+    if label.startswith("satisficing "):
+        return f"{label} (share of scenarios)"
+    name = label.removeprefix("regret ").split(maxsplit=1)[-1].strip("|").split(":")[0]
     unit = _UNITS.get(name, "applicants" if name in COUNT_METRICS else "")
     return f"{label} ({unit})" if unit else label
 
@@ -84,10 +89,11 @@ def pareto_figure(trials: pd.DataFrame, labels: list[str], *, title: str) -> Fig
     if len(labels) == 1:
         label = labels[0]
         x, y, se = done["number"].to_numpy(), done[label].to_numpy(float), done[f"{label}_se"].to_numpy(float)
-        ax.errorbar(x[feasible], y[feasible], yerr=se[feasible], fmt="o", color=_FIRST, ms=4, label="trial (±1 SE)")
+        what = "trial (±1 SE)" if np.isfinite(se).any() else "trial"
+        ax.errorbar(x[feasible], y[feasible], yerr=se[feasible], fmt="o", color=_FIRST, ms=4, label=what)
         if (~feasible).any():
             ax.plot(x[~feasible], y[~feasible], "x", color=_OTHER, label="infeasible trial")
-        sign = -1.0 if label.startswith("max") else 1.0
+        sign = -1.0 if label.startswith(("max", "satisficing")) else 1.0
         best = np.where(feasible, sign * y, np.inf)
         ax.step(x, sign * np.minimum.accumulate(best), where="post", color=_TOTAL, label="best so far")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -102,15 +108,20 @@ def pareto_figure(trials: pd.DataFrame, labels: list[str], *, title: str) -> Fig
                 done.loc[~feasible, a], done.loc[~feasible, b], marker="x", color=_OTHER, s=16, label="infeasible"
             )
         on = done.loc[front].sort_values(a)
+        bars = np.isfinite(on[[f"{a}_se", f"{b}_se"]].to_numpy(float)).any()
         ax.errorbar(
             on[a], on[b], xerr=on[f"{a}_se"], yerr=on[f"{b}_se"], fmt="o-", color=_FRONT, ms=5, capsize=2,
-            label="Pareto front (±1 SE)",
+            label="Pareto front (±1 SE)" if bars else "Pareto front",
         )  # fmt: skip
         for (x, y), same in on.groupby([a, b], sort=False)["number"]:  # one label per point: trials that tie
             label = ", ".join(f"#{int(n)}" for n in sorted(same))
             ax.annotate(label, (x, y), fontsize=7, xytext=(4, 3), textcoords="offset points")
         ax.set_xlabel(_axis_label(a))
         ax.set_ylabel(_axis_label(b))
+        if a.startswith("satisficing "):  # a share: its whole range
+            ax.set_xlim(-0.03, 1.03)
+    if labels[-1 if len(labels) == 1 else 1].startswith("satisficing "):
+        ax.set_ylim(-0.03, 1.03)
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     ax.set_title(title, fontsize=9)

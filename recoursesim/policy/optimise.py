@@ -8,12 +8,23 @@ output directory. A batch is sampled by a TPE sampler seeded with the search see
 of finished trials, from the finished trials only, so a stopped search that is resumed asks the
 same trials as one that never stopped (a batch cut short is asked again, and its finished runs
 are reused from its sweep directory).
+
+With uncertainties (:attr:`PolicySearch.uncertainties`), every trial runs in the same
+``n_scenarios`` settings of them (one Latin hypercube sample drawn from the search seed, and the
+same seeds in each), so trials differ only by their levers. A plain objective is then the mean over
+every scenario and seed; a robust one (:class:`~recoursesim.policy.objectives.Objective` with a
+``measure``) is computed by :mod:`recoursesim.policy.robust` from the trial's outcome in each
+scenario. Satisficing needs no other policy. Regret does: a trial is told its maximum regret
+against the trials finished before it and itself (so the first trial's is 0, and early trials look
+better than they are to the sampler); :meth:`PolicySearch.trials_frame` recomputes every trial's
+regret against all finished trials, and the front and the chosen policy use those values.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import math
 import shutil
 import sqlite3
 import tempfile
@@ -29,6 +40,7 @@ from recoursesim import ownership
 from recoursesim.errors import ConfigError
 from recoursesim.policy._deps import require
 from recoursesim.policy.objectives import Constraint, Objective, pareto_mask, seed_mean
+from recoursesim.policy.robust import regret, sample_scenarios, satisficing
 from recoursesim.policy.search_files import REWRITTEN, STUDY_FILE, write_search
 from recoursesim.policy.space import Choice, ParamRange
 from recoursesim.scenario import Scenario
@@ -108,6 +120,9 @@ class PolicySearch:
         root_seed: Seed of the runs and of the sampler (default: the scenario's ``run.seed``).
         batch: Trials asked and run together.
         startup_trials: Random trials before TPE models the results.
+        uncertainties: Scenario fields the policy does not control; each trial runs over
+            ``n_scenarios`` settings of them.
+        n_scenarios: Settings of the uncertainties (with ``uncertainties``).
     """
 
     scenario: Scenario
@@ -119,6 +134,8 @@ class PolicySearch:
     root_seed: int | None = None
     batch: int = 1
     startup_trials: int = 10
+    uncertainties: tuple[ParamRange, ...] = ()
+    n_scenarios: int = 0
     study_: Any = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -128,10 +145,28 @@ class PolicySearch:
             raise ConfigError("--param", "nothing to search over", "give a --param KEY=LO:HI or a --choice KEY=A,B")
         self.out = Path(self.out)
         self.seed = self.scenario.seed if self.root_seed is None else self.root_seed
+        self.settings: list[dict[str, Any]] = [{}]
+        if self.uncertainties or self.n_scenarios:
+            levers = {r.key for r in self.space.ranges} | {c.key for c in self.space.choices}
+            for r in self.uncertainties:
+                if r.key in levers:
+                    fix = "give it once, as a lever or as an uncertainty"
+                    raise ConfigError(f"--uncertainty {r.key}", "is also a --param or --choice", fix)
+            self.settings = sample_scenarios(self.uncertainties, self.n_scenarios, self.seed)
+            for setting in self.settings:  # a field the scenario does not take: refused now, not in every trial
+                try:
+                    self.scenario.with_overrides(setting)
+                except ConfigError as error:
+                    raise ConfigError(f"--uncertainty {error.field}", error.problem, error.fix) from None
+        elif any(o.measure for o in self.objectives):
+            measure = next(o.label for o in self.objectives if o.measure)
+            fix = "give --uncertainty KEY=LO:HI and --scenarios N to evaluate each policy over"
+            raise ConfigError("--objective", f"{measure!r} needs uncertain scenarios", fix)
 
     @property
     def identity(self) -> str:
-        """Hash of everything that makes the search what it is."""
+        """Hash of everything that makes the search what it is (the sample too, with uncertainties)."""
+        uncertain = [PolicySpace(self.uncertainties).describe()["ranges"], self.settings] if self.uncertainties else []
         return digest(
             "policy-search",
             self.scenario.spec,
@@ -142,6 +177,7 @@ class PolicySearch:
             self.seed,
             self.batch,
             self.startup_trials,
+            *uncertain,
         )
 
     def open(self, *, resume: bool) -> Any:
@@ -171,6 +207,7 @@ class PolicySearch:
             if stored is None:
                 study.set_user_attr("identity", self.identity)
                 study.set_user_attr("objectives", [o.label for o in self.objectives])
+                study.set_user_attr("scenarios", self.settings)
             elif stored != self.identity:
                 fix = "resume with the same scenario and options, or a new --out"
                 raise ConfigError("--out", f"{self.out} holds another search", fix)
@@ -264,15 +301,15 @@ class PolicySearch:
         for trial in trials:
             params = self.space.suggest(trial)
             try:
-                scenario = self.scenario.with_overrides(params)
+                scenarios = [self.scenario.with_overrides({**params, **setting}) for setting in self.settings]
             except ConfigError as error:
                 trial.set_user_attr("error", str(error))
                 self.study_.tell(trial, state=optuna.trial.TrialState.FAIL)
                 continue
             label = canonical_json(params)
-            if label not in index_of:
+            if label not in index_of:  # one point per setting of the uncertainties, in the sample's order
                 index_of[label] = len(points)
-                points.append(Point(params, scenario))
+                points.extend(Point({**params, **s}, c) for s, c in zip(self.settings, scenarios, strict=True))
             point_of[trial.number] = index_of[label]
         if not points:
             return
@@ -287,31 +324,65 @@ class PolicySearch:
         for trial in trials:
             if trial.number not in point_of:
                 continue
-            point = point_of[trial.number]
-            if point in errors:
-                trial.set_user_attr("error", errors[point])
+            block = range(point_of[trial.number], point_of[trial.number] + len(self.settings))
+            failed = [errors[point] for point in block if point in errors]
+            if failed:
+                trial.set_user_attr("error", failed[0])
                 self.study_.tell(trial, state=optuna.trial.TrialState.FAIL)
                 continue
-            self._tell(trial, rows_of[point])
+            self._tell(trial, [rows_of[point] for point in block])
 
-    def _tell(self, trial: Any, rows: pd.DataFrame) -> None:
+    def _tell(self, trial: Any, rows: list[pd.DataFrame]) -> None:
+        """Tell Optuna a trial's objectives from its rows in each setting of the uncertainties."""
         optuna = require("optuna")
         values = []
         for i, objective in enumerate(self.objectives):
-            objective.metric.check_against(rows)
-            mean, se, n = seed_mean(objective.metric.per_seed(rows).to_numpy(dtype=float))
+            objective.metric.check_against(rows[0])
+            per_seed = [objective.metric.per_seed(r).to_numpy(dtype=float) for r in rows]
+            mean, se, n = seed_mean(np.concatenate(per_seed))
             trial.set_user_attr(f"objective_{i}", {"mean": mean, "se": se, "n": n})
-            values.append(objective.value(mean))
+            if not objective.measure:
+                values.append(objective.value(mean))
+                continue
+            outcomes = [objective.value(seed_mean(values)[0]) for values in per_seed]
+            trial.set_user_attr(f"outcomes_{i}", outcomes)
+            if not np.isfinite(outcomes).all():
+                values.append(math.nan)
+            elif objective.measure == "satisficing":
+                values.append(self._satisficing(objective, np.array([outcomes]))[0])
+            else:
+                values.append(self._regrets(objective, [*self._outcomes(i), outcomes])[-1])
         for i, constraint in enumerate(self.constraints):
-            constraint.metric.check_against(rows)
-            mean, se, _ = seed_mean(constraint.metric.per_seed(rows).to_numpy(dtype=float))
+            constraint.metric.check_against(rows[0])
+            per_seed = [constraint.metric.per_seed(r).to_numpy(dtype=float) for r in rows]
+            mean, se, _ = seed_mean(np.concatenate(per_seed))
             trial.set_user_attr(f"constraint_{i}", {"mean": mean, "se": se})
             trial.set_constraint(constraint.label, constraint.violation(mean))
         if not np.isfinite(values).all():
-            trial.set_user_attr("error", "an objective's metric is undefined in every seed")
+            what = "in every seed" if len(rows) == 1 else "in every seed, or a robust objective's in a scenario"
+            trial.set_user_attr("error", f"an objective's metric is undefined {what}")
             self.study_.tell(trial, state=optuna.trial.TrialState.FAIL)
             return
         self.study_.tell(trial, values)
+
+    def _outcomes(self, i: int, numbers: Sequence[int] | None = None) -> list[list[float]]:
+        """Objective ``i``'s outcome per scenario of the complete trials (those in ``numbers`` if given)."""
+        optuna = require("optuna")
+        complete = self.study_.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+        by_number = {t.number: t.user_attrs[f"outcomes_{i}"] for t in complete}
+        return [by_number[n] for n in (sorted(by_number) if numbers is None else numbers)]
+
+    @staticmethod
+    def _satisficing(objective: Objective, outcomes: np.ndarray) -> np.ndarray:
+        """The satisficing share of each row of ``outcomes`` (policies × scenarios)."""
+        return satisficing(pd.DataFrame(outcomes), objective.threshold, maximise=objective.maximise).to_numpy()
+
+    @staticmethod
+    def _regrets(objective: Objective, outcomes: Sequence[Sequence[float]]) -> np.ndarray:
+        """The maximum regret of each row of ``outcomes`` (policies × scenarios) against the rows given."""
+        if len(outcomes) == 1:  # the only policy compared is the best in every scenario
+            return np.zeros(1)
+        return regret(pd.DataFrame(outcomes), maximise=objective.maximise).to_numpy().max(axis=1)
 
     def trials_frame(self) -> pd.DataFrame:
         """Every counted trial: number, state, parameters, objectives with SEs, constraints, feasibility, Pareto.
@@ -336,7 +407,7 @@ class PolicySearch:
             for i, objective in enumerate(self.objectives):
                 attr = t.user_attrs.get(f"objective_{i}", {})
                 record[objective.label] = t.values[i] if t.values is not None else np.nan
-                record[f"{objective.label}_se"] = attr.get("se", np.nan)
+                record[f"{objective.label}_se"] = np.nan if objective.measure else attr.get("se", np.nan)
                 record[f"{objective.metric.label}_mean"] = attr.get("mean", np.nan)
             for i, constraint in enumerate(self.constraints):
                 record[constraint.label] = t.user_attrs.get(f"constraint_{i}", {}).get("mean", np.nan)
@@ -344,11 +415,18 @@ class PolicySearch:
             record["error"] = t.user_attrs.get("error", "")
             records.append(record)
         frame = pd.DataFrame.from_records(records)
+        for i, objective in enumerate(self.objectives):
+            if objective.measure == "regret" and len(frame):  # against every finished trial, not those before
+                frame[f"{objective.label}_told"] = frame[objective.label]
+                complete = frame.index[frame["state"] == "COMPLETE"]
+                numbers = frame.loc[complete, "number"].astype(int).tolist()
+                if numbers:
+                    frame.loc[complete, objective.label] = self._regrets(objective, self._outcomes(i, numbers))
         frame["pareto"] = False
         usable = frame.index[frame["feasible"] & (frame["same_as"] < 0)] if len(frame) else frame.index
         if len(usable):
             values = frame.loc[usable, [o.label for o in self.objectives]].to_numpy(dtype=float)
-            signs = np.array([-1.0 if o.maximise else 1.0 for o in self.objectives])
+            signs = np.array([-1.0 if o.maximised else 1.0 for o in self.objectives])
             frame.loc[usable, "pareto"] = pareto_mask(values * signs)
         return frame
 
@@ -361,7 +439,7 @@ class PolicySearch:
         front = frame[frame["pareto"]].sort_values("number")
         if front.empty:
             return None
-        signs = np.array([-1.0 if o.maximise else 1.0 for o in self.objectives])
+        signs = np.array([-1.0 if o.maximised else 1.0 for o in self.objectives])
         values = front[[o.label for o in self.objectives]].to_numpy(dtype=float) * signs
         span = values.max(axis=0) - values.min(axis=0)
         scaled = (values - values.min(axis=0)) / np.where(span > 0, span, 1.0)

@@ -16,22 +16,63 @@ under deep uncertainty (McPhail et al. 2018 review both):
 Regret is relative to the candidates compared (adding a candidate can change every policy's
 regret); satisficing is not. A NaN outcome (a metric undefined in a scenario) is refused: say what
 it should count as first.
+
+:func:`sample_scenarios` draws the uncertainty settings a set of policies is compared over (a
+Latin hypercube, so few settings still spread over every range); ``recoursesim optimise`` uses it
+to evaluate every trial over the same settings.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from recoursesim.errors import ConfigError
+from recoursesim.policy.space import ParamRange
 
 
-def _check_table(table: pd.DataFrame) -> np.ndarray:
+def sample_scenarios(uncertainties: Sequence[ParamRange], n: int, seed: int) -> list[dict[str, Any]]:
+    """``n`` settings of the uncertainties: a Latin hypercube sample, the same for the same seed.
+
+    Each range is cut into ``n`` equal strata (on a log scale for ``:log`` ranges) and every
+    stratum is drawn once; integer ranges are rounded.
+
+    Args:
+        uncertainties: The uncertain scenario fields and their ranges.
+        n: Number of settings (``>= 1``).
+        seed: Seed of the sample.
+
+    Returns:
+        One ``{key: value}`` dictionary per setting.
+
+    Raises:
+        ConfigError: No uncertainty, or ``n < 1``.
+    """
+    from scipy.stats import qmc
+
+    if not uncertainties:
+        raise ConfigError("--uncertainty", "no uncertainty given", "give one or more --uncertainty KEY=LO:HI")
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ConfigError("--scenarios", f"must be a positive integer, got {n!r}", "give e.g. --scenarios 8")
+    unit = qmc.LatinHypercube(d=len(uncertainties), rng=np.random.default_rng(seed)).random(n)
+    settings: list[dict[str, Any]] = [{} for _ in range(n)]
+    for column, r in enumerate(uncertainties):
+        low, high = (math.log(r.low), math.log(r.high)) if r.log else (r.low, r.high)
+        draws = low + unit[:, column] * (high - low)
+        for setting, x in zip(settings, np.exp(draws) if r.log else draws, strict=True):
+            setting[r.key] = r.value(float(x))
+    return settings
+
+
+def _check_table(table: pd.DataFrame, min_policies: int = 2) -> np.ndarray:
     values = table.to_numpy(dtype=float)
-    if values.ndim != 2 or values.shape[0] < 2 or values.shape[1] < 1:
-        raise ConfigError("policies", f"need two or more policies and a scenario, got {values.shape}", "add policies")
+    if values.ndim != 2 or values.shape[0] < min_policies or values.shape[1] < 1:
+        what = "two or more policies" if min_policies > 1 else "a policy"
+        raise ConfigError("policies", f"need {what} and a scenario, got {values.shape}", "add policies")
     if not np.isfinite(values).all():
         row, column = (int(i) for i in np.argwhere(~np.isfinite(values))[0])
         raise ConfigError(
@@ -72,11 +113,12 @@ def satisficing(table: pd.DataFrame, threshold: float, *, maximise: bool = False
         Per policy, a share in [0, 1].
 
     Raises:
-        ConfigError: As :func:`regret`, or a threshold that is not finite.
+        ConfigError: No policy or scenario, an outcome that is not finite, or a threshold that is
+            not finite (one policy is enough: satisficing needs no other to compare with).
     """
     if not math.isfinite(threshold):
         raise ConfigError("threshold", f"must be a finite number, got {threshold}", "give the outcome to reach")
-    values = _check_table(table)
+    values = _check_table(table, min_policies=1)
     met = values >= threshold if maximise else values <= threshold
     return pd.Series(met.mean(axis=1), index=table.index, name="satisficing")
 

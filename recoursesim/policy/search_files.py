@@ -74,7 +74,8 @@ def write_search(search: PolicySearch, session: Mapping[str, Any] | None = None)
     _write_frame(search.out, front, "pareto.parquet")
     labels = [o.label for o in search.objectives]
     complete = frame[frame["state"] == "COMPLETE"]
-    title = f"{search.scenario.name}: {len(complete)} trials × {search.n_seeds} seeds; " + (
+    scenarios = f" × {len(search.settings)} scenarios" if search.uncertainties else ""
+    title = f"{search.scenario.name}: {len(complete)} trials{scenarios} × {search.n_seeds} seeds; " + (
         f"{labels[0]} per trial" if len(labels) == 1 else f"Pareto front of {labels[0]} and {labels[1]}"
     )
     with replacing(search.out / "pareto.png") as tmp:
@@ -89,7 +90,10 @@ def write_search(search: PolicySearch, session: Mapping[str, Any] | None = None)
     best = search.best(frame)
     if best is not None:
         number = int(best["number"])
-        values = ", ".join(f"{label} = {best[label]:.4g} ± {best[f'{label}_se']:.2g} (SE)" for label in labels)
+        values = ", ".join(
+            f"{label} = {best[label]:.4g}" + (f" ± {se:.2g} (SE)" if pd.notna(se := best[f"{label}_se"]) else "")
+            for label in labels
+        )
         _write_policy(search, "best-policy.toml", number, "Chosen policy", values)
     notes = {
         "scenario": search.scenario.name,
@@ -98,6 +102,7 @@ def write_search(search: PolicySearch, session: Mapping[str, Any] | None = None)
         "constraints": [c.label for c in search.constraints],
         **(session or {}),
         "seeds": search.n_seeds,
+        **({"uncertainties": [r.key for r in search.uncertainties], "scenarios": search.settings} if scenarios else {}),
         "batch": search.batch,
         "root_seed": search.seed,
         "best_trial": None if best is None else int(best["number"]),

@@ -144,3 +144,22 @@ def test_bad_options_are_refused():
         discover(cases, threshold=1.5)
     with pytest.raises(ConfigError, match="--boxes"):
         discover(cases, max_boxes=0)
+
+
+def test_prim_is_imported_without_the_rest_of_the_workbench_which_still_imports_whole_afterwards():
+    import subprocess
+    import sys
+
+    code = """
+import sys
+from recoursesim.policy._deps import require_prim
+prim = require_prim()
+assert prim.Prim.__name__ == "Prim" and require_prim() is prim
+assert not {"platypus", "SALib", "statsmodels.tsa", "multiprocess"} & set(sys.modules), "the rest was imported"
+assert not [m for m in sys.modules if m.startswith("ema_workbench")], "stand-ins left behind"
+import ema_workbench
+from ema_workbench.em_framework.util import NamedObject
+assert ema_workbench.ReplicatorModel and ema_workbench.em_framework.util.NamedObject is NamedObject
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
