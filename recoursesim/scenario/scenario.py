@@ -79,7 +79,7 @@ class Scenario:
     inputs: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     allow_imports: tuple[str, ...] = ()
     trusted: tuple[str, ...] = ()
-    import_folders: tuple[str, ...] = ()
+    import_folders: tuple[str, ...] = field(default=(), compare=False)
 
     @classmethod
     def from_dict(
