@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from recoursesim.errors import ConfigError
+from recoursesim.plugin_files import import_plugin
 from recoursesim.trust import check_import_allowed
 
 #: The kinds of pluggable part, with the scenario section that configures each.
@@ -180,12 +181,14 @@ def _import_class(kind: str, path: str, field: str) -> type:
     """
     module_name, _, attribute = path.partition(":")
     try:
-        target: Any = importlib.import_module(module_name)
+        target: Any = import_plugin(module_name, field)
+    except ConfigError:
+        raise
     except ModuleNotFoundError as error:
         raise ConfigError(
             field,
             f"cannot import {module_name!r} ({error})",
-            "install the package that provides it, or put its folder on PYTHONPATH",
+            "install the package that provides it (or the missing module it imports)",
         ) from None
     except Exception as error:  # the plug-in's own import failed
         raise ConfigError(

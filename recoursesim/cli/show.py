@@ -40,7 +40,7 @@ def run_show(args: argparse.Namespace) -> int:
     resolved = resolve_table(data, source, origin)
     if args.check:
         resolved = Scenario.from_dict(
-            resolved, source=source, allow_imports=args.allow_imports, trusted=args.trusted
+            resolved, source=source, origin=origin, allow_imports=args.allow_imports, trusted=args.trusted
         ).spec
     from recoursesim.scenario.tables import dump_toml
 

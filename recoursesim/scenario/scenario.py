@@ -5,13 +5,14 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from recoursesim.errors import ConfigError
+from recoursesim.plugin_files import search_folders, searching
 from recoursesim.registry import check_names, install, plugin_classes
 from recoursesim.scenario.checks import check_table, key_fix
 from recoursesim.scenario.tables import (
@@ -68,6 +69,9 @@ class Scenario:
             classifier) and ``data`` (a DataFrame); see :meth:`with_inputs`.
         allow_imports: Modules an import-path component name may import.
         trusted: Types a model file may hold beyond the allow-list (``--trust TYPE``).
+        import_folders: Where an allowed module that is not installed is looked up: the
+            scenario file's folder, then the working directory it was loaded from
+            (:mod:`recoursesim.plugin_files`).
     """
 
     spec: dict[str, Any]
@@ -75,6 +79,7 @@ class Scenario:
     inputs: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     allow_imports: tuple[str, ...] = ()
     trusted: tuple[str, ...] = ()
+    import_folders: tuple[str, ...] = field(default=(), compare=False)
 
     @classmethod
     def from_dict(
@@ -110,7 +115,7 @@ class Scenario:
             spec = check_table(resolve_table(table, source, origin))
             check_names(spec, allowed)
             spec, attached = attach_inputs(spec, given.get("model"), given.get("data"))
-            scenario = cls(spec, source, attached, allowed, trusted_types)
+            scenario = cls(spec, source, attached, allowed, trusted_types, search_folders(origin))
             scenario.build_model(seed=0, dry_run=True)
         except ScenarioError:
             raise
@@ -194,9 +199,10 @@ class Scenario:
             ScenarioError: the model or the data does not fit the scenario (one line naming why).
         """
         inputs = {**self.inputs, **{k: v for k, v in (("model", model), ("data", data)) if v is not None}}
-        return Scenario.from_dict(
+        scenario = Scenario.from_dict(
             self.spec, source=self.source, inputs=inputs, allow_imports=self.allow_imports, trusted=self.trusted
         )
+        return replace(scenario, import_folders=self.import_folders)
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> Scenario:
         """Return a new validated scenario with dotted keys replaced (``{"selection.k": 50}``)."""
@@ -209,9 +215,10 @@ class Scenario:
                     raise ScenarioError(self.source, ConfigError(dotted, "is not a scenario key", key_fix(part, table)))
                 table = table[part]
             table[parts[-1]] = value
-        return Scenario.from_dict(
+        scenario = Scenario.from_dict(
             spec, source=self.source, inputs=self.inputs, allow_imports=self.allow_imports, trusted=self.trusted
         )
+        return replace(scenario, import_folders=self.import_folders)
 
     def to_toml(self) -> str:
         """The resolved configuration as TOML: a scenario file that runs as this scenario does."""
@@ -227,11 +234,14 @@ class Scenario:
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle with the plug-in classes the scenario names, registered again where it is unpickled.
 
-        The import allowance and the trusted types travel with it: a worker process or a Dask
-        worker builds the scenario with exactly the trust the person running gave.
+        The import allowance, the trusted types and the folders an allowed plug-in module is
+        looked up in travel with it: a worker process or a Dask worker builds the scenario with
+        exactly the trust the person running gave.
         """
         plugins = plugin_classes(self.spec)
-        state = (self.spec, self.source, plugins, dict(self.inputs), self.allow_imports, self.trusted)
+        state = (
+            self.spec, self.source, plugins, dict(self.inputs), self.allow_imports, self.trusted, self.import_folders
+        )  # fmt: skip
         return (_unpickle_scenario, state)
 
     def build_model(self, seed: int | np.random.SeedSequence | None = None, *, dry_run: bool = False) -> Any:
@@ -262,7 +272,8 @@ class Scenario:
         """
         from recoursesim.scenario.assemble import model_arguments
 
-        return model_arguments(self, dry_run=dry_run)
+        with searching(self.import_folders):
+            return model_arguments(self, dry_run=dry_run)
 
 
 def _unpickle_scenario(
@@ -272,9 +283,10 @@ def _unpickle_scenario(
     inputs: dict[str, Any] | None = None,
     allow_imports: tuple[str, ...] = (),
     trusted: tuple[str, ...] = (),
+    import_folders: tuple[str, ...] = (),
 ) -> Scenario:
     install(plugins)
-    return Scenario(spec, source, inputs or {}, tuple(allow_imports), tuple(trusted))
+    return Scenario(spec, source, inputs or {}, tuple(allow_imports), tuple(trusted), tuple(import_folders))
 
 
 def resolve_table(data: Mapping[str, Any], source: str = "<dict>", origin: str | Path | None = None) -> dict[str, Any]:
