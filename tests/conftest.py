@@ -11,6 +11,7 @@ import pytest
 OPTIONAL = {
     "dice": (("dice_ml",), "RECOURSESIM_REQUIRE_DICE", "dice"),
     "policy": (("SALib", "optuna", "gymnasium"), "RECOURSESIM_REQUIRE_POLICY", "policy"),
+    "calibrate": (("pyabc",), "RECOURSESIM_REQUIRE_CALIBRATE", "calibrate"),
 }
 
 

@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "show": "print a scenario fully resolved (bases merged in) as a TOML scenario",
     "sensitivity": "global sensitivity analysis of a metric over numeric scenario fields (SALib)",
     "optimise": "search policies (selector, mitigation, parameters) for one or more objectives (Optuna)",
+    "calibrate": "fit scenario parameters to observed per-step, per-group aggregates (ABC-SMC, pyabc)",
 }
 
 #: Commands whose module is not named after them (``list`` would shadow the built-in).
