@@ -46,27 +46,32 @@ def panel_statistics(ledger: pd.DataFrame, groups: Sequence[str], steps: int) ->
         Columns ``step, group`` and :data:`PANEL_STATISTICS`, sorted by step then group order.
     """
     step = ledger["step"].to_numpy(dtype=np.int64)
-    first = ledger.groupby("agent_id", sort=False)["step"].transform("min").to_numpy(dtype=np.int64)
-    frame = pd.DataFrame(
+    agent = ledger["agent_id"].to_numpy(dtype=np.int64)
+    first = np.full(int(agent.max()) + 1 if len(agent) else 0, np.iinfo(np.int64).max)
+    np.minimum.at(first, agent, step)
+    names = list(groups)
+    code = pd.Categorical(ledger["group"].astype(str), categories=names).codes.astype(np.int64)
+    keep = (code >= 0) & (step <= steps)
+    cell = (step * len(names) + code)[keep]
+    size = (steps + 1) * len(names)
+    applicants = np.bincount(cell, minlength=size)
+    scores = np.bincount(cell, weights=ledger["score"].to_numpy(dtype=float)[keep], minlength=size)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_score = np.where(applicants > 0, scores / np.maximum(applicants, 1), np.nan)
+    return pd.DataFrame(
         {
-            "step": step,
-            "group": np.asarray(ledger["group"].astype(str)),
-            "applicants": 1,
-            "approvals": ledger["selected"].to_numpy(dtype=np.int64),
-            "reapplicants": (step > first).astype(np.int64),
-            "mean_score": ledger["score"].to_numpy(dtype=float),
+            "step": np.repeat(np.arange(steps + 1, dtype=np.int64), len(names)),
+            "group": np.tile(np.asarray(names, dtype=object), steps + 1),
+            "applicants": applicants.astype(np.int64),
+            "approvals": np.bincount(cell, weights=ledger["selected"].to_numpy(dtype=float)[keep], minlength=size)
+            .round()
+            .astype(np.int64),
+            "reapplicants": np.bincount(cell, weights=(step > first[agent])[keep], minlength=size)
+            .round()
+            .astype(np.int64),
+            "mean_score": mean_score,
         }
     )
-    table = frame.groupby(["step", "group"], sort=False).agg(
-        applicants=("applicants", "sum"),
-        approvals=("approvals", "sum"),
-        reapplicants=("reapplicants", "sum"),
-        mean_score=("mean_score", "mean"),
-    )
-    index = pd.MultiIndex.from_product([range(steps + 1), list(groups)], names=["step", "group"])
-    table = table.reindex(index)
-    table[list(COUNTS)] = table[list(COUNTS)].fillna(0).astype(np.int64)
-    return table.reset_index()
 
 
 def read_panel(path: str | Path, groups: Sequence[str], steps: int) -> pd.DataFrame:

@@ -50,6 +50,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def calibrate(args: argparse.Namespace) -> int:
     """Execute ``recoursesim calibrate``."""
     from recoursesim.calibration.calibrate import calibrate as run_calibration
+    from recoursesim.calibration.calibrate import panel_simulator
     from recoursesim.calibration.panel import read_panel
     from recoursesim.calibration.result import HISTORY_FILE, REWRITTEN
     from recoursesim.calibration.smc import require_pyabc
@@ -57,12 +58,13 @@ def calibrate(args: argparse.Namespace) -> int:
     from recoursesim.scenario import load_scenario
     from recoursesim.simulate import simulate
 
-    require_pyabc()
     scenario = load_scenario(args.scenario, allow_imports=args.allow_imports)
     ranges = parse_ranges(args.param)
     check_disjoint(ranges)
     groups = list(simulate(scenario, steps=0).model.group_names)
     observed = read_panel(args.data, groups, scenario.steps)
+    panel_simulator(scenario, observed, ranges, args.seeds)  # every --param key checked before any output
+    require_pyabc()
     choice = check_executor(args, args.particles * args.seeds, [scenario])
     out = study_out(args, "calibrate", scenario.name, "calibration")
     if args.resume:
