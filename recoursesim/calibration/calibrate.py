@@ -16,7 +16,6 @@ from recoursesim.calibration.posterior import draws, predictive_bands, summary
 from recoursesim.calibration.result import HISTORY_FILE, CalibrationResult
 from recoursesim.calibration.simulator import PanelSimulator, flatten
 from recoursesim.calibration.smc import Generation, SMCRun, make_sampler, posterior_sample
-from recoursesim.errors import ConfigError
 from recoursesim.policy.space import ParamRange
 from recoursesim.scenario import Scenario
 
@@ -88,8 +87,6 @@ def calibrate(
     history = smc.run(generations, resume=resume, report=report)
     sample = posterior_sample(history)
     keys = [r.key for r in ranges]
-    if sorted(c for c in sample.columns if c != "weight") != sorted(keys):
-        raise ConfigError("--resume", "the saved calibration has other parameters", "use the same --param options")
     estimates = summary(sample, keys)
     bands = predictive_bands(simulator, draws(sample, keys, predictive_draws, seed), seed)
     seconds = time.perf_counter() - start

@@ -137,6 +137,11 @@ class SMCRun:
             saved = set(history.observed_sum_stat())
             if saved != set(self.observed):
                 raise ConfigError("--resume", "the saved calibration compared other statistics", "use the same --data")
+            names = set(history.get_distribution(m=0, t=history.max_t)[0].columns) if history.max_t >= 0 else set()
+            if names and names != {r.key for r in self.simulator.ranges}:
+                raise ConfigError(
+                    "--resume", "the saved calibration has other parameters", "use the same --param options"
+                )
         else:
             history = abc.new(url, self.observed)
         fresh = True

@@ -27,6 +27,7 @@ from scipy import stats
 
 from recoursesim._atomic import write_atomic
 from recoursesim.calibration import PanelSimulator, calibrate
+from recoursesim.errors import ConfigError
 from recoursesim.policy.space import ParamRange, parse_ranges
 from recoursesim.report.document import pipe_table
 from recoursesim.scenario import Scenario
@@ -139,6 +140,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=1, help="panels calibrated at once (default 1)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("results/calibration_recovery"))
+    parser.add_argument(
+        "--collect", action="store_true", help="run nothing: tabulate the panels already finished in --out"
+    )
     return parser.parse_args(argv)
 
 
@@ -148,12 +152,17 @@ def main(argv: list[str] | None = None) -> int:
     (args.out / "panels").mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     jobs = [(label, panel) for label in args.scenario for panel in range(args.panels)]
-    Parallel(n_jobs=args.workers)(delayed(_run_panel)(label, panel, args) for label, panel in jobs)
-    frames = [pd.read_csv(args.out / "panels" / f"{label}-{panel:03d}.csv") for label, panel in jobs]
+    if not args.collect:
+        Parallel(n_jobs=args.workers)(delayed(_run_panel)(label, panel, args) for label, panel in jobs)
+    paths = [args.out / "panels" / f"{label}-{panel:03d}.csv" for label, panel in jobs]
+    frames = [pd.read_csv(path) for path in paths if path.is_file()]
+    if not frames:
+        raise ConfigError("--out", f"{args.out} holds no finished panel", "run the experiment without --collect")
     rows = pd.concat(frames, ignore_index=True)
     data = gzip.compress(rows.to_csv(index=False).encode("utf-8"), mtime=0)
     write_atomic(args.out / "calibration_recovery.csv.gz", data)
     print(markdown_table(rows, args.scenario))
     load = " ".join(f"{v:.2f}" for v in os.getloadavg())
-    print(f"{len(jobs)} panels in {time.perf_counter() - start:.0f} s with {args.workers} workers; load {load}")
+    seconds = time.perf_counter() - start
+    print(f"{len(frames)} panels of {len(jobs)} finished; {seconds:.0f} s now, {args.workers} workers; load {load}")
     return 0

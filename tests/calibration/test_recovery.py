@@ -61,3 +61,6 @@ def test_command_writes_every_file_and_resume_adds_generations(tmp_path, capsys)
     assert "<img" in (out / "report.html").read_text(encoding="utf-8")
     line = one_line_error(main([*argv, "--generations", "2"]), capsys.readouterr().err)
     assert "--out" in line
+    other = [a.replace("population.adaptation", "population.q") for a in argv]
+    line = one_line_error(main([*other, "--generations", "3", "--resume"]), capsys.readouterr().err)
+    assert "other parameters" in line
