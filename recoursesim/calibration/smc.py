@@ -40,9 +40,11 @@ def require_pyabc() -> ModuleType:
         ConfigError: pyabc is not installed, with the install command.
     """
     try:
-        return importlib.import_module("pyabc")
+        module = importlib.import_module("pyabc")
     except ImportError:
         raise ConfigError("pyabc", "is not installed (needed for recoursesim calibrate)", CALIBRATE_INSTALL) from None
+    _quiet_pyabc()
+    return module
 
 
 def prior(ranges: tuple[ParamRange, ...]) -> Any:
@@ -130,7 +132,6 @@ class SMCRun:
             ConfigError: Nothing to resume, or a history that does not belong to this calibration.
         """
         url = f"sqlite:///{self.database.absolute()}"
-        _quiet_pyabc()
         abc = self._abc()
         if resume:
             history = abc.load(url, 1)

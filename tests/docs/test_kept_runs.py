@@ -24,6 +24,7 @@ import pytest
 
 from recoursesim.reproductions import (
     bell2024,
+    calibration_recovery,
     ccm_adult,
     eoe_german,
     eoe_synthetic,
@@ -44,6 +45,7 @@ KEPT: dict[str, tuple[Path, str, Callable[[pd.DataFrame, list[str]], str]]] = {
     "eoe_synthetic": (RUNS / "eoe_synthetic.csv.gz", "centres", eoe_synthetic.markdown_table),
     "eoe_german": (RUNS / "eoe_german.csv.gz", "centres", eoe_german.markdown_table),
     "bell2024_table1": (RUNS / "bell2024_table1.csv.gz", "strategy", bell2024.markdown_table),
+    "calibration_recovery": (RUNS / "calibration_recovery.csv.gz", "scenario", calibration_recovery.markdown_table),
 }
 CASES = [
     pytest.param(name, words.split(), block, id=f"{path.name}: {name}{words}")
@@ -60,6 +62,7 @@ def test_the_long_experiments_tables_come_from_kept_runs() -> None:
     assert sum(case.values[0] == "eoe_synthetic" for case in CASES) >= 1
     assert sum(case.values[0] == "eoe_german" for case in CASES) >= 1
     assert sum(case.values[0] == "bell2024_table1" for case in CASES) >= 1
+    assert sum(case.values[0] == "calibration_recovery" for case in CASES) >= 2
 
 
 @pytest.mark.parametrize(("experiment", "parts", "block"), CASES)
