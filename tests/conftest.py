@@ -12,6 +12,7 @@ OPTIONAL = {
     "dice": (("dice_ml",), "RECOURSESIM_REQUIRE_DICE", "dice"),
     "policy": (("SALib", "optuna", "gymnasium"), "RECOURSESIM_REQUIRE_POLICY", "policy"),
     "ema": (("ema_workbench",), "RECOURSESIM_REQUIRE_EMA", "ema"),
+    "calibrate": (("pyabc",), "RECOURSESIM_REQUIRE_CALIBRATE", "calibrate"),
 }
 
 

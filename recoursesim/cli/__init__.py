@@ -37,6 +37,7 @@ COMMANDS: dict[str, str] = {
     "sensitivity": "global sensitivity analysis of a metric over numeric scenario fields (SALib)",
     "optimise": "search policies (selector, mitigation, parameters) for one or more objectives (Optuna)",
     "discover": "scenario discovery on a sweep or study: the parameter boxes where a condition holds (PRIM)",
+    "calibrate": "fit scenario parameters to observed per-step, per-group aggregates (ABC-SMC, pyabc)",
 }
 
 #: Commands whose module is not named after them (``list`` would shadow the built-in).

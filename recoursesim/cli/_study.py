@@ -24,7 +24,12 @@ from recoursesim.policy._deps import POLICY_INSTALL
 
 
 def add_study_parser(
-    commands: argparse._SubParsersAction, name: str, doc: str | None, *, files: Mapping[str, str]
+    commands: argparse._SubParsersAction,
+    name: str,
+    doc: str | None,
+    *,
+    files: Mapping[str, str],
+    extra: tuple[str, str] = ("policy", POLICY_INSTALL),
 ) -> argparse.ArgumentParser:
     """Add a study command taking a scenario; its ``--help`` lists the files it writes into ``--out``.
 
@@ -32,14 +37,15 @@ def add_study_parser(
         commands: The subcommands to add it to.
         name: The command's name; its one-line help is the one :data:`recoursesim.cli.COMMANDS` lists.
         doc: The command module's docstring: a summary line, then what the command does (its
-            ``--help`` description, followed by how to install the policy extra it needs).
+            ``--help`` description, followed by how to install the extra it needs).
         files: File (or folder) name in ``--out`` -> what it holds.
+        extra: The optional extra the command needs and how to install it.
 
     Returns:
         The command's parser, for its own options (then :func:`add_study_arguments`).
     """
     description = inspect.cleandoc(doc or "").partition("\n\n")[2]
-    description = f"{description} Needs the policy extra: {POLICY_INSTALL}.".strip()
+    description = f"{description} Needs the {extra[0]} extra: {extra[1]}.".strip()
     parser = commands.add_parser(
         name,
         help=COMMANDS[name],

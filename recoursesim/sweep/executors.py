@@ -245,6 +245,11 @@ class DaskExecutor(_Closing):
         if local_workers is None:
             self.description = f"dask scheduler {address}, {threads} worker threads"
 
+    @property
+    def client(self) -> Any:
+        """The ``distributed.Client`` (for libraries with a Dask scheduler of their own, such as pyabc's sampler)."""
+        return self._client
+
     def map_unordered(
         self, fn: Callable[[T], R], items: Iterable[T], key: Callable[[T], str] | None = None
     ) -> Iterator[R]:

@@ -45,7 +45,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "sweeps": ("sweep", "compare", "policy", "gym"),
     "auditors": ("auditors",),
     "report": ("report",),
-    "studies": ("shift", "groundtruth"),
+    "studies": ("shift", "groundtruth", "calibration"),
     "interfaces": ("reproductions", "cli", "dashboard", "__main__"),
 }
 

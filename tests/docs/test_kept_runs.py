@@ -24,6 +24,7 @@ import pytest
 
 from recoursesim.reproductions import (
     bell2024,
+    calibration_recovery,
     ccm_adult,
     delayed_impact_agents,
     delayed_impact_over_time,
@@ -58,6 +59,7 @@ KEPT: dict[str, tuple[Path, str, Callable[[pd.DataFrame, list[str]], str]]] = {
         "variant",
         delayed_impact_agents.markdown_table,
     ),
+    "calibration_recovery": (RUNS / "calibration_recovery.csv.gz", "scenario", calibration_recovery.markdown_table),
 }
 CASES = [
     pytest.param(name, words.split(), block, id=f"{path.name}: {name}{words}")
@@ -77,6 +79,7 @@ def test_the_long_experiments_tables_come_from_kept_runs() -> None:
     assert sum(case.values[0] == "liu2018" for case in CASES) >= 1
     assert sum(case.values[0] == "delayed_impact_over_time" for case in CASES) >= 2
     assert sum(case.values[0] == "delayed_impact_agents" for case in CASES) >= 1
+    assert sum(case.values[0] == "calibration_recovery" for case in CASES) >= 2
 
 
 @pytest.mark.parametrize(("experiment", "parts", "block"), CASES)

@@ -97,16 +97,17 @@ def test_help_fills_the_description_and_keeps_the_table_of_files_as_written():
 
 
 def _files_of(command):
+    from recoursesim.calibration import CALIBRATION_FILES
     from recoursesim.cli.compare import COMPARE_FILES
     from recoursesim.policy.search_files import OPTIMISE_FILES
     from recoursesim.policy.sensitivity import SENSITIVITY_FILES
     from recoursesim.simulate import RESULT_FILES
 
     tables = {"run": RESULT_FILES, "compare": COMPARE_FILES, "optimise": OPTIMISE_FILES}
-    return {**tables, "sensitivity": SENSITIVITY_FILES}[command]
+    return {**tables, "sensitivity": SENSITIVITY_FILES, "calibrate": CALIBRATION_FILES}[command]
 
 
-@pytest.mark.parametrize("command", ["run", "compare", "optimise", "sensitivity"])
+@pytest.mark.parametrize("command", ["run", "compare", "optimise", "sensitivity", "calibrate"])
 def test_help_lists_the_files_a_command_writes(command, capsys):
     with pytest.raises(SystemExit):
         main([command, "--help"])

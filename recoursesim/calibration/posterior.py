@@ -1,0 +1,125 @@
+"""What a calibration concludes: posterior medians and credible intervals, runnable scenarios, predictive bands.
+
+The posterior is the last ABC-SMC generation's weighted particles. Its median and the 5 % and 95 %
+weighted quantiles give each parameter's estimate and 90 % credible interval; ``best.toml`` is the
+scenario at the medians; ``posterior.toml`` holds equally weighted draws for runs that sample the
+posterior; the posterior predictive check simulates panels at draws and summarises them per
+(statistic, step, group) as a median and a 90 % band.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from recoursesim.calibration.simulator import PanelSimulator, parameter_overrides
+from recoursesim.errors import ConfigError
+from recoursesim.scenario import Scenario
+from recoursesim.scenario.tables import dump_toml
+
+#: The credible level of the intervals.
+LEVEL = 0.9
+
+
+def weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> float:
+    """The ``q`` quantile of weighted values: the smallest value whose cumulative weight reaches ``q``."""
+    order = np.argsort(values, kind="stable")
+    cumulative = np.cumsum(weights[order]) / np.sum(weights)
+    return float(values[order][min(int(np.searchsorted(cumulative, q)), len(values) - 1)])
+
+
+def summary(sample: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
+    """Per parameter: weighted posterior median and the 90 % credible interval.
+
+    Args:
+        sample: Particles with a ``weight`` column (:func:`~recoursesim.calibration.smc.posterior_sample`).
+        keys: The parameter columns.
+    """
+    weights = sample["weight"].to_numpy(dtype=float)
+    rows = []
+    for key in keys:
+        values = sample[key].to_numpy(dtype=float)
+        low, median, high = (weighted_quantile(values, weights, q) for q in ((1 - LEVEL) / 2, 0.5, (1 + LEVEL) / 2))
+        rows.append({"parameter": key, "median": median, "low": low, "high": high})
+    return pd.DataFrame(rows)
+
+
+def draws(sample: pd.DataFrame, keys: Sequence[str], n: int, seed: int) -> pd.DataFrame:
+    """``n`` equally weighted draws of the posterior (particles resampled by weight, with replacement)."""
+    rng = np.random.default_rng(seed)
+    weights = sample["weight"].to_numpy(dtype=float)
+    index = rng.choice(len(sample), size=n, replace=True, p=weights / weights.sum())
+    return sample.iloc[index][list(keys)].reset_index(drop=True)
+
+
+def best_toml(scenario: Scenario, simulator: PanelSimulator, table: pd.DataFrame) -> str:
+    """The scenario at the posterior medians, as a runnable scenario file."""
+    medians = dict(zip(table["parameter"], table["median"], strict=True))
+    best = scenario.with_overrides(parameter_overrides(simulator.ranges, medians))
+    header = "Posterior medians of recoursesim calibrate: " + ", ".join(
+        f"{key} = {value:.6g}" for key, value in medians.items()
+    )
+    return dump_toml(best.spec, header)
+
+
+def posterior_toml(scenario: Scenario, sample: pd.DataFrame, keys: Sequence[str], n: int, seed: int) -> str:
+    """``n`` equally weighted posterior draws, as TOML: ``[posterior]`` with the scenario and one list per key."""
+    table = draws(sample, keys, n, seed)
+    return dump_toml(
+        {
+            "posterior": {
+                "scenario": scenario.name,
+                "draws": n,
+                "parameters": {key: [float(v) for v in table[key]] for key in keys},
+            }
+        },
+        "Equally weighted draws from the posterior of recoursesim calibrate; read with "
+        "recoursesim.calibration.read_posterior.",
+    )
+
+
+def read_posterior(path: str | Path) -> pd.DataFrame:
+    """The draws of a ``posterior.toml`` as a frame: one column per parameter, one row per draw.
+
+    Raises:
+        ConfigError: An unreadable file, or one without ``[posterior.parameters]`` lists of equal length.
+    """
+    import tomllib
+
+    try:
+        table = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        parameters: dict[str, Any] = table["posterior"]["parameters"]
+        frame = pd.DataFrame({key: np.asarray(values, dtype=float) for key, values in parameters.items()})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as error:
+        fix = "give a posterior.toml written by recoursesim calibrate"
+        raise ConfigError(str(path), f"is not a posterior file ({type(error).__name__}: {error})", fix) from None
+    return frame
+
+
+def predictive_bands(simulator: PanelSimulator, table: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """The posterior predictive panels' median and 90 % band per (statistic, step, group).
+
+    Args:
+        simulator: The calibration's simulator (one seed per draw is run).
+        table: Equally weighted draws (:func:`draws`).
+        seed: Root of the runs' seeds.
+
+    Returns:
+        Columns ``statistic, step, group, median, low, high``.
+    """
+    seeds = np.random.SeedSequence(seed).generate_state(len(table))
+    rows = table.to_dict("records")
+    panels = [simulator.panel(row, [int(s)]) for row, s in zip(rows, seeds, strict=True)]
+    long = pd.concat(panels, ignore_index=True).melt(
+        id_vars=["step", "group"], value_vars=list(simulator.statistics), var_name="statistic"
+    )
+    grouped = long.groupby(["statistic", "step", "group"], sort=False)["value"]
+    alpha = (1 - LEVEL) / 2
+    bands = grouped.quantile(0.5).rename("median").to_frame()
+    bands["low"] = grouped.quantile(alpha)
+    bands["high"] = grouped.quantile(1 - alpha)
+    return bands.reset_index()
