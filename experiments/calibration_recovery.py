@@ -19,4 +19,4 @@ from recoursesim.cli import guarded
 from recoursesim.reproductions.calibration_recovery import main
 
 if __name__ == "__main__":
-    sys.exit(guarded(lambda: main(sys.argv[1:])))
+    sys.exit(guarded(main))

@@ -89,6 +89,16 @@ def two_or_more(text: str) -> int:
     return value
 
 
+def seed_count(text: str) -> int:
+    """Argparse type: a number of seeds, from 1 to the most runs a sweep may hold (checked before any run)."""
+    from recoursesim.resources import MAX_SWEEP_RUNS
+
+    value = positive_int(text)
+    if value > MAX_SWEEP_RUNS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_SWEEP_RUNS:,} seeds, got {value:,}")
+    return value
+
+
 def non_negative_int(text: str) -> int:
     """Argparse type: an integer >= 0."""
     value = _integer(text)

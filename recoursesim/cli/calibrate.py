@@ -15,7 +15,7 @@ import contextlib
 from typing import Any
 
 from recoursesim import ownership
-from recoursesim.cli._common import positive_int
+from recoursesim.cli._common import positive_int, seed_count
 from recoursesim.cli._executor_options import check_executor
 from recoursesim.cli._study import add_study_arguments, add_study_parser, study_directory, study_out
 from recoursesim.errors import ConfigError
@@ -39,7 +39,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--particles", type=positive_int, default=200, help="accepted particles per generation (200)")
     parser.add_argument("--generations", type=positive_int, default=6, help="ABC-SMC generations in all (default 6)")
-    parser.add_argument("--seeds", type=positive_int, default=1, help="runs per particle, averaged (default 1)")
+    parser.add_argument("--seeds", type=seed_count, default=1, help="runs per particle, averaged (default 1)")
     parser.add_argument(
         "--draws", type=positive_int, default=40, help="posterior draws for the predictive check (default 40)"
     )

@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from recoursesim._atomic import write_atomic
-from recoursesim.cli._common import Parser, positive_int
+from recoursesim.cli._common import Parser, positive_int, seed_count
 from recoursesim.cli._output import check_replaceable_file
 from recoursesim.reproductions.bell2024 import STRATEGIES, format_cells, reproduce
 
@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the Table 1 reproduction from the command line; return the exit status."""
     parser = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--strategy", default="baseline", help=f"comma-separated, from: {', '.join(STRATEGIES)}")
-    parser.add_argument("--seeds", type=positive_int, default=100, help="seeds per setting (default 100, as the paper)")
+    parser.add_argument("--seeds", type=seed_count, default=100, help="seeds per setting (default 100, as the paper)")
     parser.add_argument("--workers", type=positive_int, default=1, help="parallel processes (default 1)")
     parser.add_argument("--out", type=Path, default=None, help="keep the sweep's shards here (default: temporary)")
     parser.add_argument("--resume", action="store_true", help="continue the sweep already in --out")

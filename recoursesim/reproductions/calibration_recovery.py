@@ -27,6 +27,7 @@ from scipy import stats
 
 from recoursesim._atomic import write_atomic
 from recoursesim.calibration import PanelSimulator, calibrate
+from recoursesim.cli._common import Parser, non_negative_int, positive_int
 from recoursesim.errors import ConfigError
 from recoursesim.policy.space import ParamRange, parse_ranges
 from recoursesim.report.document import pipe_table
@@ -136,15 +137,15 @@ def markdown_table(rows: pd.DataFrame, scenarios: list[str]) -> str:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """The experiment's options."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenario", choices=list(SCENARIOS), action="append", required=True)
-    parser.add_argument("--panels", type=int, default=50, help="synthetic panels per scenario (default 50)")
-    parser.add_argument("--particles", type=int, default=100, help="accepted particles per generation (100)")
-    parser.add_argument("--generations", type=int, default=4, help="ABC-SMC generations (default 4)")
-    parser.add_argument("--steps", type=int, default=20, help="run length T (default 20, the paper's)")
+    parser.add_argument("--panels", type=positive_int, default=50, help="synthetic panels per scenario (default 50)")
+    parser.add_argument("--particles", type=positive_int, default=100, help="accepted particles per generation (100)")
+    parser.add_argument("--generations", type=positive_int, default=4, help="ABC-SMC generations (default 4)")
+    parser.add_argument("--steps", type=positive_int, default=20, help="run length T (default 20, the paper's)")
     parser.add_argument("--statistics", nargs="+", default=["applicants", "approvals", "reapplicants", "mean_score"])
-    parser.add_argument("--workers", type=int, default=1, help="panels calibrated at once (default 1)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=positive_int, default=1, help="panels calibrated at once (default 1)")
+    parser.add_argument("--seed", type=non_negative_int, default=0)
     parser.add_argument("--out", type=Path, default=Path("results/calibration_recovery"))
     parser.add_argument(
         "--collect", action="store_true", help="run nothing: tabulate the panels already finished in --out"

@@ -24,11 +24,13 @@ import numpy as np
 import pandas as pd
 
 from recoursesim._validate import check_int
+from recoursesim.cli._common import Parser, seed_count
 from recoursesim.cli._output import atomic_output_dir
 from recoursesim.datasets.fico import load_fico
 from recoursesim.report.document import pipe_table
 from recoursesim.reproductions import delayed_impact_over_time
 from recoursesim.reproductions.liu2018 import LABELS, STYLES, save_figure
+from recoursesim.resources import check_memory
 from recoursesim.scenario import load_scenario
 from recoursesim.selection.lending import CRITERIA, Utility
 from recoursesim.selection.outcome_curve import ScoreChange
@@ -213,16 +215,23 @@ def plot_distribution(rows: pd.DataFrame, path: Path) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the agent-based delayed-impact experiment; return the exit status."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=Path("results/delayed_impact_agents"), help="output directory")
     parser.add_argument("--overwrite", action="store_true", help="replace an --out this command wrote before")
     parser.add_argument("--steps", type=int, default=20, help="T: steps after the first (default 20)")
-    parser.add_argument("--seeds", type=int, default=3, help="seeds 0 … n−1 per criterion and variant (default 3)")
+    parser.add_argument("--seeds", type=seed_count, default=3, help="seeds 0 … n−1 per criterion and variant (3)")
     parser.add_argument("--applicants", type=int, default=5000, help="applicants per run (default 5000)")
     args = parser.parse_args(argv)
     steps = check_int("--steps", args.steps, minimum=1)
-    seeds = check_int("--seeds", args.seeds, minimum=1)
+    seeds = args.seeds
     applicants = check_int("--applicants", args.applicants, minimum=1)
+    # each run keeps a few float64 columns per applicant and step, for 8 criterion-variant runs at a time
+    check_memory(
+        applicants * (steps + 1) * 8 * 16,
+        f"{applicants:,} applicants x {steps + 1} steps",
+        "give fewer --applicants",
+        field="--applicants",
+    )
     tables = load_fico(groups=["Black", "White"])  # the scenarios' groups
     expected = delayed_impact_over_time.run(tables, {"u-4": Utility().default}, ScoreChange(), steps)
     with atomic_output_dir(args.out, overwrite=args.overwrite) as tmp:

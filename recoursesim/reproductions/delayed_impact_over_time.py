@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from recoursesim._validate import check_int
+from recoursesim.cli._common import Parser
 from recoursesim.cli._output import atomic_output_dir
 from recoursesim.datasets.fico import FicoTables, load_fico, nearest_repay
 from recoursesim.report.document import pipe_table
@@ -179,7 +180,7 @@ def label_score_panels(axes: Any, groups: list[str], last_step: int, burden_unit
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the iterated delayed-impact experiment; return the exit status."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=Path("results/delayed_impact"), help="output directory")
     parser.add_argument("--overwrite", action="store_true", help="replace an --out this command wrote before")
     parser.add_argument("--steps", type=int, default=20, help="T: steps after the first (default 20)")

@@ -27,7 +27,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from recoursesim.auditors.effort import DEFAULT_QS, make_effort_synthetic, synthetic_auditor
-from recoursesim.cli._common import Parser, positive_int
+from recoursesim.cli._common import Parser, positive_int, seed_count
 from recoursesim.cli._output import atomic_output_dir, check_out
 from recoursesim.report.aggregate import mean_ci
 from recoursesim.report.document import pipe_table
@@ -134,7 +134,7 @@ def figure_3(curves: pd.DataFrame, path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the synthetic equality-of-effort experiment; return the exit status."""
     parser = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seeds", type=positive_int, default=20, help="seeds per alpha (default 20)")
+    parser.add_argument("--seeds", type=seed_count, default=20, help="seeds per alpha (default 20)")
     parser.add_argument("--n", type=positive_int, default=1000, help="individuals per data set (default 1000)")
     parser.add_argument("--out", type=Path, default=Path("results/eoe_synthetic"), help="output directory")
     args = parser.parse_args(argv)

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from recoursesim.cli._common import Parser
 from recoursesim.cli._output import atomic_output_dir
 from recoursesim.datasets.fico import FicoTables, load_fico
 from recoursesim.errors import ConfigError, DataError
@@ -248,7 +249,7 @@ def save_figure(fig: Any, legend_from: Any, title: str, path: Path) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=Path("results/liu2018"), help="output directory")
     parser.add_argument("--overwrite", action="store_true", help="replace an --out this command wrote before")
     parser.add_argument("--tables", type=Path, default=None, help="a folder of FICO tables (default: bundled)")

@@ -82,6 +82,13 @@ def test_a_negative_count_given_to_a_script_is_one_line(tmp_path: Path) -> None:
         ("ccm_adult", ["--seed", "-1"], "argument --seed: must be a non-negative integer, got -1"),
         ("real_data", ["--seeds", "1"], "argument --seeds: must be at least 2 (an interval across seeds needs two)"),
         ("recourse_durability", ["--policies", "magic"], "argument --policies: invalid choice: 'magic'"),
+        ("eoe_synthetic", ["--seeds", "10000000000"], "argument --seeds: must be at most 1,000,000 seeds"),
+        ("bell2024_table1", ["--seeds", "2000000"], "argument --seeds: must be at most 1,000,000 seeds"),
+        ("delayed_impact_agents", ["--seeds", "0"], "argument --seeds: must be a positive integer, got 0"),
+        ("delayed_impact_agents", ["--seeds", "10000000000"], "argument --seeds: must be at most 1,000,000 seeds"),
+        ("liu2018", ["--bogus"], "unrecognized arguments: --bogus"),
+        ("delayed_impact_over_time", ["--bogus"], "unrecognized arguments: --bogus"),
+        ("calibration_recovery", ["--scenario", "bell2024", "--panels", "0"], "argument --panels: must be a positive"),
     ],
 )
 def test_scripts_refuse_bad_options_in_one_line_with_a_fix(capsys, module: str, arguments: list[str], message: str):
@@ -93,3 +100,14 @@ def test_scripts_refuse_bad_options_in_one_line_with_a_fix(capsys, module: str, 
         script.main(arguments)
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert stopped.value.code == 2 and message in line and line.endswith(" --help'"), line
+
+
+def test_an_applicant_count_that_cannot_fit_in_memory_is_refused_before_the_work(tmp_path: Path) -> None:
+    """``delayed_impact_agents.py --applicants 10**12`` is refused from its memory estimate, writing nothing."""
+    from recoursesim.errors import ConfigError
+    from recoursesim.reproductions import delayed_impact_agents
+
+    with pytest.raises(ConfigError) as refused:
+        delayed_impact_agents.main(["--applicants", str(10**12), "--out", str(tmp_path / "out")])
+    assert refused.value.field == "--applicants"
+    assert not (tmp_path / "out").exists()
