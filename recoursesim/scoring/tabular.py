@@ -23,6 +23,7 @@ from recoursesim.rng import integer_seed
 from recoursesim.scoring.base import edited_rows
 from recoursesim.scoring.classifier import ClassifierScorer
 from recoursesim.scoring.encoding import builtin_pipeline
+from recoursesim.scoring.model_confine import refuse_unsafe_params
 from recoursesim.scoring.tree_tables import boosting_tables
 from recoursesim.threads import fit_single_threaded, single_threaded
 
@@ -69,6 +70,7 @@ def construct_estimator(factory: Callable[..., Any], params: Mapping[str, Any] |
             names the parameter when scikit-learn says which one it is.
     """
     params = dict(params or {})
+    refuse_unsafe_params(params, field)
     try:
         estimator = factory(**params)
         validate = getattr(estimator, "_validate_params", None)  # scikit-learn >= 1.2

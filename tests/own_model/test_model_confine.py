@@ -1,0 +1,141 @@
+"""A loaded model runs confined: no cache folder, no worker processes, no malformed sparse matrix or tree.
+
+Allowed classes read some of their settings and state as instructions: ``Pipeline(memory=...)``
+writes a joblib cache outside ``--out`` on every refit and unpickles it later, ``n_jobs`` starts
+worker processes, and compiled code trusts the indices of sparse matrices and trees.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse
+import skops.io as sio
+from own_model_helpers import defendants_scenario
+from sklearn.ensemble import BaggingClassifier
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.tree import DecisionTreeClassifier
+
+from recoursesim.cli import main
+from recoursesim.errors import ConfigError
+from recoursesim.scoring import load_model_file
+from recoursesim.scoring.model_confine import confine_model
+from tests.hostile.conftest import one_line_error, tree
+
+NUMBERS = ["age", "priors_count", "juv_fel_count"]
+
+
+def _cli(capsys, *argv: str) -> tuple[int, str]:
+    try:
+        status = main(list(argv))
+    except SystemExit as exit_:
+        status = int(exit_.code or 0)
+    err = capsys.readouterr().err
+    return status, "\n".join(line for line in err.splitlines() if not line.startswith("note: "))
+
+
+def _children() -> list[int]:
+    """The ids of this process's child processes (from /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rpartition(")")[2].split()[1]) == os.getpid():
+                found.append(int(entry))
+    return found
+
+
+def _rewrite_npz(model_file: Path, out: Path, **arrays: np.ndarray) -> Path:
+    """Copy a skops file with the named arrays of its sparse-matrix member replaced."""
+    with zipfile.ZipFile(model_file) as source, zipfile.ZipFile(out, "w") as target:
+        for name in source.namelist():
+            data = source.read(name)
+            if name.endswith(".npz"):
+                stored = dict(np.load(io.BytesIO(data), allow_pickle=False))
+                stored.update(arrays)
+                buffer = io.BytesIO()
+                np.savez(buffer, **stored)
+                data = buffer.getvalue()
+            target.writestr(name, data)
+    return out
+
+
+def test_a_model_file_with_a_cache_folder_is_refused_and_nothing_is_written_outside(
+    tmp_path, monkeypatch, capsys, user_csv, user_model
+) -> None:
+    cache = tmp_path / "outside"
+    model = Pipeline(user_model.steps, memory=str(cache))
+    sio.dump(model, tmp_path / "model.skops")
+    with pytest.raises(ConfigError) as caught:
+        load_model_file(tmp_path / "model.skops")
+    assert f"Pipeline sets memory={str(cache)!r}" in str(caught.value) and "memory=None" in str(caught.value)
+
+    sio.dump(user_model, tmp_path / "genuine.skops")
+    monkeypatch.chdir(tmp_path)
+    scorer = '[scorer]\nmodel_file = "{}"\n'
+    refit = '[training]\nname = "refit"\n'
+    (tmp_path / "s.toml").write_text(defendants_scenario(user_csv, scorer.format("model.skops"), refit))
+    params = f'[training]\nname = "refit"\nestimator_params = {{ memory = "{cache}" }}\n'
+    (tmp_path / "p.toml").write_text(defendants_scenario(user_csv, scorer.format("genuine.skops"), params))
+    before = tree(tmp_path)
+    line = one_line_error(*_cli(capsys, "run", "s.toml", "--out", "r"))
+    assert "scorer.model_file: model.skops: Pipeline sets memory=" in line
+    line = one_line_error(*_cli(capsys, "run", "p.toml", "--out", "r"))
+    assert "training.estimator_params.memory: names a cache folder" in line
+    assert tree(tmp_path) == before and not cache.exists()
+
+
+def test_loaded_models_and_their_refit_copies_run_single_process(tmp_path, user_csv) -> None:
+    frame = pd.read_csv(user_csv)
+    bagging = BaggingClassifier(DecisionTreeClassifier(max_depth=2), n_estimators=4, n_jobs=2, random_state=0)
+    model = make_pipeline(bagging).fit(frame[NUMBERS], frame["no_recid"])
+    sio.dump(model, tmp_path / "bag.skops")
+    loaded = load_model_file(tmp_path / "bag.skops")
+    jobs = {k: v for k, v in loaded.get_params(deep=True).items() if k.endswith("n_jobs")}
+    assert jobs and set(jobs.values()) == {None}, jobs
+    before = set(_children())
+    loaded.predict_proba(frame[NUMBERS])
+    assert set(_children()) <= before
+    from recoursesim.training.refit import _prototype_for
+
+    prototype = _prototype_for(None, None, None, model)
+    assert {v for k, v in prototype.get_params(deep=True).items() if k.endswith("n_jobs")} == {None}
+    assert model[-1].n_jobs == 2  # the object given from Python is cloned, never changed
+
+
+@pytest.mark.parametrize("matrix", ["csr", "csc"])
+def test_a_tampered_sparse_matrix_is_refused_before_anything_reads_it(tmp_path, user_csv, matrix) -> None:
+    frame = pd.read_csv(user_csv)
+    model = LogisticRegression().fit(frame[NUMBERS], frame["no_recid"]).sparsify()
+    if matrix == "csc":
+        model.coef_ = scipy.sparse.csc_matrix(model.coef_)
+    sio.dump(model, tmp_path / "ok.skops")
+    assert type(load_model_file(tmp_path / "ok.skops").coef_) is type(model.coef_)
+    bad = _rewrite_npz(tmp_path / "ok.skops", tmp_path / "bad.skops", indices=np.array([0, 1, 200_000_000], np.int32))
+    with pytest.raises(ConfigError) as caught:
+        load_model_file(bad)
+    assert f"bad.skops: a sparse {matrix}_matrix" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_trees_whose_nodes_point_outside_or_backwards_are_refused(user_csv) -> None:
+    frame = pd.read_csv(user_csv)
+    genuine = DecisionTreeClassifier(max_depth=3, random_state=0).fit(frame[NUMBERS], frame["no_recid"])
+    assert confine_model(genuine, "tree.skops", "model_file") is genuine
+    state = genuine.tree_.__getstate__()
+    for field, value in (("left_child", 10**8), ("left_child", 0), ("feature", 7)):
+        nodes = state["nodes"].copy()
+        nodes[field][0] = value
+        tampered = DecisionTreeClassifier(max_depth=3).fit(frame[NUMBERS], frame["no_recid"])
+        tampered.tree_.__setstate__({**state, "nodes": nodes})
+        with pytest.raises(ConfigError, match=r"tree\.skops: a tree structure"):
+            confine_model(tampered, "tree.skops", "model_file")
