@@ -160,7 +160,7 @@ def _check_tree(tree: Any, owner: str, source: str, field: str) -> None:
     left, right = np.asarray(tree.children_left), np.asarray(tree.children_right)
     feature = np.asarray(tree.feature)
     leaf = left == -1
-    ok = count >= 1 and len(left) == len(right) == len(feature) == count and np.all((right == -1) == leaf)
+    ok = count >= 1 and len(left) == len(right) == len(feature) == count and bool(np.all((right == -1) == leaf))
     ok = ok and _check_links(left, right, leaf, count)
     ok = ok and bool(np.all((feature[~leaf] >= 0) & (feature[~leaf] < int(tree.n_features))))
     ok = ok and np.asarray(tree.value).shape[0] == count
