@@ -190,6 +190,13 @@ def _tampered_ledger(root: Path) -> None:
     ledger.to_parquet(path)
 
 
+def _huge_population(root: Path) -> None:
+    for path in root.glob("seed-*/scenario.json"):
+        meta = json.loads(path.read_text())
+        meta["scenario"]["population"]["initial"] = 20_000_000
+        path.write_text(json.dumps(meta))
+
+
 @pytest.mark.parametrize(
     "damage, needle",
     [
@@ -198,6 +205,7 @@ def _tampered_ledger(root: Path) -> None:
         (_other_scenario, "different scenario"),
         (_sweep, "is not a sweep manifest this recoursesim can read"),
         (_tampered_ledger, "does not match a rebuilt run"),
+        (_huge_population, "scenario.json states 20000"),
     ],
 )
 def test_bad_results_directories_give_one_clear_error(results_dir, tmp_path, capsys, damage, needle):
