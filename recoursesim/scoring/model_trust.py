@@ -33,6 +33,15 @@ from recoursesim.errors import ConfigError
 #: Node kinds whose name is a callable the model holds (a function or a method), never a class instance.
 CALLABLE_NODES = frozenset({"FunctionNode", "MethodNode", "PartialNode", "OperatorFuncNode"})
 
+#: Node kinds that build one fixed type whatever name they state: the type they build is what is checked.
+FIXED_TYPES = {
+    "PartialNode": "functools.partial",
+    "DefaultDictNode": "collections.defaultdict",
+    "BytesNode": "builtins.bytes",
+    "BytearrayNode": "builtins.bytearray",
+    "MaskedArrayNode": "numpy.ma.MaskedArray",
+}
+
 #: Node kinds whose name is not used to build anything: JSON values, and references to a node met before.
 DATA_NODES = frozenset({"JsonNode", "CachedNode"})
 
@@ -163,13 +172,18 @@ def names_in_file(path: Path) -> dict[str, str]:
             )
         if kind in DATA_NODES:
             continue
-        name = f"{node.get('__module__')}.{node.get('__class__')}"
-        found.setdefault(name, kind)
-        if kind == "MethodNode":
+        name = FIXED_TYPES.get(kind) or f"{node.get('__module__')}.{node.get('__class__')}"
+        if kind == "OperatorFuncNode":  # skops builds operator.<class> whatever module the node states
+            name = f"operator.{node.get('__class__')}"
+        if kind == "MethodNode":  # the object is a node of its own; the callable is the method
             content = node.get("content")
             method = content.get("func") if isinstance(content, dict) else None
-            found[f"{name}.{method}"] = kind
-        elif kind == "RandomGeneratorNode":
+            name = f"{name}.{method}"
+        if kind in CALLABLE_NODES:
+            found[name] = kind  # a callable by kind, even if the same name is also a class elsewhere
+        else:
+            found.setdefault(name, kind)
+        if kind == "RandomGeneratorNode":
             found[f"numpy.random.{_bit_generator(node)}"] = kind
     return found
 
@@ -198,11 +212,16 @@ def _bit_generator(node: dict[str, Any]) -> str:
 
 
 def refused_types(found: dict[str, str], trusted: Iterable[str] = ()) -> list[str]:
-    """The names of ``found`` that are neither allowed classes nor trusted, each with what it is."""
-    allowed = allowed_types() | set(trusted)
+    """The names of ``found`` that are neither allowed classes nor trusted, each with what it is.
+
+    A callable (a function, method, partial or operator node) is refused unless trusted, whatever
+    name it states: the allow-list holds classes to build, not callables to hand to a model.
+    """
+    granted = set(trusted)
+    allowed = allowed_types() | granted
     refused = []
     for name, kind in sorted(found.items()):
-        if name in allowed:
+        if name in (granted if kind in CALLABLE_NODES else allowed):
             continue
         what = "a function or method" if kind in CALLABLE_NODES else "not an allowed class"
         shown = name if name.isprintable() and len(name) <= 200 else repr(name[:200])

@@ -154,3 +154,27 @@ def test_trust_is_granted_by_the_person_running_and_travels_to_worker_processes(
     assert simulate("s.toml", seed=0, trusted=["numpy.absolute"]).ledger is not None
     with pytest.raises(ConfigError, match="trusted: is one string"):
         FittedModelScorer(model_file="model.skops", trusted="numpy.absolute")
+
+
+def test_callable_and_fixed_type_nodes_are_checked_by_kind_whatever_name_they_state(tmp_path) -> None:
+    # skops' PartialNode always builds functools.partial: stating an allowed class does not hide it.
+    absolute = sf.node("FunctionNode", "numpy.absolute", content={"module_path": "numpy", "function": "absolute"})
+    disguised = sf.node(
+        "PartialNode",
+        "sklearn.pipeline.Pipeline",
+        content={"func": absolute, "args": sf.tuple_of(), "kwds": sf.dict_node({}), "namespace": sf.dict_node({})},
+    )
+    path = sf.write(tmp_path / "partial.skops", disguised)
+    assert names_in_file(path)["functools.partial"] == "PartialNode"
+    with pytest.raises(ConfigError, match=r"functools\.partial \(a function or method\)"):
+        load_model_file(path)
+    # A function node naming an allowed class is still a callable handed to the model: trusted only by name.
+    as_function = sf.node("FunctionNode", "sklearn.pipeline.Pipeline", content={})
+    with pytest.raises(ConfigError, match=r"sklearn\.pipeline\.Pipeline \(a function or method\)"):
+        load_model_file(sf.write(tmp_path / "function.skops", as_function))
+    # An operator node is named by what skops builds (operator.<name>), not the module it states.
+    operator = sf.node("OperatorFuncNode", "sklearn.pipeline.methodcaller", attrs=sf.tuple_of(sf.json_value("x")))
+    assert names_in_file(sf.write(tmp_path / "op.skops", operator))["operator.methodcaller"] == "OperatorFuncNode"
+    # Kinds that build one fixed type are named by that type.
+    raw = sf.node("BytesNode", "os.system", file="x.bin")
+    assert names_in_file(sf.write(tmp_path / "bytes.skops", raw, {"x.bin": b"abc"})) == {"builtins.bytes": "BytesNode"}
