@@ -150,7 +150,7 @@ class SweepStore:
                 f"{path} is not a sweep manifest this recoursesim can read ({problem})",
                 "run the sweep again with this version (`recoursesim sweep ... --out DIR`)",
             )
-        return manifest  # type: ignore[no-any-return]
+        return manifest
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
