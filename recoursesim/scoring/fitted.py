@@ -120,6 +120,8 @@ def check_fitted_model(
         sample = np.asarray(rows[:CHECK_ROWS], dtype=float)
         try:
             scores = np.asarray(scorer.score(sample), dtype=float)
+        except ConfigError:  # already one line naming what the data holds that the model does not take
+            raise
         except Exception as error:  # the user's model failed on the data: say so in one line
             first = str(error).strip().splitlines()[0] if str(error).strip() else ""
             raise ConfigError(

@@ -70,7 +70,7 @@ def confine_model(model: Any, source: str, field: str) -> Any:
     Raises:
         ConfigError: one line naming the estimator or structure and the fix.
     """
-    for owner, value in _objects(model):
+    for owner, value in reachable(model):
         if hasattr(value, "get_params") and hasattr(value, "fit"):
             _confine_estimator(value, source, field)
             _check_feature_bounds(value, owner, source, field)
@@ -101,7 +101,7 @@ def _confine_estimator(estimator: Any, source: str, field: str) -> None:
             setattr(estimator, key, None)
 
 
-def _objects(root: Any) -> Iterator[tuple[str, Any]]:
+def reachable(root: Any) -> Iterator[tuple[str, Any]]:
     """Every object reachable from ``root`` (attributes, containers, parameters), once each, with its owner."""
     seen: set[int] = set()
     stack: list[tuple[str, Any]] = [(type(root).__name__, root)]
@@ -121,6 +121,26 @@ def _objects(root: Any) -> Iterator[tuple[str, Any]]:
             if hasattr(item, "get_params"):
                 with contextlib.suppress(Exception):
                     stack.extend((name, v) for v in item.get_params(deep=False).values())
+
+
+def unknown_category(model: Any, frame: Any) -> tuple[str, list[Any]] | None:
+    """The first column of ``frame`` holding a value that an encoder of ``model`` refuses as unknown.
+
+    Encoders with ``handle_unknown = "error"`` (``OneHotEncoder``, ``OrdinalEncoder``) fitted on
+    named columns raise on a value they did not see in fitting; this names the column and the values.
+    """
+    for _, value in reachable(model):
+        names = getattr(value, "feature_names_in_", None)
+        categories = getattr(value, "categories_", None)
+        if getattr(value, "handle_unknown", None) != "error" or names is None or categories is None:
+            continue
+        for name, known in zip(names, categories, strict=False):
+            if name in getattr(frame, "columns", ()):
+                column = frame[name].astype(object)
+                unseen = sorted({str(v) for v in column[~column.isin(list(known)) & column.notna()]})
+                if unseen:
+                    return str(name), unseen
+    return None
 
 
 def _is_sparse(value: Any) -> bool:

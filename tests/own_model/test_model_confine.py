@@ -139,3 +139,24 @@ def test_trees_whose_nodes_point_outside_or_backwards_are_refused(user_csv) -> N
         tampered.tree_.__setstate__({**state, "nodes": nodes})
         with pytest.raises(ConfigError, match=r"tree\.skops: a tree structure"):
             confine_model(tampered, "tree.skops", "model_file")
+
+
+def test_a_value_the_models_encoder_was_not_fitted_on_is_one_line_naming_the_column(
+    tmp_path, monkeypatch, capsys, user_csv
+) -> None:
+    from sklearn.compose import make_column_transformer
+    from sklearn.preprocessing import OneHotEncoder
+
+    frame = pd.read_csv(user_csv)
+    X = frame.drop(columns="no_recid")
+    encode = make_column_transformer((OneHotEncoder(handle_unknown="error"), ["race"]), remainder="drop")
+    model = make_pipeline(encode, LogisticRegression()).fit(X, frame["no_recid"])
+    categories = model[0].named_transformers_["onehotencoder"].categories_
+    common = X["race"].value_counts().index[0]
+    categories[0] = np.array([c if c != common else "zzz" for c in categories[0]], dtype=object)
+    sio.dump(model, tmp_path / "model.skops")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.toml").write_text(defendants_scenario(user_csv, '[scorer]\nmodel_file = "model.skops"\n'))
+    line = one_line_error(*_cli(capsys, "run", "s.toml", "--no-write"))
+    assert f"was not fitted on the value(s) {common} of column 'race'" in line
+    assert "handle_unknown='ignore'" in line
