@@ -178,3 +178,30 @@ def test_callable_and_fixed_type_nodes_are_checked_by_kind_whatever_name_they_st
     # Kinds that build one fixed type are named by that type.
     raw = sf.node("BytesNode", "os.system", file="x.bin")
     assert names_in_file(sf.write(tmp_path / "bytes.skops", raw, {"x.bin": b"abc"})) == {"builtins.bytes": "BytesNode"}
+
+
+def test_a_zip_bomb_is_refused_from_its_declared_sizes_before_anything_is_inflated(tmp_path, model_file) -> None:
+    import resource
+    import zipfile
+
+    from recoursesim.scoring import model_trust
+
+    bomb = tmp_path / "bomb.skops"
+    padding = " " * (model_trust.MAX_SCHEMA_BYTES + 1)
+    schema = '{"__class__": "dict", "__module__": "builtins", "__loader__": "DictNode", "pad": "' + padding + '"}'
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("schema.json", schema)
+    del padding, schema
+    assert bomb.stat().st_size < 2 * 2**20
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(
+        ConfigError, match=r"bomb\.skops is not a model file recoursesim reads: its schema\.json inflates"
+    ):
+        load_model_file(bomb)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak < 64 * 2**10  # KiB: nothing inflated
+    # A smaller member compressed far beyond what a model compresses is refused by its ratio.
+    with zipfile.ZipFile(tmp_path / "ratio.skops", "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("schema.json", zipfile.ZipFile(model_file).read("schema.json"))
+        archive.writestr("x.npy", b"\0" * 50 * 2**20)
+    with pytest.raises(ConfigError, match=r"its member 'x\.npy' is compressed \d+ times \(limit 100\)"):
+        load_model_file(tmp_path / "ratio.skops")
