@@ -17,28 +17,18 @@ import pandas as pd
 import pytest
 import scipy.sparse
 import skops.io as sio
-from own_model_helpers import defendants_scenario
+from own_model_helpers import cli, defendants_scenario
 from sklearn.ensemble import BaggingClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.tree import DecisionTreeClassifier
 
-from recoursesim.cli import main
 from recoursesim.errors import ConfigError
 from recoursesim.scoring import load_model_file
 from recoursesim.scoring.model_confine import confine_model
 from tests.hostile.conftest import one_line_error, tree
 
 NUMBERS = ["age", "priors_count", "juv_fel_count"]
-
-
-def _cli(capsys, *argv: str) -> tuple[int, str]:
-    try:
-        status = main(list(argv))
-    except SystemExit as exit_:
-        status = int(exit_.code or 0)
-    err = capsys.readouterr().err
-    return status, "\n".join(line for line in err.splitlines() if not line.startswith("note: "))
 
 
 def _children() -> list[int]:
@@ -88,9 +78,9 @@ def test_a_model_file_with_a_cache_folder_is_refused_and_nothing_is_written_outs
     params = f'[training]\nname = "refit"\nestimator_params = {{ memory = "{cache}" }}\n'
     (tmp_path / "p.toml").write_text(defendants_scenario(user_csv, scorer.format("genuine.skops"), params))
     before = tree(tmp_path)
-    line = one_line_error(*_cli(capsys, "run", "s.toml", "--out", "r"))
+    line = one_line_error(*cli(capsys, "run", "s.toml", "--out", "r"))
     assert "scorer.model_file: model.skops: Pipeline sets memory=" in line
-    line = one_line_error(*_cli(capsys, "run", "p.toml", "--out", "r"))
+    line = one_line_error(*cli(capsys, "run", "p.toml", "--out", "r"))
     assert "training.estimator_params.memory: names a cache folder" in line
     assert tree(tmp_path) == before and not cache.exists()
 
@@ -157,6 +147,6 @@ def test_a_value_the_models_encoder_was_not_fitted_on_is_one_line_naming_the_col
     sio.dump(model, tmp_path / "model.skops")
     monkeypatch.chdir(tmp_path)
     (tmp_path / "s.toml").write_text(defendants_scenario(user_csv, '[scorer]\nmodel_file = "model.skops"\n'))
-    line = one_line_error(*_cli(capsys, "run", "s.toml", "--no-write"))
+    line = one_line_error(*cli(capsys, "run", "s.toml", "--no-write"))
     assert f"was not fitted on the value(s) {common} of column 'race'" in line
     assert "handle_unknown='ignore'" in line

@@ -15,12 +15,11 @@ import pandas as pd
 import pytest
 import skops.io as sio
 import skops_files as sf
-from own_model_helpers import defendants_scenario
+from own_model_helpers import cli, defendants_scenario
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 
-from recoursesim.cli import main
 from recoursesim.errors import ConfigError
 from recoursesim.scenario import load_scenario
 from recoursesim.scoring import FittedModelScorer, load_model_file
@@ -30,16 +29,6 @@ from tests.hostile.conftest import one_line_error, tree
 
 EXPLOITS = {"python source": sf.source_exploit, "makedirs": sf.makedirs_exploit}
 EXPLOIT_NAMES = {"python source": sf.RUN_SOURCE, "makedirs": sf.MAKEDIRS}
-
-
-def _cli(capsys, *argv: str) -> tuple[int, str]:
-    """Run ``recoursesim ARGV``: (status, stderr without the note on the CSV's inferred feature types)."""
-    try:
-        status = main(list(argv))
-    except SystemExit as exit_:
-        status = int(exit_.code or 0)
-    err = capsys.readouterr().err
-    return status, "\n".join(line for line in err.splitlines() if not line.startswith("note: "))
 
 
 @pytest.fixture
@@ -72,7 +61,7 @@ def test_an_exploit_file_that_a_prefix_rule_let_run_is_refused_and_runs_nothing(
     (tmp_path / "s.toml").write_text(defendants_scenario(user_csv, '[scorer]\nmodel_file = "model.skops"\n'))
     before = tree(tmp_path)
     for argv in (["run", "s.toml", "--out", "r"], ["sweep", "s.toml", "--seeds", "2", "--out", "w"]):
-        line = one_line_error(*_cli(capsys, *argv))
+        line = one_line_error(*cli(capsys, *argv))
         assert "s.toml: scorer.model_file" in line and f"--trust {EXPLOIT_NAMES[kind]}" in line
     assert tree(tmp_path) == before and not marker.exists()
 
@@ -141,10 +130,10 @@ def test_trust_is_granted_by_the_person_running_and_travels_to_worker_processes(
     scorer = '[scorer]\nmodel_file = "model.skops"\n'
     (tmp_path / "s.toml").write_text(defendants_scenario(user_csv, scorer))
     (tmp_path / "granted.toml").write_text(defendants_scenario(user_csv, scorer + 'trusted = ["numpy.absolute"]\n'))
-    line = one_line_error(*_cli(capsys, "run", "granted.toml", "--no-write"))
+    line = one_line_error(*cli(capsys, "run", "granted.toml", "--no-write"))
     assert "scorer.trusted: a scenario cannot grant trust" in line and "--trust TYPE" in line
-    assert "--trust numpy.absolute" in one_line_error(*_cli(capsys, "run", "s.toml", "--no-write"))
-    status, err = _cli(
+    assert "--trust numpy.absolute" in one_line_error(*cli(capsys, "run", "s.toml", "--no-write"))
+    status, err = cli(
         capsys, "sweep", "s.toml", "--seeds", "2", "--workers", "2", "--out", "w", "--trust", "numpy.absolute"
     )
     assert status == 0, err
