@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import io
 import os
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -26,23 +28,37 @@ from sklearn.tree import DecisionTreeClassifier
 from recoursesim.errors import ConfigError
 from recoursesim.scoring import load_model_file
 from recoursesim.scoring.model_confine import confine_model
-from tests.hostile.conftest import one_line_error, tree
+from tests.hostile.conftest import ROOT, one_line_error, tree
 
 NUMBERS = ["age", "priors_count", "juv_fel_count"]
 
 
-def _children() -> list[int]:
-    """The ids of this process's child processes (from /proc)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rpartition(")")[2].split()[1]) == os.getpid():
-                found.append(int(entry))
+#: Loads a model file (with recoursesim, or with skops alone), scores with it, prints how many child processes appeared.
+SCORE_AND_COUNT_CHILDREN = """
+import os, sys
+from pathlib import Path
+import numpy as np
+
+def children():
+    found = 0
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        found += int(stat.rpartition(")")[2].split()[1]) == os.getpid()
     return found
+
+path, how = sys.argv[1], sys.argv[2]
+if how == "recoursesim":
+    from recoursesim.scoring import load_model_file
+    model = load_model_file(path)
+else:
+    import skops.io as sio
+    model = sio.load(path, trusted=sio.get_untrusted_types(file=path))
+model.predict_proba(np.random.default_rng(0).random((500, 3)))
+print(children())
+"""
 
 
 def _rewrite_npz(model_file: Path, out: Path, **arrays: np.ndarray) -> Path:
@@ -87,15 +103,20 @@ def test_a_model_file_with_a_cache_folder_is_refused_and_nothing_is_written_outs
 
 def test_loaded_models_and_their_refit_copies_run_single_process(tmp_path, user_csv) -> None:
     frame = pd.read_csv(user_csv)
-    bagging = BaggingClassifier(DecisionTreeClassifier(max_depth=2), n_estimators=4, n_jobs=2, random_state=0)
-    model = make_pipeline(bagging).fit(frame[NUMBERS], frame["no_recid"])
+    bagging = BaggingClassifier(DecisionTreeClassifier(max_depth=2), n_estimators=4, random_state=0)
+    model = make_pipeline(bagging).fit(frame[NUMBERS].to_numpy(), frame["no_recid"])
+    model.set_params(baggingclassifier__n_jobs=2)  # set after fitting: this process starts no workers
     sio.dump(model, tmp_path / "bag.skops")
     loaded = load_model_file(tmp_path / "bag.skops")
     jobs = {k: v for k, v in loaded.get_params(deep=True).items() if k.endswith("n_jobs")}
     assert jobs and set(jobs.values()) == {None}, jobs
-    before = set(_children())
-    loaded.predict_proba(frame[NUMBERS])
-    assert set(_children()) <= before
+    counts = {}
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for how in ("skops", "recoursesim"):  # in a fresh process each: no worker pool left by earlier tests
+        argv = [sys.executable, "-c", SCORE_AND_COUNT_CHILDREN, str(tmp_path / "bag.skops"), how]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=env)
+        counts[how] = int(done.stdout.split()[-1]) if done.returncode == 0 else done.stderr
+    assert counts["skops"] >= 1 and counts["recoursesim"] == 0, counts  # skops alone starts workers
     from recoursesim.training.refit import _prototype_for
 
     prototype = _prototype_for(None, None, None, model)
