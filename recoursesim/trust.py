@@ -24,6 +24,10 @@ from recoursesim.errors import ConfigError
 #: Packages whose modules a scenario may always name by import path.
 ALWAYS_ALLOWED = ("recoursesim",)
 
+#: recoursesim's modules that define no components and act when imported or run (the command line,
+#: the dashboard, the reproduction scripts): a scenario never names them, whatever the allowance.
+NEVER_IMPORTED = ("recoursesim.__main__", "recoursesim.cli", "recoursesim.dashboard", "recoursesim.reproductions")
+
 
 def allowance(modules: Iterable[str] | str | None, *, field: str = "allow_imports") -> tuple[str, ...]:
     """Check and normalise an import allowance: module names such as ``"mypkg"`` or ``"mypkg.selectors"``.
@@ -59,6 +63,12 @@ def check_import_allowed(path: str, allowed: Iterable[str], field: str) -> None:
         ConfigError: naming ``field`` and saying how to allow the module.
     """
     module = path.partition(":")[0]
+    if any(module == name or module.startswith(f"{name}.") for name in NEVER_IMPORTED):
+        raise ConfigError(
+            field,
+            f"{path!r} names {module}, which defines no components (it runs recoursesim's own commands)",
+            "use a registered name (recoursesim list), or a module of yours that defines the component",
+        )
     if is_allowed(module, allowed):
         return
     raise ConfigError(

@@ -201,8 +201,10 @@ def _levels(rows: pd.DataFrame, groups: list[str]) -> list[tuple[str, float]]:
 def _replay_forms(results: Results, steps: list[int]) -> dict[int, LinearForm | None]:
     """The linear form of the decision model that scored each of ``steps``, from a rebuilt first run."""
     run = results.runs[0]
-    model = results.scenario.build_model(run.seed_value())
     wanted = set(steps)
+    ledger = results.ledgers()[0]
+    _check_replay_size(results, ledger, max(wanted))
+    model = results.scenario.build_model(run.seed_value())
     forms: dict[int, LinearForm | None] = {}
     while model.t <= max(wanted) and model.running:
         t = model.t
@@ -210,7 +212,6 @@ def _replay_forms(results: Results, steps: list[int]) -> dict[int, LinearForm | 
             forms[t] = linear_form_of(model.scorer)
         model.step()
     replayed = model.ledger
-    ledger = results.ledgers()[0]
     for t in wanted:
         stored = ledger.loc[ledger["step"] == t].sort_values("agent_id")["score"].to_numpy()
         again = replayed.loc[replayed["step"] == t].sort_values("agent_id")["score"].to_numpy()
@@ -222,6 +223,28 @@ def _replay_forms(results: Results, steps: list[int]) -> dict[int, LinearForm | 
                 "re-run the scenario with this version",
             )
     return forms
+
+
+def _check_replay_size(results: Results, ledger: pd.DataFrame, last: int) -> None:
+    """Refuse to rebuild a run whose recorded scenario would make more agents than its stored ledger holds.
+
+    The rebuilt run is checked against the ledger only after it ran; a ``scenario.json`` edited
+    to state a huge population would otherwise allocate it first.
+    """
+    from recoursesim.resources import estimate_run
+
+    try:
+        agents = estimate_run(results.scenario, steps=last).agents
+    except (KeyError, TypeError, ValueError):
+        agents = None
+    held = int(ledger["agent_id"].nunique())
+    if agents is None or agents > held:
+        stated = "an unreadable size" if agents is None else f"{agents} agents by step {last}"
+        raise ConfigError(
+            "RESULTS",
+            f"{results.runs[0].directory}: its scenario.json states {stated}, but its ledger holds {held}",
+            "restore the run's scenario.json, or re-run the scenario",
+        )
 
 
 def distribution_figure(

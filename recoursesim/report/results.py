@@ -254,7 +254,26 @@ def _read_meta(run_dir: Path) -> dict[str, Any]:
         raise ConfigError("RESULTS", f"{path} is not readable JSON ({error})", "re-run the scenario") from None
     if not isinstance(meta, dict) or not isinstance(meta.get("scenario"), dict) or "seed" not in meta:
         raise _older(run_dir, f"{SCENARIO_FILE} lacks the 'scenario' and 'seed' entries")
+    if not _is_seed(meta["seed"]):
+        raise ConfigError(
+            "RESULTS",
+            f"{path}: seed is {str(meta['seed'])[:60]}, not a seed recoursesim writes "
+            "(a whole number, or {entropy, spawn_key})",
+            "restore the run's scenario.json, or re-run the scenario",
+        )
     return meta
+
+
+def _is_seed(seed: Any) -> bool:
+    """A seed record as a run writes it: a non-negative int, or ``{"entropy": int, "spawn_key": [int, ...]}``."""
+
+    def whole(value: Any) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+    if isinstance(seed, dict):
+        key = seed.get("spawn_key")
+        return whole(seed.get("entropy")) and isinstance(key, list) and all(whole(k) for k in key)
+    return whole(seed)
 
 
 def _read_run(run_dir: Path, meta: dict[str, Any]) -> SeedRun:
@@ -305,13 +324,7 @@ def load_sweep_results(directory: str | Path, point: int | None = None) -> Resul
     from recoursesim.sweep import SweepStore, iter_point_results
 
     directory = Path(directory)
-    manifest = SweepStore(directory).read_manifest()
-    if not isinstance(manifest.get("points"), list) or not isinstance(manifest.get("runs"), list):
-        raise ConfigError(
-            "RESULTS",
-            f"{directory / 'manifest.json'} is not a sweep manifest this recoursesim can read",
-            "run the sweep again with this version (`recoursesim sweep ... --out DIR`)",
-        )
+    manifest = SweepStore(directory).read_manifest()  # its shape is checked there
     points: list[dict[str, Any]] = manifest["points"]
     if point is None:
         if len(points) > 1:

@@ -23,6 +23,7 @@ from recoursesim.errors import ConfigError
 from recoursesim.features.schema import FeatureSchema
 from recoursesim.registry import register
 from recoursesim.scoring.classifier import ClassifierScorer
+from recoursesim.scoring.model_confine import confine_model
 from recoursesim.scoring.model_trust import check_model_file
 from recoursesim.scoring.tabular import TabularModel
 from recoursesim.trust import trust_list
@@ -37,7 +38,9 @@ def load_model_file(path: str | Path, trusted: Sequence[str] = (), field: str = 
     The file's ``schema.json`` is read first and every type it names is checked against the
     allow-list of exact classes (:func:`~recoursesim.scoring.model_trust.allowed_types`) and
     ``trusted``, before anything is imported or built; a function, a method or any other name is
-    refused in one line. Pickle and joblib files are never loaded.
+    refused in one line. Pickle and joblib files are never loaded. The loaded model is then
+    confined (:func:`~recoursesim.scoring.model_confine.confine_model`): no cache folder
+    (``memory``), single-process (``n_jobs = None``), sparse matrices and trees checked.
 
     Args:
         path: The ``.skops`` file.
@@ -73,12 +76,13 @@ def load_model_file(path: str | Path, trusted: Sequence[str] = (), field: str = 
         ) from None
     names = check_model_file(path, trust_list(trusted), field)
     try:
-        return sio.load(path, trusted=names)
+        model = sio.load(path, trusted=names)
     except Exception as error:
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise ConfigError(
             field, f"{path.name} could not be loaded ({first})", "save it again with skops.io.dump"
         ) from None
+    return confine_model(model, path.name, field)
 
 
 def check_fitted_model(
@@ -116,6 +120,8 @@ def check_fitted_model(
         sample = np.asarray(rows[:CHECK_ROWS], dtype=float)
         try:
             scores = np.asarray(scorer.score(sample), dtype=float)
+        except ConfigError:  # already one line naming what the data holds that the model does not take
+            raise
         except Exception as error:  # the user's model failed on the data: say so in one line
             first = str(error).strip().splitlines()[0] if str(error).strip() else ""
             raise ConfigError(

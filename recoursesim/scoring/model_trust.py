@@ -33,6 +33,15 @@ from recoursesim.errors import ConfigError
 #: Node kinds whose name is a callable the model holds (a function or a method), never a class instance.
 CALLABLE_NODES = frozenset({"FunctionNode", "MethodNode", "PartialNode", "OperatorFuncNode"})
 
+#: Node kinds that build one fixed type whatever name they state: the type they build is what is checked.
+FIXED_TYPES = {
+    "PartialNode": "functools.partial",
+    "DefaultDictNode": "collections.defaultdict",
+    "BytesNode": "builtins.bytes",
+    "BytearrayNode": "builtins.bytearray",
+    "MaskedArrayNode": "numpy.ma.MaskedArray",
+}
+
 #: Node kinds whose name is not used to build anything: JSON values, and references to a node met before.
 DATA_NODES = frozenset({"JsonNode", "CachedNode"})
 
@@ -55,6 +64,16 @@ BUILTIN_TYPES = (
     "builtins.float", "builtins.frozenset", "builtins.int", "builtins.list", "builtins.set", "builtins.slice",
     "builtins.str", "builtins.tuple", "collections.OrderedDict", "collections.defaultdict",
 )  # fmt: skip
+
+#: Largest ``schema.json`` read, uncompressed as the zip declares it (a forest of 200 trees writes about 3 MB).
+MAX_SCHEMA_BYTES = 256 * 2**20
+
+#: Largest model file, all members uncompressed as the zip declares them (Python reads no member past it).
+MAX_MODEL_BYTES = 4 * 2**30
+
+#: Largest compression ratio of a member over 1 MiB: skops stores members uncompressed, and
+#: deflated JSON or arrays of real models shrink far less; a zip bomb shrinks about 1000 times.
+MAX_COMPRESSION_RATIO = 100
 
 #: Most names listed in a refusal (the rest are counted).
 SHOWN = 5
@@ -140,7 +159,10 @@ def names_in_file(path: Path) -> dict[str, str]:
 
     try:
         with zipfile.ZipFile(path) as archive:
+            _check_sizes(path, archive)
             schema = json.loads(archive.read("schema.json"))
+    except ConfigError:
+        raise
     except (OSError, KeyError, ValueError, RecursionError, zipfile.BadZipFile) as error:
         raise ConfigError(
             "model_file",
@@ -163,15 +185,47 @@ def names_in_file(path: Path) -> dict[str, str]:
             )
         if kind in DATA_NODES:
             continue
-        name = f"{node.get('__module__')}.{node.get('__class__')}"
-        found.setdefault(name, kind)
-        if kind == "MethodNode":
-            content = node.get("content")
-            method = content.get("func") if isinstance(content, dict) else None
-            found[f"{name}.{method}"] = kind
-        elif kind == "RandomGeneratorNode":
+        name = _built_name(node, kind)
+        if kind in CALLABLE_NODES:
+            found[name] = kind  # a callable by kind, even if the same name is also a class elsewhere
+        else:
+            found.setdefault(name, kind)
+        if kind == "RandomGeneratorNode":
             found[f"numpy.random.{_bit_generator(node)}"] = kind
     return found
+
+
+def _built_name(node: dict[str, Any], kind: str) -> str:
+    """The name of what skops builds from a node: its stated class, or the one type its kind builds."""
+    if kind in FIXED_TYPES:
+        return FIXED_TYPES[kind]
+    if kind == "OperatorFuncNode":  # skops builds operator.<class> whatever module the node states
+        return f"operator.{node.get('__class__')}"
+    name = f"{node.get('__module__')}.{node.get('__class__')}"
+    if kind == "MethodNode":  # the object is a node of its own; the callable is the method
+        content = node.get("content")
+        return f"{name}.{content.get('func') if isinstance(content, dict) else None}"
+    return name
+
+
+def _check_sizes(path: Path, archive: zipfile.ZipFile) -> None:
+    """Refuse a zip whose declared sizes or compression ratio exceed the limits, before reading a member."""
+    members = archive.infolist()
+    schema = next((m for m in members if m.filename == "schema.json"), None)
+    total = sum(m.file_size for m in members)
+    squeezed = [m for m in members if m.file_size > 2**20 and m.file_size > MAX_COMPRESSION_RATIO * m.compress_size]
+    if schema is not None and schema.file_size > MAX_SCHEMA_BYTES:
+        problem = f"its schema.json inflates to {schema.file_size} bytes (limit {MAX_SCHEMA_BYTES})"
+    elif total > MAX_MODEL_BYTES:
+        problem = f"its members inflate to {total} bytes (limit {MAX_MODEL_BYTES})"
+    elif squeezed:
+        ratio = squeezed[0].file_size // max(squeezed[0].compress_size, 1)
+        problem = f"its member {squeezed[0].filename!r} is compressed {ratio} times (limit {MAX_COMPRESSION_RATIO})"
+    else:
+        return
+    raise ConfigError(
+        "model_file", f"{path.name} is not a model file recoursesim reads: {problem}", "save it with skops.io.dump"
+    )
 
 
 def _nodes(schema: Any) -> Iterator[dict[str, Any]]:
@@ -198,11 +252,16 @@ def _bit_generator(node: dict[str, Any]) -> str:
 
 
 def refused_types(found: dict[str, str], trusted: Iterable[str] = ()) -> list[str]:
-    """The names of ``found`` that are neither allowed classes nor trusted, each with what it is."""
-    allowed = allowed_types() | set(trusted)
+    """The names of ``found`` that are neither allowed classes nor trusted, each with what it is.
+
+    A callable (a function, method, partial or operator node) is refused unless trusted, whatever
+    name it states: the allow-list holds classes to build, not callables to hand to a model.
+    """
+    granted = set(trusted)
+    allowed = allowed_types() | granted
     refused = []
     for name, kind in sorted(found.items()):
-        if name in allowed:
+        if name in (granted if kind in CALLABLE_NODES else allowed):
             continue
         what = "a function or method" if kind in CALLABLE_NODES else "not an allowed class"
         shown = name if name.isprintable() and len(name) <= 200 else repr(name[:200])

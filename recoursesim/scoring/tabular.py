@@ -23,6 +23,7 @@ from recoursesim.rng import integer_seed
 from recoursesim.scoring.base import edited_rows
 from recoursesim.scoring.classifier import ClassifierScorer
 from recoursesim.scoring.encoding import builtin_pipeline
+from recoursesim.scoring.model_confine import refuse_unsafe_params, unknown_category
 from recoursesim.scoring.tree_tables import boosting_tables
 from recoursesim.threads import fit_single_threaded, single_threaded
 
@@ -69,6 +70,7 @@ def construct_estimator(factory: Callable[..., Any], params: Mapping[str, Any] |
             names the parameter when scikit-learn says which one it is.
     """
     params = dict(params or {})
+    refuse_unsafe_params(params, field)
     try:
         estimator = factory(**params)
         validate = getattr(estimator, "_validate_params", None)  # scikit-learn >= 1.2
@@ -195,12 +197,28 @@ class TabularModel(ClassifierMixin, BaseEstimator):
             tables = boosting_tables(self.estimator_)  # the built-in gradient boosting: same numbers, faster
             if tables is not None:
                 return tables.proba(X) if method == "predict_proba" else tables.raw(X)
-        call = getattr(self.estimator_, method)
         n, batch = len(X), PREDICT_BATCH_ROWS
         with single_threaded():
             if n <= batch:
-                return np.asarray(call(self._input(X)))
-            return np.concatenate([np.asarray(call(self._input(X[at : at + batch]))) for at in range(0, n, batch)])
+                return self._call_estimator(method, X)
+            return np.concatenate([self._call_estimator(method, X[at : at + batch]) for at in range(0, n, batch)])
+
+    def _call_estimator(self, method: str, X: np.ndarray) -> np.ndarray:
+        """The estimator's ``method`` on the rows; a value its encoder was not fitted on is refused in one line."""
+        rows = self._input(X)
+        try:
+            return np.asarray(getattr(self.estimator_, method)(rows))
+        except ValueError as error:
+            found = unknown_category(self.estimator_, rows) if "unknown categor" in str(error) else None
+            if found is None:
+                raise
+            column, values = found
+            shown = ", ".join(values[:5]) + (f" and {len(values) - 5} more" if len(values) > 5 else "")
+            raise ConfigError(
+                "scorer",
+                f"the model's encoder was not fitted on the value(s) {shown} of column {column!r}, which the run met",
+                "refit the model with OneHotEncoder(handle_unknown='ignore'), or on data holding every value",
+            ) from None
 
 
 def tabular_estimator(schema: FeatureSchema, classifier: Any) -> TabularModel:

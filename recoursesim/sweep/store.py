@@ -140,9 +140,17 @@ class SweepStore:
         if not path.is_file():
             raise ConfigError("DIR", f"{self.directory} holds no sweep ({MANIFEST} is missing)", "give a sweep's --out")
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
+            manifest = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as error:
             raise ConfigError("DIR", f"{path} cannot be read ({error})", "rerun the sweep elsewhere") from None
+        problem = _manifest_problem(manifest)
+        if problem:
+            raise ConfigError(
+                "RESULTS",
+                f"{path} is not a sweep manifest this recoursesim can read ({problem})",
+                "run the sweep again with this version (`recoursesim sweep ... --out DIR`)",
+            )
+        return manifest
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
@@ -248,3 +256,26 @@ def _readable_shard(path: Path, run_id: str) -> int | None:
     if table.num_rows == 0 or not pc.all(pc.equal(ids, run_id)).as_py():
         return None
     return int(table.num_rows)
+
+
+def _manifest_problem(manifest: Any) -> str | None:
+    """What is wrong with the shape of a parsed manifest (``None``: the parts readers index are well formed)."""
+    if not isinstance(manifest, dict):
+        return "not a JSON object"
+    points, runs = manifest.get("points"), manifest.get("runs")
+    listed = points if isinstance(points, list) else [None]
+    well_formed = all(isinstance(p, dict) and isinstance(p.get("params"), dict) for p in listed)
+    if not well_formed:
+        return "points is not a list of {params: {...}}"
+    if not isinstance(runs, list):
+        return "runs is not a list"
+    for run in runs:
+        ok = isinstance(run, list) and len(run) == 3 and isinstance(run[0], str)
+        if not (ok and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in run[1:])):
+            return f"runs holds {str(run)[:60]}, not [run id, point, seed index]"
+    names = manifest.get("param_names")
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        return "param_names is not a list of names"
+    if not isinstance(manifest.get("sweep_id"), str):
+        return "sweep_id is not a string"
+    return None

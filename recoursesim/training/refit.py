@@ -19,6 +19,7 @@ from recoursesim.registry import register
 from recoursesim.rng import integer_seed
 from recoursesim.scoring.base import Scorer
 from recoursesim.scoring.classifier import ClassifierScorer
+from recoursesim.scoring.model_confine import confine_model, refuse_unsafe_params
 from recoursesim.scoring.tabular import TabularModel, tabular_estimator
 from recoursesim.threads import fit_single_threaded
 from recoursesim.training.base import TrainingContext
@@ -260,7 +261,19 @@ class CounterfactualAugmentationTrainer(RefitTrainer):
 def _prototype_for(
     estimator: str | Any | None, params: Mapping[str, Any] | None, schema: FeatureSchema | None, user_estimator: Any
 ) -> Any:
-    """The unfitted model a trainer refits: the user's own (when ``estimator`` is not given), or ``estimator``."""
+    """The unfitted model a trainer refits: the user's own (when ``estimator`` is not given), or ``estimator``.
+
+    It runs without a cache folder and single-process, as a loaded model does
+    (:func:`~recoursesim.scoring.model_confine.confine_model`).
+    """
+    refuse_unsafe_params(params)
+    prototype = _unconfined_prototype(estimator, params, schema, user_estimator)
+    return confine_model(prototype, "the refit model", "training")
+
+
+def _unconfined_prototype(
+    estimator: str | Any | None, params: Mapping[str, Any] | None, schema: FeatureSchema | None, user_estimator: Any
+) -> Any:
     if estimator is None and user_estimator is not None:
         if not hasattr(user_estimator, "get_params"):
             raise ConfigError(

@@ -226,3 +226,22 @@ def test_a_received_results_folder_is_read_never_executed(evil_folder, cli):
     finally:
         sys.path.remove(str(evil_folder))
         sys.modules.pop("evil", None)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["recoursesim.cli.__main__:TopK", "recoursesim.__main__:X", "recoursesim.cli:main", "recoursesim.dashboard.app:X"],
+)
+def test_recoursesims_own_command_modules_are_never_imported_from_a_scenario(tmp_path, name):
+    (tmp_path / "cli.toml").write_text(with_selector(name))
+    module = name.partition(":")[0]
+    code = (
+        "import sys\nfrom recoursesim.cli import main\n"
+        "status = main(['run', 'cli.toml', '--no-write', '--allow-import', 'recoursesim'])\n"
+        f"print(status, {module!r} in sys.modules)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
+    status, imported = done.stdout.split()[-2:]
+    assert status == "2" and (imported == "False" or module == "recoursesim.cli"), done.stderr
+    assert f"names {module}, which defines no components" in one_line_error(2, done.stderr)

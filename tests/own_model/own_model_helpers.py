@@ -74,3 +74,15 @@ name = "search"
 name = "bounded_effort"
 """
     return text + "".join(tables)
+
+
+def cli(capsys: Any, *argv: str) -> tuple[int, str]:
+    """Run ``recoursesim ARGV``: (status, stderr without the note on the CSV's inferred feature types)."""
+    from recoursesim.cli import main
+
+    try:
+        status = main(list(argv))
+    except SystemExit as exit_:
+        status = int(exit_.code or 0)
+    err = capsys.readouterr().err
+    return status, "\n".join(line for line in err.splitlines() if not line.startswith("note: "))

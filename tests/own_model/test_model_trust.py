@@ -15,12 +15,11 @@ import pandas as pd
 import pytest
 import skops.io as sio
 import skops_files as sf
-from own_model_helpers import defendants_scenario
+from own_model_helpers import cli, defendants_scenario
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 
-from recoursesim.cli import main
 from recoursesim.errors import ConfigError
 from recoursesim.scenario import load_scenario
 from recoursesim.scoring import FittedModelScorer, load_model_file
@@ -30,16 +29,6 @@ from tests.hostile.conftest import one_line_error, tree
 
 EXPLOITS = {"python source": sf.source_exploit, "makedirs": sf.makedirs_exploit}
 EXPLOIT_NAMES = {"python source": sf.RUN_SOURCE, "makedirs": sf.MAKEDIRS}
-
-
-def _cli(capsys, *argv: str) -> tuple[int, str]:
-    """Run ``recoursesim ARGV``: (status, stderr without the note on the CSV's inferred feature types)."""
-    try:
-        status = main(list(argv))
-    except SystemExit as exit_:
-        status = int(exit_.code or 0)
-    err = capsys.readouterr().err
-    return status, "\n".join(line for line in err.splitlines() if not line.startswith("note: "))
 
 
 @pytest.fixture
@@ -72,7 +61,7 @@ def test_an_exploit_file_that_a_prefix_rule_let_run_is_refused_and_runs_nothing(
     (tmp_path / "s.toml").write_text(defendants_scenario(user_csv, '[scorer]\nmodel_file = "model.skops"\n'))
     before = tree(tmp_path)
     for argv in (["run", "s.toml", "--out", "r"], ["sweep", "s.toml", "--seeds", "2", "--out", "w"]):
-        line = one_line_error(*_cli(capsys, *argv))
+        line = one_line_error(*cli(capsys, *argv))
         assert "s.toml: scorer.model_file" in line and f"--trust {EXPLOIT_NAMES[kind]}" in line
     assert tree(tmp_path) == before and not marker.exists()
 
@@ -141,10 +130,10 @@ def test_trust_is_granted_by_the_person_running_and_travels_to_worker_processes(
     scorer = '[scorer]\nmodel_file = "model.skops"\n'
     (tmp_path / "s.toml").write_text(defendants_scenario(user_csv, scorer))
     (tmp_path / "granted.toml").write_text(defendants_scenario(user_csv, scorer + 'trusted = ["numpy.absolute"]\n'))
-    line = one_line_error(*_cli(capsys, "run", "granted.toml", "--no-write"))
+    line = one_line_error(*cli(capsys, "run", "granted.toml", "--no-write"))
     assert "scorer.trusted: a scenario cannot grant trust" in line and "--trust TYPE" in line
-    assert "--trust numpy.absolute" in one_line_error(*_cli(capsys, "run", "s.toml", "--no-write"))
-    status, err = _cli(
+    assert "--trust numpy.absolute" in one_line_error(*cli(capsys, "run", "s.toml", "--no-write"))
+    status, err = cli(
         capsys, "sweep", "s.toml", "--seeds", "2", "--workers", "2", "--out", "w", "--trust", "numpy.absolute"
     )
     assert status == 0, err
@@ -154,3 +143,54 @@ def test_trust_is_granted_by_the_person_running_and_travels_to_worker_processes(
     assert simulate("s.toml", seed=0, trusted=["numpy.absolute"]).ledger is not None
     with pytest.raises(ConfigError, match="trusted: is one string"):
         FittedModelScorer(model_file="model.skops", trusted="numpy.absolute")
+
+
+def test_callable_and_fixed_type_nodes_are_checked_by_kind_whatever_name_they_state(tmp_path) -> None:
+    # skops' PartialNode always builds functools.partial: stating an allowed class does not hide it.
+    absolute = sf.node("FunctionNode", "numpy.absolute", content={"module_path": "numpy", "function": "absolute"})
+    disguised = sf.node(
+        "PartialNode",
+        "sklearn.pipeline.Pipeline",
+        content={"func": absolute, "args": sf.tuple_of(), "kwds": sf.dict_node({}), "namespace": sf.dict_node({})},
+    )
+    path = sf.write(tmp_path / "partial.skops", disguised)
+    assert names_in_file(path)["functools.partial"] == "PartialNode"
+    with pytest.raises(ConfigError, match=r"functools\.partial \(a function or method\)"):
+        load_model_file(path)
+    # A function node naming an allowed class is still a callable handed to the model: trusted only by name.
+    as_function = sf.node("FunctionNode", "sklearn.pipeline.Pipeline", content={})
+    with pytest.raises(ConfigError, match=r"sklearn\.pipeline\.Pipeline \(a function or method\)"):
+        load_model_file(sf.write(tmp_path / "function.skops", as_function))
+    # An operator node is named by what skops builds (operator.<name>), not the module it states.
+    operator = sf.node("OperatorFuncNode", "sklearn.pipeline.methodcaller", attrs=sf.tuple_of(sf.json_value("x")))
+    assert names_in_file(sf.write(tmp_path / "op.skops", operator))["operator.methodcaller"] == "OperatorFuncNode"
+    # Kinds that build one fixed type are named by that type.
+    raw = sf.node("BytesNode", "os.system", file="x.bin")
+    assert names_in_file(sf.write(tmp_path / "bytes.skops", raw, {"x.bin": b"abc"})) == {"builtins.bytes": "BytesNode"}
+
+
+def test_a_zip_bomb_is_refused_from_its_declared_sizes_before_anything_is_inflated(tmp_path, model_file) -> None:
+    import resource
+    import zipfile
+
+    from recoursesim.scoring import model_trust
+
+    bomb = tmp_path / "bomb.skops"
+    padding = " " * (model_trust.MAX_SCHEMA_BYTES + 1)
+    schema = '{"__class__": "dict", "__module__": "builtins", "__loader__": "DictNode", "pad": "' + padding + '"}'
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("schema.json", schema)
+    del padding, schema
+    assert bomb.stat().st_size < 2 * 2**20
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(
+        ConfigError, match=r"bomb\.skops is not a model file recoursesim reads: its schema\.json inflates"
+    ):
+        load_model_file(bomb)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak < 64 * 2**10  # KiB: nothing inflated
+    # A smaller member compressed far beyond what a model compresses is refused by its ratio.
+    with zipfile.ZipFile(tmp_path / "ratio.skops", "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("schema.json", zipfile.ZipFile(model_file).read("schema.json"))
+        archive.writestr("x.npy", b"\0" * 50 * 2**20)
+    with pytest.raises(ConfigError, match=r"its member 'x\.npy' is compressed \d+ times \(limit 100\)"):
+        load_model_file(tmp_path / "ratio.skops")

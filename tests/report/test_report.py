@@ -190,6 +190,26 @@ def _tampered_ledger(root: Path) -> None:
     ledger.to_parquet(path)
 
 
+def _huge_population(root: Path) -> None:
+    for path in root.glob("seed-*/scenario.json"):
+        meta = json.loads(path.read_text())
+        meta["scenario"]["population"]["initial"] = 20_000_000
+        path.write_text(json.dumps(meta))
+
+
+def _list_seed(root: Path) -> None:
+    for path in root.glob("seed-*/scenario.json"):
+        meta = json.loads(path.read_text())
+        meta["seed"] = [1]
+        path.write_text(json.dumps(meta))
+
+
+def _bad_manifest_runs(root: Path) -> None:
+    (root / "manifest.json").write_text(
+        json.dumps({"sweep_id": "x", "param_names": [], "points": [{"params": {}}], "runs": [["x", 0]]})
+    )
+
+
 @pytest.mark.parametrize(
     "damage, needle",
     [
@@ -198,6 +218,9 @@ def _tampered_ledger(root: Path) -> None:
         (_other_scenario, "different scenario"),
         (_sweep, "is not a sweep manifest this recoursesim can read"),
         (_tampered_ledger, "does not match a rebuilt run"),
+        (_huge_population, "scenario.json states 20000"),
+        (_list_seed, "seed is [1], not a seed recoursesim writes"),
+        (_bad_manifest_runs, "runs holds ['x', 0], not [run id, point, seed index]"),
     ],
 )
 def test_bad_results_directories_give_one_clear_error(results_dir, tmp_path, capsys, damage, needle):

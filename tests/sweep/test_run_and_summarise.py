@@ -119,3 +119,14 @@ def test_pooled_text_labels_a_mean_without_interval():
     )
     text = format_pooled(table, [])
     assert "0.500±0.300" in text and f"2.000 ({NO_INTERVAL})" in text and "n/a" in text
+
+
+def test_summarise_refuses_a_manifest_whose_runs_are_malformed_in_one_line(small, tmp_path, capsys):
+    run_sweep(SweepPlan.from_grid(small, {"selection.k": [10]}, n_seeds=1), tmp_path / "s", progress=False)
+    path = tmp_path / "s" / "manifest.json"
+    manifest = json.loads(path.read_text())
+    for runs in ([["x", 0]], [["x", "0", 0]], "runs"):
+        path.write_text(json.dumps({**manifest, "runs": runs}))
+        assert main(["summarise", str(tmp_path / "s")]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "is not a sweep manifest this recoursesim can read (runs" in err[0], err

@@ -1,0 +1,218 @@
+"""What a loaded model may do when it runs: no cache folder, no worker processes, no malformed compiled state.
+
+The allow-list (:mod:`recoursesim.scoring.model_trust`) decides which classes a model file may
+build; this module checks what those classes were built *with*, after loading and before
+anything uses them, because allowed classes read some of their settings and state as
+instructions:
+
+- ``memory`` (``Pipeline``, ``FeatureAgglomeration``, ...) names a folder where joblib writes a
+  cache on every fit, and unpickles what it finds there on the next: a model file, or a refit
+  copy of it, with ``memory`` set is refused.
+- ``n_jobs`` starts worker processes; a loaded model and every refit copy of it run
+  single-process (``n_jobs`` is set to ``None``): recoursesim's parallelism comes from sweeps.
+- SciPy sparse matrices and scikit-learn's tree structures are read by compiled code that trusts
+  their indices; an index out of range reads or writes outside the arrays. Every sparse matrix
+  gets SciPy's full format check and every tree its bounds check.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import numpy as np
+
+from recoursesim.errors import ConfigError
+
+#: Parameters naming a folder where joblib caches fitted steps (and unpickles what it finds).
+CACHE_PARAMS = frozenset({"memory"})
+
+#: Parameters of allowed classes that hold a callable the estimator calls.
+CALLABLE_PARAMS = frozenset({"func", "inverse_func", "callback", "score_func", "pooling_func"})
+
+#: Parameters that start worker processes or threads; set to ``None`` on every loaded model.
+PROCESS_PARAMS = frozenset({"n_jobs"})
+
+
+def refuse_unsafe_params(params: Mapping[str, Any] | None, field: str = "estimator_params") -> None:
+    """Refuse scenario parameters naming a cache folder or a callable (``memory``, ``func``, ...).
+
+    A key may address a nested estimator (``model__memory``); its last part is what is checked.
+
+    Raises:
+        ConfigError: one line naming the key.
+    """
+    for key in params or {}:
+        leaf = str(key).rpartition("__")[2]
+        if leaf in CACHE_PARAMS:
+            raise ConfigError(
+                f"{field}.{key}",
+                "names a cache folder, where scikit-learn writes outside --out and unpickles what it finds",
+                f"remove {key} (recoursesim runs models without a cache)",
+            )
+        if leaf in CALLABLE_PARAMS:
+            raise ConfigError(f"{field}.{key}", "names a callable, which a scenario cannot give", f"remove {key}")
+
+
+def confine_model(model: Any, source: str, field: str) -> Any:
+    """Check a loaded model (or a refit copy) and make it run single-process; return it.
+
+    Walks every estimator the model holds, in its parameters and its fitted state: refuses one
+    whose ``memory`` is set, sets every ``n_jobs`` to ``None``, and checks every sparse matrix
+    and tree structure it finds.
+
+    Args:
+        model: The estimator.
+        source: What the model is, for messages (the file's name, "the refit model").
+        field: The scenario field to name in a refusal.
+
+    Raises:
+        ConfigError: one line naming the estimator or structure and the fix.
+    """
+    for owner, value in reachable(model):
+        if hasattr(value, "get_params") and hasattr(value, "fit"):
+            _confine_estimator(value, source, field)
+            _check_feature_bounds(value, owner, source, field)
+        elif _is_sparse(value):
+            _check_sparse(value, owner, source, field)
+        elif type(value).__name__ == "Tree" and type(value).__module__ == "sklearn.tree._tree":
+            _check_tree(value, owner, source, field)
+        elif type(value).__name__ == "TreePredictor":
+            _check_predictor(value, owner, source, field)
+    return model
+
+
+def _confine_estimator(estimator: Any, source: str, field: str) -> None:
+    name = type(estimator).__name__
+    try:
+        params = estimator.get_params(deep=False)
+    except Exception:
+        params = {}
+    for key in CACHE_PARAMS & set(params):
+        if params[key] is not None:
+            raise ConfigError(
+                field,
+                f"{source}: {name} sets {key}={params[key]!r}, a cache folder that joblib writes to and unpickles from",
+                f"save the model with {key}=None (model.set_params({key}=None), then skops.io.dump)",
+            )
+    for key in PROCESS_PARAMS & set(params):
+        if params[key] is not None:
+            setattr(estimator, key, None)
+
+
+def reachable(root: Any) -> Iterator[tuple[str, Any]]:
+    """Every object reachable from ``root`` (attributes, containers, parameters), once each, with its owner."""
+    seen: set[int] = set()
+    stack: list[tuple[str, Any]] = [(type(root).__name__, root)]
+    while stack:
+        owner, item = stack.pop()
+        if id(item) in seen or isinstance(item, str | bytes | int | float | np.ndarray | np.generic | type):
+            continue
+        seen.add(id(item))
+        yield owner, item
+        if isinstance(item, Mapping):
+            stack.extend((owner, v) for v in item.values())
+        elif isinstance(item, list | tuple | set | frozenset):
+            stack.extend((owner, v) for v in item)
+        elif not _is_sparse(item) and hasattr(item, "__dict__"):
+            name = type(item).__name__
+            stack.extend((name, v) for v in vars(item).values())
+            if hasattr(item, "get_params"):
+                with contextlib.suppress(Exception):
+                    stack.extend((name, v) for v in item.get_params(deep=False).values())
+
+
+def unknown_category(model: Any, frame: Any) -> tuple[str, list[Any]] | None:
+    """The first column of ``frame`` holding a value that an encoder of ``model`` refuses as unknown.
+
+    Encoders with ``handle_unknown = "error"`` (``OneHotEncoder``, ``OrdinalEncoder``) fitted on
+    named columns raise on a value they did not see in fitting; this names the column and the values.
+    """
+    for _, value in reachable(model):
+        names = getattr(value, "feature_names_in_", None)
+        categories = getattr(value, "categories_", None)
+        if getattr(value, "handle_unknown", None) != "error" or names is None or categories is None:
+            continue
+        for name, known in zip(names, categories, strict=False):
+            if name in getattr(frame, "columns", ()):
+                column = frame[name].astype(object)
+                unseen = sorted({str(v) for v in column[~column.isin(list(known)) & column.notna()]})
+                if unseen:
+                    return str(name), unseen
+    return None
+
+
+def _is_sparse(value: Any) -> bool:
+    import scipy.sparse
+
+    return bool(scipy.sparse.issparse(value))
+
+
+def _refuse(source: str, owner: str, what: str, field: str) -> ConfigError:
+    fix = "save the model again with skops.io.dump from a fitted model"
+    return ConfigError(field, f"{source}: {what} in {owner} is malformed", fix)
+
+
+def _check_sparse(matrix: Any, owner: str, source: str, field: str) -> None:
+    """SciPy's full check: index arrays in range and ordered as the format requires."""
+    check = getattr(matrix, "check_format", None)
+    try:
+        if check is not None:
+            check(full_check=True)
+        elif hasattr(matrix, "_check"):
+            matrix._check()
+    except (ValueError, TypeError, IndexError, OverflowError) as error:
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise _refuse(source, owner, f"a sparse {type(matrix).__name__} ({first})", field) from None
+
+
+def _check_links(left: np.ndarray, right: np.ndarray, leaf: np.ndarray, count: int) -> bool:
+    """Children of inner nodes point forward and inside the tree (so prediction ends and stays in bounds)."""
+    index = np.arange(count)
+    inner = ~leaf
+    forward = (left[inner] > index[inner]) & (right[inner] > index[inner])
+    return bool(np.all(forward & (left[inner] < count) & (right[inner] < count)))
+
+
+def _check_tree(tree: Any, owner: str, source: str, field: str) -> None:
+    count = int(tree.node_count)
+    left, right = np.asarray(tree.children_left), np.asarray(tree.children_right)
+    feature = np.asarray(tree.feature)
+    leaf = left == -1
+    ok = count >= 1 and len(left) == len(right) == len(feature) == count and bool(np.all((right == -1) == leaf))
+    ok = ok and _check_links(left, right, leaf, count)
+    ok = ok and bool(np.all((feature[~leaf] >= 0) & (feature[~leaf] < int(tree.n_features))))
+    ok = ok and np.asarray(tree.value).shape[0] == count
+    if not ok:
+        raise _refuse(source, owner, "a tree structure (child or feature index out of range)", field)
+
+
+def _check_predictor(predictor: Any, owner: str, source: str, field: str) -> None:
+    nodes = np.asarray(predictor.nodes)
+    count = len(nodes)
+    try:
+        leaf = nodes["is_leaf"].astype(bool)
+        ok = count >= 1 and _check_links(nodes["left"].astype(np.int64), nodes["right"].astype(np.int64), leaf, count)
+        bitsets = len(np.asarray(predictor.raw_left_cat_bitsets))
+        categorical = ~leaf & nodes["is_categorical"].astype(bool)
+        ok = ok and bool(np.all(nodes["bitset_idx"][categorical] < bitsets))
+        ok = ok and bool(np.all(nodes["feature_idx"][~leaf] >= 0))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        ok = False
+    if not ok:
+        raise _refuse(source, owner, "a gradient-boosting tree (child or bitset index out of range)", field)
+
+
+def _check_feature_bounds(estimator: Any, owner: str, source: str, field: str) -> None:
+    """Trees read the feature their node names: it must be a column the estimator takes."""
+    n = getattr(estimator, "n_features_in_", None)
+    if not isinstance(n, int | np.integer):
+        return
+    tree = getattr(estimator, "tree_", None)
+    if tree is not None and int(getattr(tree, "n_features", n)) > int(n):
+        raise _refuse(source, owner, "a tree structure (more features than the estimator takes)", field)
+    for predictor in np.ravel(np.asarray(getattr(estimator, "_predictors", []), dtype=object)):
+        nodes = np.asarray(getattr(predictor, "nodes", []))
+        if len(nodes) and np.any(nodes["feature_idx"][~nodes["is_leaf"].astype(bool)] >= int(n)):
+            raise _refuse(source, owner, "a gradient-boosting tree (feature index out of range)", field)
