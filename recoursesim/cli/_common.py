@@ -118,12 +118,12 @@ def _integer(text: str) -> int:
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 
 
-def status(args: argparse.Namespace) -> Callable[[str], None] | None:
+def status(quiet: bool) -> Callable[[str], None] | None:
     """Where a command says what it is doing: a line on stderr each time, if it is a terminal and not ``--quiet``.
 
     Like the progress bars, status lines go to a terminal only, so piped stderr keeps an error to one line.
     """
-    if getattr(args, "quiet", False) or not sys.stderr.isatty():
+    if quiet or not sys.stderr.isatty():
         return None
     return lambda line: print(line, file=sys.stderr, flush=True)
 

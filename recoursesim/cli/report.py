@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     check_replaceable_file(args.html, "--html")
     with writing(args.html, "--html", "the report"):
         output, figures_dir, report = write_report(
-            args.results, args.html, args.format, args.point, progress=status(args)
+            args.results, args.html, args.format, args.point, progress=status(args.quiet)
         )
     n_figures = len(report.figures)
     print(f"wrote {output} ({len(report.sections)} sections, {n_figures} figures; PNG and SVG in {figures_dir})")

@@ -94,7 +94,7 @@ def sweep(args: argparse.Namespace) -> int:
             directory = (
                 stack.enter_context(atomic_output_dir(out, overwrite=True, protected=inputs)) if replace else out
             )
-            say = status(args) or (lambda line: None)
+            say = status(args.quiet) or (lambda line: None)
             say(f"sweep: {plan.n_runs} runs; starting {_where(executor_choice)}")
             with executor_choice.open() as executor:
                 report = run_sweep(plan, directory, executor=executor, resume=args.resume, progress=not args.quiet)

@@ -55,7 +55,7 @@ class LendingSelector(Component):
             )
         selected = np.zeros(scores.size, dtype=bool)
         if scores.size == 0:
-            return Selection(selected, float("nan"))
+            return Selection(selected, float("inf"))  # nobody to lend to: no score is enough
         grid, cell = np.unique(scores, return_inverse=True)
         present = np.unique(context.group)
         groups = [self._group(int(g), grid, cell, context) for g in present]

@@ -23,6 +23,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "rng",
         "threads",
         "_files",
+        "plugin_files",
         "_atomic",
         "_validate",
         "_rows",

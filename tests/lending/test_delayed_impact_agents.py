@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from recoursesim.cli import guarded
 from recoursesim.reproductions import delayed_impact_agents as agents
@@ -56,4 +57,6 @@ def test_the_script_writes_its_table_and_figures(tmp_path) -> None:
     assert guarded(lambda: agents.main(argv)) == 0
     written = {p.name for p in out.iterdir()}
     assert {"delayed_impact_agents.csv", "table.md", "scores.png", "distribution.png"} <= written
-    assert guarded(lambda: agents.main(["--out", str(tmp_path / "bad"), "--seeds", "0"])) == 2
+    with pytest.raises(SystemExit) as refused:  # the one-line argparse refusal, before anything is written
+        agents.main(["--out", str(tmp_path / "bad"), "--seeds", "0"])
+    assert refused.value.code == 2 and not (tmp_path / "bad").exists()

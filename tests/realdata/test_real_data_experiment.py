@@ -33,8 +33,10 @@ def test_table_gives_mean_and_interval_across_seeds() -> None:
     table = real_data.table(real_data.summarise(rows))
     assert table["policy"].tolist() == ["top-k", "CNS"]
     cns = table.loc[table["policy"] == "CNS"].iloc[0]
-    # mean 2, sd 1, n 3: half width t(0.975, 2) / sqrt(3) = 4.303 / 1.732 = 2.484
-    assert cns["rETR"] == "2.000 [-0.484, 4.484]"
+    # mean 2, sd 1, n 3: the t-interval's half width t(0.975, 2) / sqrt(3) = 4.303 / 1.732 = 2.484 would reach
+    # below 0 (-0.484), and a ratio cannot, so the percentile bootstrap is used: a resampled mean of 1 or of 3
+    # each has probability 1/27 = 3.7% > 2.5%, so the 95% interval is [1, 3]
+    assert cns["rETR"] == "2.000 [1.000, 3.000]"
     assert table.loc[table["policy"] == "top-k", "dTTR"].iloc[0] == "2.000 [2.000, 2.000]"
 
 
@@ -59,5 +61,6 @@ def test_markdown_table_leaves_out_each_scenarios_reference_group() -> None:
     )
     lines = real_data.markdown_table(rows, ["s"]).splitlines()
     assert lines[0] == "| scenario | policy | group | rETR | dTTR |"
-    # rETR: mean 2, sd 0.707, n 2: half width t(0.975, 1) 12.706 * 0.5 = 6.353
-    assert lines[2:] == ["| s | top-k | f | 2.000 [-4.353, 8.353] | 1.000 [1.000, 1.000] |"]
+    # rETR: mean 2, sd 0.707, n 2: the t-interval's half width t(0.975, 1) 12.706 * 0.5 = 6.353 would reach below 0,
+    # so the percentile bootstrap is used: resampled means 1.5, 2 and 2.5 have probabilities 1/4, 1/2 and 1/4
+    assert lines[2:] == ["| s | top-k | f | 2.000 [1.500, 2.500] | 1.000 [1.000, 1.000] |"]

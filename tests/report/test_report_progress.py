@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import io
 
 from recoursesim.cli._common import status
@@ -30,10 +29,10 @@ class _Terminal(io.StringIO):
 def test_status_lines_go_to_a_terminal_unless_quiet(monkeypatch):
     terminal = _Terminal()
     monkeypatch.setattr("sys.stderr", terminal)
-    say = status(argparse.Namespace(quiet=False))
+    say = status(quiet=False)
     assert say is not None
     say("report: section 1/12: summary")
     assert terminal.getvalue() == "report: section 1/12: summary\n"
-    assert status(argparse.Namespace(quiet=True)) is None
+    assert status(quiet=True) is None
     monkeypatch.setattr("sys.stderr", io.StringIO())  # piped: an error stays one line
-    assert status(argparse.Namespace(quiet=False)) is None
+    assert status(quiet=False) is None

@@ -6,6 +6,7 @@ import pytest
 
 from recoursesim.auditors.ccm.crossval import cross_validated_ccm
 from recoursesim.auditors.ccm.tabular import encode_table
+from recoursesim.errors import ConfigError
 from recoursesim.reproductions import ccm_adult
 
 
@@ -44,7 +45,7 @@ def test_gbm_library_resolution(monkeypatch):
     monkeypatch.setattr(ccm_adult.importlib.util, "find_spec", lambda name: None)
     assert ccm_adult.gbm_library("auto") == "sklearn"
     assert ccm_adult.gbm_library("sklearn") == "sklearn"
-    with pytest.raises(SystemExit, match="recoursesim\\[lightgbm\\]"):
+    with pytest.raises(ConfigError, match="recoursesim\\[lightgbm\\]"):
         ccm_adult.gbm_library("lightgbm")
 
 
@@ -79,5 +80,5 @@ def test_chosen_models(monkeypatch):
     monkeypatch.setattr(ccm_adult.importlib.util, "find_spec", lambda name: None)
     assert ccm_adult.chosen_models("logistic", "auto") == ["logistic"]
     assert ccm_adult.chosen_models("gbm", "auto") == ["sklearn"]
-    with pytest.raises(SystemExit, match="recoursesim\\[lightgbm\\]"):
+    with pytest.raises(ConfigError, match="recoursesim\\[lightgbm\\]"):
         ccm_adult.chosen_models("all", "auto")  # every model includes LightGBM
