@@ -9,6 +9,7 @@ from recoursesim.training.group_recourse import (
     recourse_difference,
 )
 from recoursesim.training.refit import CounterfactualAugmentationTrainer, RefitTrainer
+from recoursesim.training.strategic import StrategicScorer, StrategicTrainer
 
 __all__ = [
     "ESTIMATORS",
@@ -17,6 +18,8 @@ __all__ = [
     "GroupRecourseSVM",
     "GroupRecourseTrainer",
     "RefitTrainer",
+    "StrategicScorer",
+    "StrategicTrainer",
     "Trainer",
     "TrainingContext",
     "make_estimator",
