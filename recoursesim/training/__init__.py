@@ -8,6 +8,7 @@ from recoursesim.training.group_recourse import (
     GroupRecourseTrainer,
     recourse_difference,
 )
+from recoursesim.training.performative import PerformativeTrainer, repeated_risk_minimisation
 from recoursesim.training.refit import CounterfactualAugmentationTrainer, RefitTrainer
 from recoursesim.training.strategic import StrategicScorer, StrategicTrainer
 
@@ -17,6 +18,7 @@ __all__ = [
     "GroupRecourseLogisticRegression",
     "GroupRecourseSVM",
     "GroupRecourseTrainer",
+    "PerformativeTrainer",
     "RefitTrainer",
     "StrategicScorer",
     "StrategicTrainer",
@@ -24,4 +26,5 @@ __all__ = [
     "TrainingContext",
     "make_estimator",
     "recourse_difference",
+    "repeated_risk_minimisation",
 ]
