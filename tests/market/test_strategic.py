@@ -89,3 +89,21 @@ def test_a_scenario_with_the_strategic_trainer_runs():
     assert ledger["step"].max() == 3
     assert ledger["selected"].groupby(ledger["step"]).sum().eq(20).all()  # top-k still selects k
     assert isinstance(result.model.scorer, StrategicScorer)
+
+
+def test_under_a_threshold_selector_the_threshold_rises_by_the_budget():
+    """docs/markets.md's configuration: at step 0, the selected are exactly those scoring >= 0.5 + budget."""
+    scenario = Scenario.bundled("default").with_overrides(
+        {
+            "selection": {"name": "threshold", "threshold": 0.5},
+            "training": {"name": "strategic", "budget": 0.05},
+            "run.steps": 1,
+            "population.initial": 80,
+        }
+    )
+    ledger = simulate(scenario).ledger
+    first = ledger[ledger["step"] == 0]
+    raw = 0.5 * first["skill"] + 0.5 * first["experience"]  # the scenario's scorer, not lowered
+    assert np.allclose(first["score"], raw - 0.05)  # the ledger holds the deployed score
+    assert first["selected"].any() and (~first["selected"] & (raw >= 0.5)).any()  # the shift bites
+    assert (first["selected"] == (raw >= 0.55 - 1e-12)).all()
