@@ -60,6 +60,17 @@ def _ratio_dict(numerator: np.ndarray, denominator: np.ndarray, labels: list[str
     return {ALL: total, **{label: float(value) for label, value in by_group}}
 
 
+def _exclusions(
+    applied: np.ndarray, accepted: np.ndarray, group: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """The checked ``applied`` mask, who applied somewhere, who was excluded (as 0/1), group codes and labels."""
+    applied, accepted = _masks(applied, accepted)
+    codes, labels = _codes(group, applied.shape[0])
+    applicant = applied.any(axis=1)
+    excluded = (applicant & ~accepted.any(axis=1)).astype(float)
+    return applied, applicant, excluded, codes, labels
+
+
 def systemic_exclusion(applied: np.ndarray, accepted: np.ndarray, group: np.ndarray | None = None) -> dict[str, float]:
     """The share of applicants rejected by every lender they applied to.
 
@@ -74,11 +85,8 @@ def systemic_exclusion(applied: np.ndarray, accepted: np.ndarray, group: np.ndar
     Returns:
         ``{"all": share, "<group>": share, ...}``.
     """
-    applied, accepted = _masks(applied, accepted)
-    codes, labels = _codes(group, applied.shape[0])
-    applicant = applied.any(axis=1)
-    excluded = applicant & ~accepted.any(axis=1)
-    return _shares(excluded.astype(float), applicant.astype(float), codes, labels)
+    applied, applicant, excluded, codes, labels = _exclusions(applied, accepted, group)
+    return _shares(excluded, applicant.astype(float), codes, labels)
 
 
 def rejection_rates(applied: np.ndarray, accepted: np.ndarray, group: np.ndarray | None = None) -> np.ndarray:
@@ -122,10 +130,7 @@ def homogenization(applied: np.ndarray, accepted: np.ndarray, group: np.ndarray 
     Returns:
         ``{"all": ratio, "<group>": ratio, ...}``.
     """
-    applied, accepted = _masks(applied, accepted)
-    codes, labels = _codes(group, applied.shape[0])
-    applicant = applied.any(axis=1)
-    excluded = (applicant & ~accepted.any(axis=1)).astype(float)
+    applied, applicant, excluded, codes, labels = _exclusions(applied, accepted, group)
     size = max(len(labels), 1)
 
     def expected(rates: np.ndarray, rows: np.ndarray) -> np.ndarray:

@@ -7,8 +7,6 @@ import pytest
 from scipy.optimize import minimize_scalar
 
 from recoursesim.errors import ConfigError
-from recoursesim.scenario import Scenario
-from recoursesim.simulate import simulate
 from recoursesim.training import PerformativeTrainer, repeated_risk_minimisation
 
 MU, SIGMA = 2.0, 1.0
@@ -83,21 +81,15 @@ def test_bad_arguments():
         PerformativeTrainer(tol=-1.0)
 
 
-def test_the_trainer_records_its_changes_and_stops_when_stable():
-    scenario = Scenario.bundled("default").with_overrides(
-        {"training": {"name": "performative", "tol": 1e9}, "run.steps": 3, "population.initial": 60}
-    )
-    result = simulate(scenario)
+def test_the_trainer_records_its_changes_and_stops_when_stable(small_run):
+    result = small_run({"name": "performative", "tol": 1e9})
     history = result.model.trainer.history_
     # the first refit's change is below the (huge) tolerance: stable, no refit afterwards
     assert len(history) == 1 and history[0]["stable"] is True and history[0]["change"] >= 0
     assert result.ledger["step"].max() == 3
 
 
-def test_the_trainer_keeps_refitting_without_a_tolerance():
-    scenario = Scenario.bundled("default").with_overrides(
-        {"training": {"name": "performative"}, "run.steps": 3, "population.initial": 60}
-    )
-    history = simulate(scenario).model.trainer.history_
+def test_the_trainer_keeps_refitting_without_a_tolerance(small_run):
+    history = small_run({"name": "performative"}).model.trainer.history_
     assert len(history) == 4 and not any(h["stable"] for h in history)
     assert all(h["change"] > 0 for h in history)

@@ -4,9 +4,7 @@ import numpy as np
 import pytest
 
 from recoursesim.errors import ConfigError
-from recoursesim.scenario import Scenario
 from recoursesim.scoring import LinearScorer
-from recoursesim.simulate import simulate
 from recoursesim.training import TrainingContext
 from recoursesim.training.strategic import StrategicScorer, StrategicTrainer
 
@@ -80,28 +78,18 @@ def test_negative_budget_is_refused():
         StrategicTrainer(budget=-0.1)
 
 
-def test_a_scenario_with_the_strategic_trainer_runs():
-    scenario = Scenario.bundled("default").with_overrides(
-        {"training": {"name": "strategic", "budget": 0.05}, "run.steps": 3, "population.initial": 60}
-    )
-    result = simulate(scenario)
+def test_a_scenario_with_the_strategic_trainer_runs(small_run):
+    result = small_run({"name": "strategic", "budget": 0.05})
     ledger = result.ledger
     assert ledger["step"].max() == 3
     assert ledger["selected"].groupby(ledger["step"]).sum().eq(20).all()  # top-k still selects k
     assert isinstance(result.model.scorer, StrategicScorer)
 
 
-def test_under_a_threshold_selector_the_threshold_rises_by_the_budget():
+def test_under_a_threshold_selector_the_threshold_rises_by_the_budget(small_run):
     """docs/markets.md's configuration: at step 0, the selected are exactly those scoring >= 0.5 + budget."""
-    scenario = Scenario.bundled("default").with_overrides(
-        {
-            "selection": {"name": "threshold", "threshold": 0.5},
-            "training": {"name": "strategic", "budget": 0.05},
-            "run.steps": 1,
-            "population.initial": 80,
-        }
-    )
-    ledger = simulate(scenario).ledger
+    selection = {"name": "threshold", "threshold": 0.5}
+    ledger = small_run({"name": "strategic", "budget": 0.05}, steps=1, initial=80, selection=selection).ledger
     first = ledger[ledger["step"] == 0]
     raw = 0.5 * first["skill"] + 0.5 * first["experience"]  # the scenario's scorer, not lowered
     assert np.allclose(first["score"], raw - 0.05)  # the ledger holds the deployed score
