@@ -8,7 +8,9 @@ from recoursesim.training.group_recourse import (
     GroupRecourseTrainer,
     recourse_difference,
 )
+from recoursesim.training.performative import PerformativeTrainer, repeated_risk_minimisation
 from recoursesim.training.refit import CounterfactualAugmentationTrainer, RefitTrainer
+from recoursesim.training.strategic import StrategicScorer, StrategicTrainer
 
 __all__ = [
     "ESTIMATORS",
@@ -16,9 +18,13 @@ __all__ = [
     "GroupRecourseLogisticRegression",
     "GroupRecourseSVM",
     "GroupRecourseTrainer",
+    "PerformativeTrainer",
     "RefitTrainer",
+    "StrategicScorer",
+    "StrategicTrainer",
     "Trainer",
     "TrainingContext",
     "make_estimator",
     "recourse_difference",
+    "repeated_risk_minimisation",
 ]
