@@ -77,8 +77,8 @@ def posterior_toml(scenario: Scenario, sample: pd.DataFrame, keys: Sequence[str]
                 "parameters": {key: [float(v) for v in table[key]] for key in keys},
             }
         },
-        "Equally weighted draws from the posterior of recoursesim calibrate; read with "
-        "recoursesim.calibration.read_posterior.",
+        "Equally weighted draws from the posterior of recoursesim calibrate; run them with "
+        "recoursesim sweep SCENARIO --posterior posterior.toml, read them with recoursesim.calibration.read_posterior.",
     )
 
 
