@@ -13,7 +13,7 @@ from recoursesim.cli._common import add_scenario_argument, non_negative_int, pos
 from recoursesim.cli._executor_options import ExecutorChoice, add_executor_arguments, check_executor
 from recoursesim.cli._output import atomic_output_dir, check_out, input_files, out_path, slug
 from recoursesim.errors import ConfigError
-from recoursesim.scenario import load_scenario
+from recoursesim.scenario import Scenario, load_scenario
 from recoursesim.sweep import SweepPlan, SweepReport, SweepStore, parse_grid, run_sweep, summarise
 from recoursesim.sweep.runner import SweepAbortedError
 
@@ -77,28 +77,7 @@ def sweep(args: argparse.Namespace) -> int:
     if not args.connect_timeout > 0:
         raise ConfigError("--connect-timeout", f"must be positive, got {args.connect_timeout}", "give seconds > 0")
     scenario = load_scenario(args.scenario, allow_imports=args.allow_imports, trusted=args.trusted)
-    if args.posterior is not None:
-        if args.grid:
-            raise ConfigError("--posterior", "cannot be combined with --grid", "give one of them")
-        from recoursesim.calibration.posterior import read_posterior
-
-        draws = read_posterior(args.posterior)
-        plan = SweepPlan.from_draws(
-            scenario,
-            {key: draws[key].tolist() for key in draws.columns},
-            n_seeds=args.seeds,
-            root_seed=args.root_seed,
-            per_step=not args.pooled_only,
-            field=f"--posterior {args.posterior}",
-        )
-    else:
-        plan = SweepPlan.from_grid(
-            scenario,
-            parse_grid(args.grid),
-            n_seeds=args.seeds,
-            root_seed=args.root_seed,
-            per_step=not args.pooled_only,
-        )
+    plan = _plan(args, scenario)
     executor_choice = check_executor(args, plan.n_runs, [p.scenario for p in plan.points])
     out = args.out or Path("results") / f"sweep-{slug(scenario.name)}"
     if args.overwrite and args.resume:
@@ -141,6 +120,27 @@ def sweep(args: argparse.Namespace) -> int:
         print(format_failures(report), file=sys.stderr)
         return 1
     return 0
+
+
+def _plan(args: argparse.Namespace, scenario: Scenario) -> SweepPlan:
+    """The sweep's plan: the ``--grid`` product, or one point per draw of ``--posterior``."""
+    if args.posterior is None:
+        return SweepPlan.from_grid(
+            scenario, parse_grid(args.grid), n_seeds=args.seeds, root_seed=args.root_seed, per_step=not args.pooled_only
+        )
+    if args.grid:
+        raise ConfigError("--posterior", "cannot be combined with --grid", "give one of them")
+    from recoursesim.calibration.posterior import read_posterior
+
+    draws = read_posterior(args.posterior)
+    return SweepPlan.from_draws(
+        scenario,
+        {key: draws[key].tolist() for key in draws.columns},
+        n_seeds=args.seeds,
+        root_seed=args.root_seed,
+        per_step=not args.pooled_only,
+        field=f"--posterior {args.posterior}",
+    )
 
 
 def _where(choice: ExecutorChoice) -> str:

@@ -180,8 +180,8 @@ class SweepPlan:
             raise ConfigError(field, "has parameter lists of different lengths", "give one value per draw for each")
         if "draw" in draws:
             raise ConfigError(field, "has a parameter named 'draw'", "rename it: draw labels the sweep's points")
-        for key, values in draws.items():
-            bad = [v for v in values if not isinstance(v, (int, float)) or not np.isfinite(v)]
+        for key, column in draws.items():
+            bad = [v for v in column if not isinstance(v, (int, float)) or not np.isfinite(v)]
             if bad:
                 raise ConfigError(f"{field} {key}", f"has the value {bad[0]!r}", "give finite numbers")
         (n_draws,) = lengths
