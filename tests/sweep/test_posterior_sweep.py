@@ -76,3 +76,23 @@ def test_bad_posterior_is_one_line_and_writes_nothing(tmp_path, capsys, text, ex
     line = one_line_error(code, capsys.readouterr().err)
     assert words in line
     assert not out.exists()
+
+
+def test_posterior_file_holds_the_values_the_runs_used_and_a_sweep_takes_them(tmp_path):
+    from recoursesim.calibration.posterior import posterior_toml, read_posterior
+    from recoursesim.policy.space import parse_ranges
+
+    scenario = Scenario.from_dict({"base": "bell2024-baseline"})
+    ranges = parse_ranges(["population.effort_divisor=5:40", "population.adaptation=0.1:1.0"])
+    sample = pd.DataFrame(
+        {"population.effort_divisor": [17.4, 30.6], "population.adaptation": [0.25, 0.75], "weight": [0.5, 0.5]}
+    )
+    path = write(tmp_path / "posterior.toml", posterior_toml(scenario, sample, ranges, 6, seed=3))
+    draws = read_posterior(path)
+    assert set(draws["population.effort_divisor"]) <= {17, 31}
+    assert draws["population.effort_divisor"].dtype.kind == "i"
+    assert set(draws["population.adaptation"]) <= {0.25, 0.75}
+    plan = SweepPlan.from_draws(scenario, {k: draws[k].tolist() for k in draws.columns}, n_seeds=1)
+    assert [p.scenario.spec["population"]["effort_divisor"] for p in plan.points] == draws[
+        "population.effort_divisor"
+    ].tolist()
