@@ -4,7 +4,8 @@ A *panel* has one row per (``step``, ``group``) and one column per statistic:
 
 * ``applicants``: agents scored at that step (the ledger's rows);
 * ``approvals``: of them, those selected;
-* ``reapplicants``: of them, those scored at an earlier step too (applying again after a refusal);
+* ``reapplicants``: of them, those applying again after a refusal: scored at an earlier step and not
+  selected at the latest of those steps (a borrower who re-applies after a loan is not one);
 * ``mean_score``: their mean score under the decision model.
 
 :func:`panel_statistics` computes a panel from a ledger; observed and simulated panels both come from
@@ -25,7 +26,7 @@ from recoursesim.errors import ConfigError
 PANEL_STATISTICS: dict[str, str] = {
     "applicants": "agents scored at the step",
     "approvals": "of them, those selected",
-    "reapplicants": "of them, those already scored at an earlier step",
+    "reapplicants": "of them, those refused when they last applied",
     "mean_score": "their mean score",
 }
 #: The statistics that are counts (non-negative whole numbers, at most ``applicants``).
@@ -47,8 +48,11 @@ def panel_statistics(ledger: pd.DataFrame, groups: Sequence[str], steps: int) ->
     """
     step = ledger["step"].to_numpy(dtype=np.int64)
     agent = ledger["agent_id"].to_numpy(dtype=np.int64)
-    first = np.full(int(agent.max()) + 1 if len(agent) else 0, np.iinfo(np.int64).max)
-    np.minimum.at(first, agent, step)
+    selected = ledger["selected"].to_numpy(dtype=bool)
+    # A re-applicant's previous row (same agent, the latest earlier step) was a refusal.
+    order = np.lexsort((step, agent))
+    again = np.zeros(len(step), dtype=bool)
+    again[order[1:]] = (agent[order[1:]] == agent[order[:-1]]) & ~selected[order[:-1]]
     names = list(groups)
     code = pd.Categorical(ledger["group"].astype(str), categories=names).codes.astype(np.int64)
     keep = (code >= 0) & (step <= steps)
@@ -63,12 +67,10 @@ def panel_statistics(ledger: pd.DataFrame, groups: Sequence[str], steps: int) ->
             "step": np.repeat(np.arange(steps + 1, dtype=np.int64), len(names)),
             "group": np.tile(np.asarray(names, dtype=object), steps + 1),
             "applicants": applicants.astype(np.int64),
-            "approvals": np.bincount(cell, weights=ledger["selected"].to_numpy(dtype=float)[keep], minlength=size)
+            "approvals": np.bincount(cell, weights=selected[keep].astype(float), minlength=size)
             .round()
             .astype(np.int64),
-            "reapplicants": np.bincount(cell, weights=(step > first[agent])[keep], minlength=size)
-            .round()
-            .astype(np.int64),
+            "reapplicants": np.bincount(cell, weights=again[keep], minlength=size).round().astype(np.int64),
             "mean_score": mean_score,
         }
     )

@@ -18,6 +18,7 @@ import pandas as pd
 
 from recoursesim.calibration.simulator import PanelSimulator, parameter_overrides
 from recoursesim.errors import ConfigError
+from recoursesim.policy.space import ParamRange
 from recoursesim.scenario import Scenario
 from recoursesim.scenario.tables import dump_toml
 
@@ -66,19 +67,24 @@ def best_toml(scenario: Scenario, simulator: PanelSimulator, table: pd.DataFrame
     return dump_toml(best.spec, header)
 
 
-def posterior_toml(scenario: Scenario, sample: pd.DataFrame, keys: Sequence[str], n: int, seed: int) -> str:
-    """``n`` equally weighted posterior draws, as TOML: ``[posterior]`` with the scenario and one list per key."""
+def posterior_toml(scenario: Scenario, sample: pd.DataFrame, ranges: Sequence[ParamRange], n: int, seed: int) -> str:
+    """``n`` equally weighted posterior draws, as TOML: ``[posterior]`` with the scenario and one list per key.
+
+    Each value is the one the runs used (whole numbers for integer ranges), so a sweep over the
+    draws runs the scenarios the calibration ran.
+    """
+    keys = [r.key for r in ranges]
     table = draws(sample, keys, n, seed)
     return dump_toml(
         {
             "posterior": {
                 "scenario": scenario.name,
                 "draws": n,
-                "parameters": {key: [float(v) for v in table[key]] for key in keys},
+                "parameters": {r.key: [r.value(v) for v in table[r.key]] for r in ranges},
             }
         },
-        "Equally weighted draws from the posterior of recoursesim calibrate; read with "
-        "recoursesim.calibration.read_posterior.",
+        "Equally weighted draws from the posterior of recoursesim calibrate; run them with "
+        "recoursesim sweep SCENARIO --posterior posterior.toml, read them with recoursesim.calibration.read_posterior.",
     )
 
 
@@ -93,11 +99,17 @@ def read_posterior(path: str | Path) -> pd.DataFrame:
     try:
         table = tomllib.loads(Path(path).read_text(encoding="utf-8"))
         parameters: dict[str, Any] = table["posterior"]["parameters"]
-        frame = pd.DataFrame({key: np.asarray(values, dtype=float) for key, values in parameters.items()})
+        frame = pd.DataFrame({key: _numbers(values) for key, values in parameters.items()})
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as error:
         fix = "give a posterior.toml written by recoursesim calibrate"
         raise ConfigError(str(path), f"is not a posterior file ({type(error).__name__}: {error})", fix) from None
     return frame
+
+
+def _numbers(values: Any) -> np.ndarray:
+    """A parameter's draws: whole numbers stay integers (integer ranges), anything else is read as floats."""
+    array = np.asarray(values)
+    return array if array.dtype.kind == "i" else np.asarray(values, dtype=float)
 
 
 def predictive_bands(simulator: PanelSimulator, table: pd.DataFrame, seed: int) -> pd.DataFrame:

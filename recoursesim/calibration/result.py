@@ -104,11 +104,11 @@ class CalibrationResult:
                 fig.savefig(tmp, dpi=110, format="png")
             ownership.record_file(directory, directory / f"{name}.png")
             paths.append(directory / f"{name}.png")
-        keys = [r.key for r in self.simulator.ranges]
+        ranges = self.simulator.ranges
         texts = {
             "report.html": to_html(self.report()),
             "best.toml": best_toml(self.scenario, self.simulator, self.estimates),
-            "posterior.toml": posterior_toml(self.scenario, self.sample, keys, self.n_draws, self.seed),
+            "posterior.toml": posterior_toml(self.scenario, self.sample, ranges, self.n_draws, self.seed),
             "calibration.json": json.dumps(self.notes, indent=2) + "\n",
         }
         for name, text in texts.items():

@@ -13,7 +13,7 @@ from recoursesim.cli._common import add_scenario_argument, non_negative_int, pos
 from recoursesim.cli._executor_options import ExecutorChoice, add_executor_arguments, check_executor
 from recoursesim.cli._output import atomic_output_dir, check_out, input_files, out_path, slug
 from recoursesim.errors import ConfigError
-from recoursesim.scenario import load_scenario
+from recoursesim.scenario import Scenario, load_scenario
 from recoursesim.sweep import SweepPlan, SweepReport, SweepStore, parse_grid, run_sweep, summarise
 from recoursesim.sweep.runner import SweepAbortedError
 
@@ -45,6 +45,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="a dotted scenario key and its values, e.g. selection.k=50,100 (repeat for a product grid)",
     )
     parser.add_argument(
+        "--posterior",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="run --seeds runs at each draw of a posterior.toml written by calibrate (instead of --grid)",
+    )
+    parser.add_argument(
         "--out", type=out_path, default=None, help="output directory (default: results/sweep-<scenario name>)"
     )
     parser.add_argument("--resume", action="store_true", help="continue the same sweep in --out (skip finished runs)")
@@ -70,13 +77,7 @@ def sweep(args: argparse.Namespace) -> int:
     if not args.connect_timeout > 0:
         raise ConfigError("--connect-timeout", f"must be positive, got {args.connect_timeout}", "give seconds > 0")
     scenario = load_scenario(args.scenario, allow_imports=args.allow_imports, trusted=args.trusted)
-    plan = SweepPlan.from_grid(
-        scenario,
-        parse_grid(args.grid),
-        n_seeds=args.seeds,
-        root_seed=args.root_seed,
-        per_step=not args.pooled_only,
-    )
+    plan = _plan(args, scenario)
     executor_choice = check_executor(args, plan.n_runs, [p.scenario for p in plan.points])
     out = args.out or Path("results") / f"sweep-{slug(scenario.name)}"
     if args.overwrite and args.resume:
@@ -119,6 +120,27 @@ def sweep(args: argparse.Namespace) -> int:
         print(format_failures(report), file=sys.stderr)
         return 1
     return 0
+
+
+def _plan(args: argparse.Namespace, scenario: Scenario) -> SweepPlan:
+    """The sweep's plan: the ``--grid`` product, or one point per draw of ``--posterior``."""
+    if args.posterior is None:
+        return SweepPlan.from_grid(
+            scenario, parse_grid(args.grid), n_seeds=args.seeds, root_seed=args.root_seed, per_step=not args.pooled_only
+        )
+    if args.grid:
+        raise ConfigError("--posterior", "cannot be combined with --grid", "give one of them")
+    from recoursesim.calibration.posterior import read_posterior
+
+    draws = read_posterior(args.posterior)
+    return SweepPlan.from_draws(
+        scenario,
+        {key: draws[key].tolist() for key in draws.columns},
+        n_seeds=args.seeds,
+        root_seed=args.root_seed,
+        per_step=not args.pooled_only,
+        field=f"--posterior {args.posterior}",
+    )
 
 
 def _where(choice: ExecutorChoice) -> str:

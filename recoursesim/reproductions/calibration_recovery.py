@@ -40,6 +40,10 @@ SCENARIOS: dict[str, tuple[dict[str, Any], list[str]]] = {
         {"base": "german-credit-lending", "population": {"initial": 200, "entrants": 10}, "selection": {"k": 10}},
         ["population.effort.scale=0.02:0.3"],
     ),
+    "fico": (
+        {"base": "fico-delayed-impact-recourse", "population": {"initial": 500}},
+        ["population.effort.scale=2:20", "outcome.score_change.repaid=25:125"],
+    ),
 }
 #: Fewest panels for the Kolmogorov–Smirnov test of the ranks.
 MIN_KS_PANELS = 10
@@ -154,7 +158,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the experiment; write ``--out/calibration_recovery.csv.gz`` and print the table."""
+    """Run the experiment; write ``--out/calibration_recovery.csv.gz`` and print the table.
+
+    Rows already in that file for scenarios not run now are kept, so one file holds every scenario's panels.
+    """
     args = parse_args(argv)
     (args.out / "panels").mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
@@ -166,8 +173,12 @@ def main(argv: list[str] | None = None) -> int:
     if not frames:
         raise ConfigError("--out", f"{args.out} holds no finished panel", "run the experiment without --collect")
     rows = pd.concat(frames, ignore_index=True)
+    kept = args.out / "calibration_recovery.csv.gz"
+    if kept.is_file():  # the kept rows of scenarios not run now stay
+        earlier = pd.read_csv(kept)
+        rows = pd.concat([earlier[~earlier["scenario"].isin(args.scenario)], rows], ignore_index=True)
     data = gzip.compress(rows.to_csv(index=False).encode("utf-8"), mtime=0)
-    write_atomic(args.out / "calibration_recovery.csv.gz", data)
+    write_atomic(kept, data)
     print(markdown_table(rows, args.scenario))
     load = " ".join(f"{v:.2f}" for v in os.getloadavg())
     seconds = time.perf_counter() - start

@@ -141,6 +141,62 @@ class SweepPlan:
         seed = scenario.seed if root_seed is None else root_seed
         return cls(tuple(points), n_seeds=n_seeds, root_seed=seed, per_step=per_step, durability=durability)
 
+    @classmethod
+    def from_draws(
+        cls,
+        scenario: Scenario,
+        draws: Mapping[str, Sequence[float]],
+        *,
+        n_seeds: int,
+        root_seed: int | None = None,
+        per_step: bool = True,
+        field: str = "--posterior",
+    ) -> SweepPlan:
+        """One point per posterior draw: draw ``i`` sets every key to the ``i``-th of its values.
+
+        Equally weighted draws repeat particles, so each point is labelled with its draw index as
+        well as its values (``{"draw": 0, "population.q": 1.2}``) and repeated draws stay points of
+        their own: the sweep's runs sample the posterior with the draws' weights.
+
+        Args:
+            scenario: The base scenario.
+            draws: Dotted scenario key -> one value per draw (every list as long).
+            n_seeds: Runs per draw.
+            root_seed: Root entropy (default: the scenario's ``run.seed``).
+            per_step: Record per-step metrics too.
+            field: The option named in errors.
+
+        Returns:
+            The plan.
+
+        Raises:
+            ConfigError: No draw, lists of unequal length, or a value the scenario rejects.
+        """
+        check_int("seeds", n_seeds, minimum=1)
+        lengths = {len(values) for values in draws.values()}
+        if not draws or lengths == {0}:
+            raise ConfigError(field, "holds no draws", "give a posterior.toml written by recoursesim calibrate")
+        if len(lengths) != 1:
+            raise ConfigError(field, "has parameter lists of different lengths", "give one value per draw for each")
+        if "draw" in draws:
+            raise ConfigError(field, "has a parameter named 'draw'", "rename it: draw labels the sweep's points")
+        for key, column in draws.items():
+            bad = [v for v in column if not isinstance(v, (int, float)) or not np.isfinite(v)]
+            if bad:
+                raise ConfigError(f"{field} {key}", f"has the value {bad[0]!r}", "give finite numbers")
+        (n_draws,) = lengths
+        check_sweep_size(n_draws, n_seeds, DRAWS)
+        points = []
+        for i in range(n_draws):
+            values = {key: draws[key][i] for key in sorted(draws)}
+            try:
+                point_scenario = scenario.with_overrides(values)
+            except ConfigError as error:
+                raise ConfigError(f"{field} {error.field}", error.problem, error.fix) from None
+            points.append(Point({"draw": i, **values}, point_scenario))
+        seed = scenario.seed if root_seed is None else root_seed
+        return cls(tuple(points), n_seeds=n_seeds, root_seed=seed, per_step=per_step)
+
     @property
     def n_runs(self) -> int:
         """Number of runs (points × seeds)."""
@@ -214,6 +270,9 @@ class PointsOption:
 GRID = PointsOption(
     "--grid", "points (the product of the value counts)", "give fewer values, or split the grid into several sweeps"
 )
+
+#: A sweep over a posterior: one point per draw.
+DRAWS = PointsOption("--posterior", "points (one per draw)", "give a posterior file with fewer draws")
 
 
 def check_sweep_size(n_points: int, n_seeds: int, points: PointsOption = GRID) -> None:

@@ -12,6 +12,7 @@ from recoursesim.calibration import flatten, panel_statistics, read_panel
 from recoursesim.calibration.posterior import read_posterior, summary, weighted_quantile
 from recoursesim.cli import main
 from recoursesim.errors import ConfigError
+from recoursesim.scenario import Scenario
 from recoursesim.simulate import simulate
 from tests.hostile.conftest import one_line_error
 
@@ -71,6 +72,35 @@ def test_panel_of_a_run_adds_up_to_its_ledger():
         assert rows["reapplicants"].to_numpy()[1:].tolist() == refused[rows.index].to_numpy()[:-1].tolist()
 
 
+def test_a_borrower_who_applies_again_after_a_loan_is_not_a_reapplicant():
+    # agent 0: approved at 0, applies again at 1 (refused) and 2; agent 1: refused at 0, approved at 1, back at 2.
+    rows = [
+        (0, 0, "A", 0.9, True),
+        (0, 1, "A", 0.2, False),
+        (1, 0, "A", 0.4, False),
+        (1, 1, "A", 0.7, True),
+        (2, 0, "A", 0.5, False),
+        (2, 1, "A", 0.8, False),
+    ]
+    ledger = pd.DataFrame(rows, columns=["step", "agent_id", "group", "score", "selected"])
+    panel = panel_statistics(ledger.sample(frac=1, random_state=1), ["A"], steps=2)
+    assert panel["reapplicants"].tolist() == [0, 1, 1]
+    assert panel["applicants"].tolist() == [2, 2, 2]
+
+
+def test_fico_borrowers_reapply_and_only_the_refused_count_as_reapplicants():
+    scenario = Scenario.from_dict({"base": "fico-delayed-impact-recourse", "population": {"initial": 200}})
+    result = simulate(scenario, 3, steps=3)
+    panel = panel_statistics(result.ledger, list(result.model.group_names), 3)
+    # Nobody leaves: every applicant applies every step, and those refused at t are the re-applicants at t + 1.
+    refused = panel["applicants"] - panel["approvals"]
+    for group in result.model.group_names:
+        rows = panel[panel["group"] == group]
+        assert len(set(rows["applicants"])) == 1
+        assert rows["reapplicants"].to_numpy()[1:].tolist() == refused[rows.index].to_numpy()[:-1].tolist()
+        assert (rows["reapplicants"].to_numpy()[1:] < rows["applicants"].to_numpy()[1:]).all()
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     st.lists(
@@ -87,7 +117,9 @@ def test_counts_are_bounded_by_applicants_and_sum_to_the_rows(rows):
     assert panel["applicants"].sum() == len(ledger)
     assert (panel["approvals"] <= panel["applicants"]).all()
     assert (panel["reapplicants"] <= panel["applicants"]).all()
-    assert panel["reapplicants"].sum() == len(ledger) - ledger["agent_id"].nunique()
+    ordered = ledger.sort_values(["agent_id", "step"])
+    previous = ordered.groupby("agent_id")["selected"].shift()
+    assert panel["reapplicants"].sum() == int((previous == False).sum())  # noqa: E712 (NaN for first rows)
 
 
 def write(tmp_path, text):
