@@ -102,19 +102,33 @@ def _confine_estimator(estimator: Any, source: str, field: str) -> None:
 
 
 def reachable(root: Any) -> Iterator[tuple[str, Any]]:
-    """Every object reachable from ``root`` (attributes, containers, parameters), once each, with its owner."""
-    seen: set[int] = set()
+    """Every object reachable from ``root`` (attributes, containers, parameters), once each, with its owner.
+
+    Walks every container a skops file can build: mappings (keys and values), lists, tuples,
+    sets, slices and NumPy arrays of dtype object (element by element; an array itself is not
+    yielded). Structured arrays holding objects are walked too.
+    """
+    seen: dict[int, Any] = {}  # holds what it has seen, so no id is reused by a new object (a field's view)
     stack: list[tuple[str, Any]] = [(type(root).__name__, root)]
     while stack:
         owner, item = stack.pop()
-        if id(item) in seen or isinstance(item, str | bytes | int | float | np.ndarray | np.generic | type):
+        if id(item) in seen or isinstance(item, str | bytes | bytearray | int | float | complex | np.generic | type):
             continue
-        seen.add(id(item))
+        seen[id(item)] = item
+        if isinstance(item, np.ndarray):  # an object array holds Python objects (estimators, too): walk them
+            data = np.ma.getdata(item)
+            if data.dtype.names:
+                stack.extend((owner, data[name]) for name in data.dtype.names)
+            elif data.dtype.hasobject:
+                stack.extend((owner, v) for v in np.ravel(data))
+            continue
         yield owner, item
         if isinstance(item, Mapping):
-            stack.extend((owner, v) for v in item.values())
+            stack.extend((owner, v) for v in (*item.keys(), *item.values()))
         elif isinstance(item, list | tuple | set | frozenset):
             stack.extend((owner, v) for v in item)
+        elif isinstance(item, slice):
+            stack.extend((owner, v) for v in (item.start, item.stop, item.step))
         elif not _is_sparse(item) and hasattr(item, "__dict__"):
             name = type(item).__name__
             stack.extend((name, v) for v in vars(item).values())
@@ -162,7 +176,7 @@ def _check_sparse(matrix: Any, owner: str, source: str, field: str) -> None:
             check(full_check=True)
         elif hasattr(matrix, "_check"):
             matrix._check()
-    except (ValueError, TypeError, IndexError, OverflowError) as error:
+    except (ValueError, TypeError, IndexError, OverflowError, AttributeError) as error:
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise _refuse(source, owner, f"a sparse {type(matrix).__name__} ({first})", field) from None
 

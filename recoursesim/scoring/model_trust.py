@@ -65,6 +65,10 @@ BUILTIN_TYPES = (
     "builtins.str", "builtins.tuple", "collections.OrderedDict", "collections.defaultdict",
 )  # fmt: skip
 
+#: Types skops' default list holds that recoursesim refuses: ``map`` is a lazy iterator, not data; no
+#: fitted scikit-learn model holds one, and the confine checks cannot look inside it without running it.
+REFUSED_DEFAULTS = frozenset({"builtins.map"})
+
 #: Largest ``schema.json`` read, uncompressed as the zip declares it (a forest of 200 trees writes about 3 MB).
 MAX_SCHEMA_BYTES = 256 * 2**20
 
@@ -104,6 +108,7 @@ def allowed_types() -> frozenset[str]:
         found = getattr(scipy.sparse, attribute)
         if isinstance(found, type) and issubclass(found, scipy.sparse.spmatrix | scipy.sparse.sparray):
             candidates.add(_name(found))
+    candidates -= REFUSED_DEFAULTS
     return frozenset(name for name in candidates if isinstance(_resolve(name), type))
 
 

@@ -20,8 +20,9 @@ import pytest
 import scipy.sparse
 import skops.io as sio
 from own_model_helpers import cli, defendants_scenario
-from sklearn.ensemble import BaggingClassifier
+from sklearn.ensemble import BaggingClassifier, GradientBoostingClassifier, VotingClassifier
 from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.tree import DecisionTreeClassifier
 
@@ -171,3 +172,49 @@ def test_a_value_the_models_encoder_was_not_fitted_on_is_one_line_naming_the_col
     line = one_line_error(*cli(capsys, "run", "s.toml", "--no-write"))
     assert f"was not fitted on the value(s) {common} of column 'race'" in line
     assert "handle_unknown='ignore'" in line
+
+
+def _objects(*items: object) -> np.ndarray:
+    """A NumPy array of dtype object holding ``items`` (skops rebuilds such arrays from a model file)."""
+    array = np.empty(len(items), dtype=object)
+    array[:] = list(items)
+    return array
+
+
+def test_estimators_inside_object_arrays_are_confined(tmp_path, user_csv) -> None:
+    frame = pd.read_csv(user_csv)
+    X, y = frame[NUMBERS], frame["no_recid"]
+    cache = tmp_path / "outside"
+    # A cache folder hidden in a GridSearchCV's param_grid, as an object array: refused on load and on refit.
+    choices = _objects(Pipeline([("lr", LogisticRegression())], memory=str(cache)))
+    search = GridSearchCV(Pipeline([("m", LogisticRegression())]), {"m": choices}, cv=2)
+    search.best_estimator_ = Pipeline([("m", LogisticRegression())]).fit(X, y)
+    sio.dump(search, tmp_path / "grid.skops")
+    with pytest.raises(ConfigError, match=r"grid\.skops: Pipeline sets memory="):
+        load_model_file(tmp_path / "grid.skops")
+    from recoursesim.training.refit import _prototype_for
+
+    with pytest.raises(ConfigError, match=r"the refit model: Pipeline sets memory="):
+        _prototype_for(None, None, None, search)
+    assert not cache.exists()
+    # A tampered tree inside GradientBoosting's object array of trees.
+    boosting = GradientBoostingClassifier(n_estimators=2, max_depth=2, random_state=0).fit(X, y)
+    state = boosting.estimators_[0, 0].tree_.__getstate__()
+    nodes = state["nodes"].copy()
+    nodes["left_child"][0] = 50_000_000
+    boosting.estimators_[0, 0].tree_.__setstate__({**state, "nodes": nodes})
+    with pytest.raises(ConfigError, match=r"gb\.skops: a tree structure"):
+        confine_model(boosting, "gb.skops", "model_file")
+    # n_jobs of an estimator inside an object array is set to None.
+    voting = VotingClassifier([("b", BaggingClassifier(LogisticRegression(), n_estimators=2))], voting="soft")
+    voting.fit(X, y)
+    voting.estimators_[0].n_jobs = 2
+    voting.estimators_ = _objects(*voting.estimators_)
+    confine_model(voting, "vote.skops", "model_file")
+    assert voting.estimators_[0].n_jobs is None
+
+
+def test_map_is_not_an_allowed_type() -> None:
+    from recoursesim.scoring.model_trust import allowed_types
+
+    assert "builtins.map" not in allowed_types() and "builtins.list" in allowed_types()
