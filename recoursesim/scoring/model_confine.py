@@ -115,26 +115,32 @@ def reachable(root: Any) -> Iterator[tuple[str, Any]]:
         if id(item) in seen or isinstance(item, str | bytes | bytearray | int | float | complex | np.generic | type):
             continue
         seen[id(item)] = item
-        if isinstance(item, np.ndarray):  # an object array holds Python objects (estimators, too): walk them
-            data = np.ma.getdata(item)
-            if data.dtype.names:
-                stack.extend((owner, data[name]) for name in data.dtype.names)
-            elif data.dtype.hasobject:
-                stack.extend((owner, v) for v in np.ravel(data))
-            continue
-        yield owner, item
-        if isinstance(item, Mapping):
-            stack.extend((owner, v) for v in (*item.keys(), *item.values()))
-        elif isinstance(item, list | tuple | set | frozenset):
-            stack.extend((owner, v) for v in item)
-        elif isinstance(item, slice):
-            stack.extend((owner, v) for v in (item.start, item.stop, item.step))
-        elif not _is_sparse(item) and hasattr(item, "__dict__"):
-            name = type(item).__name__
-            stack.extend((name, v) for v in vars(item).values())
-            if hasattr(item, "get_params"):
-                with contextlib.suppress(Exception):
-                    stack.extend((name, v) for v in item.get_params(deep=False).values())
+        if not isinstance(item, np.ndarray):  # an array is walked, not yielded
+            yield owner, item
+        stack.extend(_contents(owner, item))
+
+
+def _contents(owner: str, item: Any) -> list[tuple[str, Any]]:
+    """What one object holds, each with its owner's name (see :func:`reachable`)."""
+    if isinstance(item, np.ndarray):  # an object array holds Python objects (estimators, too)
+        data = np.ma.getdata(item)
+        if data.dtype.names:
+            return [(owner, data[name]) for name in data.dtype.names]
+        return [(owner, v) for v in np.ravel(data)] if data.dtype.hasobject else []
+    if isinstance(item, Mapping):
+        return [(owner, v) for v in (*item.keys(), *item.values())]
+    if isinstance(item, list | tuple | set | frozenset):
+        return [(owner, v) for v in item]
+    if isinstance(item, slice):
+        return [(owner, v) for v in (item.start, item.stop, item.step)]
+    if _is_sparse(item) or not hasattr(item, "__dict__"):
+        return []
+    name = type(item).__name__
+    found = [(name, v) for v in vars(item).values()]
+    if hasattr(item, "get_params"):
+        with contextlib.suppress(Exception):
+            found += [(name, v) for v in item.get_params(deep=False).values()]
+    return found
 
 
 def unknown_category(model: Any, frame: Any) -> tuple[str, list[Any]] | None:
