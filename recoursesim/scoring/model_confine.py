@@ -76,7 +76,7 @@ def confine_model(model: Any, source: str, field: str) -> Any:
             _check_feature_bounds(value, owner, source, field)
         elif _is_sparse(value):
             _check_sparse(value, owner, source, field)
-        elif type(value).__name__ == "Tree" and type(value).__module__ == "sklearn.tree._tree":
+        elif _is_tree(value):
             _check_tree(value, owner, source, field)
         elif type(value).__name__ == "TreePredictor":
             _check_predictor(value, owner, source, field)
@@ -208,18 +208,26 @@ def _check_tree(tree: Any, owner: str, source: str, field: str) -> None:
         raise _refuse(source, owner, "a tree structure (child or feature index out of range)", field)
 
 
+def _predictor_nodes(predictor: Any, owner: str, source: str, field: str) -> np.ndarray:
+    """A gradient-boosting tree's node records, refused unless they have scikit-learn's record layout."""
+    from sklearn.ensemble._hist_gradient_boosting.common import PREDICTOR_RECORD_DTYPE
+
+    nodes = getattr(predictor, "nodes", None)
+    if not isinstance(nodes, np.ndarray) or nodes.ndim != 1 or nodes.dtype != PREDICTOR_RECORD_DTYPE:
+        raise _refuse(source, owner, "a gradient-boosting tree (its nodes are not scikit-learn's node records)", field)
+    return nodes
+
+
 def _check_predictor(predictor: Any, owner: str, source: str, field: str) -> None:
-    nodes = np.asarray(predictor.nodes)
+    nodes = _predictor_nodes(predictor, owner, source, field)
     count = len(nodes)
-    try:
-        leaf = nodes["is_leaf"].astype(bool)
-        ok = count >= 1 and _check_links(nodes["left"].astype(np.int64), nodes["right"].astype(np.int64), leaf, count)
-        bitsets = len(np.asarray(predictor.raw_left_cat_bitsets))
-        categorical = ~leaf & nodes["is_categorical"].astype(bool)
-        ok = ok and bool(np.all(nodes["bitset_idx"][categorical] < bitsets))
-        ok = ok and bool(np.all(nodes["feature_idx"][~leaf] >= 0))
-    except (ValueError, KeyError, TypeError, AttributeError):
-        ok = False
+    leaf = nodes["is_leaf"].astype(bool)
+    ok = count >= 1 and _check_links(nodes["left"].astype(np.int64), nodes["right"].astype(np.int64), leaf, count)
+    bitsets = np.asarray(getattr(predictor, "raw_left_cat_bitsets", None))
+    ok = ok and bitsets.ndim == 2 and bitsets.shape[1] == 8
+    categorical = ~leaf & nodes["is_categorical"].astype(bool)
+    ok = ok and bool(np.all(nodes["bitset_idx"][categorical] < len(bitsets)))
+    ok = ok and bool(np.all(nodes["feature_idx"][~leaf] >= 0))
     if not ok:
         raise _refuse(source, owner, "a gradient-boosting tree (child or bitset index out of range)", field)
 
@@ -230,9 +238,47 @@ def _check_feature_bounds(estimator: Any, owner: str, source: str, field: str) -
     if not isinstance(n, int | np.integer):
         return
     tree = getattr(estimator, "tree_", None)
-    if tree is not None and int(getattr(tree, "n_features", n)) > int(n):
+    if _is_tree(tree) and int(tree.n_features) > int(n):
         raise _refuse(source, owner, "a tree structure (more features than the estimator takes)", field)
-    for predictor in np.ravel(np.asarray(getattr(estimator, "_predictors", []), dtype=object)):
-        nodes = np.asarray(getattr(predictor, "nodes", []))
-        if len(nodes) and np.any(nodes["feature_idx"][~nodes["is_leaf"].astype(bool)] >= int(n)):
+    predictors = [
+        p
+        for p in np.ravel(np.asarray(getattr(estimator, "_predictors", []), dtype=object))
+        if type(p).__name__ == "TreePredictor"
+    ]
+    if predictors:
+        _check_bin_mapper(estimator, predictors, int(n), owner, source, field)
+
+
+def _check_bin_mapper(estimator: Any, predictors: list[Any], n: int, owner: str, source: str, field: str) -> None:
+    """Gradient-boosting trees agree with the estimator's binning: feature indices and categorical flags.
+
+    Prediction maps a categorical node's feature through ``_bin_mapper.is_categorical_`` to a row
+    of the known-category bitsets built from ``bin_thresholds_``; a node flagged categorical on a
+    feature the mapper calls numerical (or a category code outside 0-255) reads outside them.
+    """
+    mapper = getattr(estimator, "_bin_mapper", None)
+    flags = np.asarray(getattr(mapper, "is_categorical_", None))
+    thresholds = getattr(mapper, "bin_thresholds_", None)
+    ok = flags.shape == (n,) and flags.dtype.kind in "biu" and isinstance(thresholds, list | tuple)
+    ok = ok and len(thresholds) == n
+    try:
+        for f in np.flatnonzero(flags) if ok else ():
+            codes = np.asarray(thresholds[f], dtype=float)
+            ok = ok and codes.ndim == 1 and bool(np.all((codes >= 0) & (codes <= 255) & (codes == np.floor(codes))))
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise _refuse(source, owner, "the binning of a gradient-boosting model (_bin_mapper)", field)
+    for predictor in predictors:
+        nodes = _predictor_nodes(predictor, owner, source, field)
+        inner = nodes[~nodes["is_leaf"].astype(bool)]
+        if np.any(inner["feature_idx"] >= n) or np.any(inner["feature_idx"] < 0):
             raise _refuse(source, owner, "a gradient-boosting tree (feature index out of range)", field)
+        if np.any(inner["is_categorical"].astype(bool) != flags[inner["feature_idx"]].astype(bool)):
+            raise _refuse(
+                source, owner, "a gradient-boosting tree (categorical flags disagree with _bin_mapper)", field
+            )
+
+
+def _is_tree(value: Any) -> bool:
+    return type(value).__name__ == "Tree" and type(value).__module__ == "sklearn.tree._tree"

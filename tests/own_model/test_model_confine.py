@@ -7,12 +7,16 @@ worker processes, and compiled code trusts the indices of sparse matrices and tr
 
 from __future__ import annotations
 
+import copy
 import io
 import os
+import re
 import subprocess
 import sys
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -20,10 +24,16 @@ import pytest
 import scipy.sparse
 import skops.io as sio
 from own_model_helpers import cli, defendants_scenario
-from sklearn.ensemble import BaggingClassifier, GradientBoostingClassifier, VotingClassifier
+from sklearn.ensemble import (
+    BaggingClassifier,
+    GradientBoostingClassifier,
+    HistGradientBoostingClassifier,
+    VotingClassifier,
+)
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 
 from recoursesim.errors import ConfigError
@@ -218,3 +228,56 @@ def test_map_is_not_an_allowed_type() -> None:
     from recoursesim.scoring.model_trust import allowed_types
 
     assert "builtins.map" not in allowed_types() and "builtins.list" in allowed_types()
+
+
+def test_gradient_boosting_trees_must_agree_with_their_binning(user_csv) -> None:
+    frame = pd.read_csv(user_csv)
+    X = frame[NUMBERS].assign(band=frame["priors_count"].clip(0, 5).astype(int))
+    genuine = HistGradientBoostingClassifier(max_iter=3, max_depth=3, categorical_features=[3], random_state=0)
+    genuine.fit(X, frame["no_recid"])
+    assert confine_model(genuine, "hgb.skops", "model_file") is genuine
+
+    def tampered(change: Callable[[Any], None]) -> Any:
+        model = copy.deepcopy(genuine)
+        change(model)
+        return model
+
+    def flag_numeric_node(model: Any) -> None:  # a numerical node claims to be categorical (mkE's segfault)
+        predictor = model._predictors[0][0]
+        nodes = predictor.nodes.copy()
+        numeric = model._bin_mapper.is_categorical_[nodes["feature_idx"]] == 0  # columns as binned (reordered)
+        first = int(np.flatnonzero(~nodes["is_leaf"].astype(bool) & numeric)[0])
+        nodes["is_categorical"][first], nodes["bitset_idx"][first] = 1, 0
+        predictor.nodes = nodes
+
+    def feature_out_of_range(model: Any) -> None:
+        nodes = model._predictors[0][0].nodes.copy()
+        nodes["feature_idx"][0] = 4
+        model._predictors[0][0].nodes = nodes
+
+    def codes_beyond_a_byte(model: Any) -> None:
+        band = int(np.flatnonzero(model._bin_mapper.is_categorical_)[0])
+        model._bin_mapper.bin_thresholds_[band] = np.array([0.0, 1.0, 10_000.0])
+
+    cases = {
+        "categorical flags disagree with _bin_mapper": flag_numeric_node,
+        "binning of a gradient-boosting model": lambda m: setattr(
+            m._bin_mapper, "is_categorical_", np.array([], np.uint8)
+        ),
+        "feature index out of range": feature_out_of_range,
+        "(_bin_mapper)": codes_beyond_a_byte,
+        "not scikit-learn's node records": lambda m: setattr(m._predictors[0][0], "nodes", np.array([1, 2, 3])),
+    }
+    for message, change in cases.items():
+        with pytest.raises(ConfigError, match=re.escape(message)):
+            confine_model(tampered(change), "hgb.skops", "model_file")
+
+
+def test_state_of_the_wrong_type_is_ignored_or_refused_never_a_traceback(user_csv) -> None:
+    frame = pd.read_csv(user_csv)
+    for attribute, value in (("tree_", "x"), ("tree_", [1, 2]), ("_predictors", [[np.array([1, 2, 3])]])):
+        model = LogisticRegression().fit(frame[NUMBERS], frame["no_recid"])
+        helper = StandardScaler()
+        helper.n_features, helper.nodes = value, value
+        setattr(model, attribute, helper if attribute == "tree_" else value)
+        assert confine_model(model, "lr.skops", "model_file") is model
