@@ -74,6 +74,8 @@ def confine_model(model: Any, source: str, field: str) -> Any:
         if hasattr(value, "get_params") and hasattr(value, "fit"):
             _confine_estimator(value, source, field)
             _check_feature_bounds(value, owner, source, field)
+            if hasattr(value, "_n_support"):
+                _check_libsvm(value, owner, source, field)
         elif _is_sparse(value):
             _check_sparse(value, owner, source, field)
         elif _is_tree(value):
@@ -282,3 +284,40 @@ def _check_bin_mapper(estimator: Any, predictors: list[Any], n: int, owner: str,
 
 def _is_tree(value: Any) -> bool:
     return type(value).__name__ == "Tree" and type(value).__module__ == "sklearn.tree._tree"
+
+
+def _check_libsvm(model: Any, owner: str, source: str, field: str) -> None:
+    """The fitted state of libsvm (``SVC``, ``NuSVC``, ``SVR``, ``NuSVR``, ``OneClassSVM``) is consistent.
+
+    libsvm reads the support vectors and their coefficients through counts it is given
+    (``_n_support``) and trusts them: each count is checked against the arrays it addresses.
+    """
+    try:
+        ok = _libsvm_consistent(model)
+    except (AttributeError, TypeError, ValueError, IndexError):
+        ok = False
+    if not ok:
+        raise _refuse(source, owner, "libsvm's state (support vectors, _n_support, _dual_coef_, _intercept_)", field)
+
+
+def _libsvm_consistent(model: Any) -> bool:
+    vectors, sparse = model.support_vectors_, bool(model._sparse)
+    support, counts = np.asarray(model.support_), np.asarray(model._n_support)
+    coef, intercept = model._dual_coef_, np.asarray(model._intercept_)
+    fitted_rows, fitted_columns = (int(v) for v in model.shape_fit_)
+    n_sv = len(support)
+    ok = sparse == _is_sparse(vectors) == _is_sparse(coef) and vectors.ndim == coef.ndim == 2
+    ok = ok and support.ndim == 1 and counts.ndim == 1 and intercept.ndim == 1 and len(counts) >= 2
+    ok = ok and counts.dtype.kind in "iu" and support.dtype.kind in "iu" and bool(np.all(counts >= 0))
+    ok = ok and bool(np.all((support >= 0) & (support < fitted_rows)))
+    if model.kernel != "precomputed":
+        ok = ok and vectors.shape == (n_sv, fitted_columns)
+    if model._impl in ("c_svc", "nu_svc"):  # one count per class, one intercept per pair of classes
+        classes = len(counts)
+        ok = ok and int(counts.sum()) == n_sv and coef.shape == (classes - 1, n_sv)
+        ok = ok and len(intercept) == classes * (classes - 1) // 2
+    else:
+        ok = ok and coef.shape == (1, n_sv) and len(intercept) == 1 and bool(np.all(counts <= n_sv))
+    for name in ("_probA", "_probB"):
+        ok = ok and np.asarray(getattr(model, name)).shape in ((0,), intercept.shape)
+    return bool(ok)

@@ -34,6 +34,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC, SVR
 from sklearn.tree import DecisionTreeClassifier
 
 from recoursesim.errors import ConfigError
@@ -281,3 +282,39 @@ def test_state_of_the_wrong_type_is_ignored_or_refused_never_a_traceback(user_cs
         helper.n_features, helper.nodes = value, value
         setattr(model, attribute, helper if attribute == "tree_" else value)
         assert confine_model(model, "lr.skops", "model_file") is model
+
+
+def test_libsvm_state_must_agree_with_its_arrays(user_csv) -> None:
+    frame = pd.read_csv(user_csv)
+    X, y = frame[NUMBERS].to_numpy(float), frame["no_recid"].to_numpy()
+    for genuine in (SVC(kernel="linear").fit(X, y), SVC().fit(scipy.sparse.csr_matrix(X), y), SVR().fit(X, X[:, 0])):
+        assert confine_model(genuine, "svm.skops", "model_file") is genuine
+
+    def counts_past_the_end(model: Any) -> None:  # libsvm reads past the arrays (heap garbage, mkS2)
+        total = int(model._n_support.sum())
+        model._n_support = np.array([-1_000_000, 1_000_000 + total], dtype=model._n_support.dtype)
+
+    def short_coefficients(model: Any) -> None:
+        model._dual_coef_ = model._dual_coef_[:, :1].copy()
+
+    def sparse_flag_on_dense_vectors(model: Any) -> None:
+        model._sparse = True
+
+    def big_counts_with_sparse_vectors(model: Any) -> None:
+        model._sparse, model.support_vectors_ = True, scipy.sparse.csr_matrix(model.support_vectors_)
+        model._n_support = np.array([3_000_000, 3_000_000], dtype=model._n_support.dtype)
+
+    def wrong_intercepts(model: Any) -> None:
+        model._intercept_ = np.zeros(3)
+
+    for change in (
+        counts_past_the_end,
+        short_coefficients,
+        sparse_flag_on_dense_vectors,
+        big_counts_with_sparse_vectors,
+        wrong_intercepts,
+    ):
+        model = SVC(kernel="linear").fit(X, y)
+        change(model)
+        with pytest.raises(ConfigError, match=r"svm\.skops: libsvm's state"):
+            confine_model(model, "svm.skops", "model_file")
