@@ -240,7 +240,7 @@ def _check_feature_bounds(estimator: Any, owner: str, source: str, field: str) -
     if not isinstance(n, int | np.integer):
         return
     tree = getattr(estimator, "tree_", None)
-    if _is_tree(tree) and int(tree.n_features) > int(n):
+    if tree is not None and _is_tree(tree) and int(tree.n_features) > int(n):
         raise _refuse(source, owner, "a tree structure (more features than the estimator takes)", field)
     predictors = [
         p
@@ -260,12 +260,12 @@ def _check_bin_mapper(estimator: Any, predictors: list[Any], n: int, owner: str,
     """
     mapper = getattr(estimator, "_bin_mapper", None)
     flags = np.asarray(getattr(mapper, "is_categorical_", None))
-    thresholds = getattr(mapper, "bin_thresholds_", None)
-    ok = flags.shape == (n,) and flags.dtype.kind in "biu" and isinstance(thresholds, list | tuple)
-    ok = ok and len(thresholds) == n
+    found = getattr(mapper, "bin_thresholds_", None)
+    thresholds: list[Any] = list(found) if isinstance(found, list | tuple) else []
+    ok = flags.shape == (n,) and flags.dtype.kind in "biu" and len(thresholds) == n
     try:
         for f in np.flatnonzero(flags) if ok else ():
-            codes = np.asarray(thresholds[f], dtype=float)
+            codes = np.asarray(thresholds[f], dtype=np.float64)
             ok = ok and codes.ndim == 1 and bool(np.all((codes >= 0) & (codes <= 255) & (codes == np.floor(codes))))
     except (TypeError, ValueError):
         ok = False
