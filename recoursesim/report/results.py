@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from recoursesim.datasets.user import read_parquet_file
-from recoursesim.errors import ConfigError
+from recoursesim.errors import ConfigError, DataError
 from recoursesim.scenario import Scenario
 from recoursesim.scenario.checks import check_table
 from recoursesim.scenario.scenario import ScenarioError
@@ -37,6 +37,14 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     ),
     "summary.parquet": ("group", "entered", "selected_on_entry", "recourse", "censored", "gave_up", "etr", "ttr"),
 }  # fmt: skip
+#: Columns of the results tables by kind: whole counts (steps, ids) with no NaN, numbers (NaN
+#: allowed: an ETR with no recourse), and true/false flags with no NaN.
+COUNT_COLUMNS = frozenset({
+    "step", "agent_id", "entry_step", "duration", "n_scored", "n_selected", "n_recourse", "entered",
+    "selected_on_entry", "recourse", "censored", "gave_up",
+})  # fmt: skip
+NUMBER_COLUMNS = frozenset({"score", "threshold", "effort", "selection_rate", "etr", "ttr", "retr", "dttr"})
+FLAG_COLUMNS = frozenset({"selected", "expired"})
 SCENARIO_FILE = "scenario.json"
 OBSERVATIONS_FILE = "observations.parquet"
 DURABILITY_FILE = "durability.parquet"
@@ -276,6 +284,24 @@ def _is_seed(seed: Any) -> bool:
     return whole(seed)
 
 
+def _checked_table(path: Path, frame: pd.DataFrame) -> pd.DataFrame:
+    """Refuse a results table whose columns hold values of the wrong kind (text for counts, NaN steps)."""
+    for column in frame.columns.intersection(list(COUNT_COLUMNS | NUMBER_COLUMNS | FLAG_COLUMNS)):
+        series = frame[column]
+        if column in FLAG_COLUMNS:
+            ok, kind = pd.api.types.is_bool_dtype(series) and not series.isna().any(), "true/false values"
+        elif pd.api.types.is_bool_dtype(series) or not pd.api.types.is_numeric_dtype(series):
+            ok, kind = False, "numbers"
+        elif column in COUNT_COLUMNS:
+            values = series.to_numpy(dtype=float, na_value=np.nan)
+            ok, kind = bool(np.all(np.isfinite(values) & (values >= 0) & (values == np.floor(values)))), "whole counts"
+        else:
+            ok, kind = True, "numbers"
+        if not ok:
+            raise DataError("RESULTS", f"{path} column {column} must hold {kind} (has {series.dtype})", _REWRITE)
+    return frame
+
+
 def _read_run(run_dir: Path, meta: dict[str, Any]) -> SeedRun:
     frames = {}
     for name, columns in REQUIRED.items():
@@ -286,7 +312,11 @@ def _read_run(run_dir: Path, meta: dict[str, Any]) -> SeedRun:
         missing = [c for c in columns if c not in frame.columns]
         if missing:
             raise _older(run_dir, f"{name} lacks {', '.join(missing)}")
-        frames[name] = frame
+        frames[name] = _checked_table(path, frame)
+    if frames["summary.parquet"].empty:
+        raise DataError(
+            "RESULTS", f"{run_dir / 'summary.parquet'} has no rows (a run summarises every group)", _REWRITE
+        )
     observations_path = run_dir / OBSERVATIONS_FILE
     observations = (
         read_parquet_file(observations_path, "RESULTS", _REWRITE)
@@ -294,7 +324,11 @@ def _read_run(run_dir: Path, meta: dict[str, Any]) -> SeedRun:
         else pd.DataFrame(columns=["step", "observer", "group", "metric", "value"])
     )
     durability_path = run_dir / DURABILITY_FILE
-    durability = pd.read_parquet(durability_path) if durability_path.is_file() else pd.DataFrame()
+    durability = (
+        _checked_table(durability_path, read_parquet_file(durability_path, "RESULTS", _REWRITE))
+        if durability_path.exists()
+        else pd.DataFrame()
+    )
     return SeedRun(
         directory=run_dir,
         seed=meta["seed"],

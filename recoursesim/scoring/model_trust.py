@@ -65,6 +65,16 @@ BUILTIN_TYPES = (
     "builtins.str", "builtins.tuple", "collections.OrderedDict", "collections.defaultdict",
 )  # fmt: skip
 
+#: Types skops' default list holds that recoursesim refuses: ``map`` is a lazy iterator, not data; no
+#: fitted scikit-learn model holds one, and the confine checks cannot look inside it without running it.
+REFUSED_DEFAULTS = frozenset({"builtins.map"})
+
+#: A seed sequence's fields, its pool size (numpy's only one) and the most words its entropy or spawn key holds.
+SEED_SEQUENCE_FIELDS = ("entropy", "spawn_key", "pool_size", "n_children_spawned")
+SEED_POOL_SIZE = 4
+MAX_SEED_WORDS = 1024
+INTEGER_SCALARS = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
+
 #: Largest ``schema.json`` read, uncompressed as the zip declares it (a forest of 200 trees writes about 3 MB).
 MAX_SCHEMA_BYTES = 256 * 2**20
 
@@ -104,6 +114,7 @@ def allowed_types() -> frozenset[str]:
         found = getattr(scipy.sparse, attribute)
         if isinstance(found, type) and issubclass(found, scipy.sparse.spmatrix | scipy.sparse.sparray):
             candidates.add(_name(found))
+    candidates -= REFUSED_DEFAULTS
     return frozenset(name for name in candidates if isinstance(_resolve(name), type))
 
 
@@ -192,6 +203,7 @@ def names_in_file(path: Path) -> dict[str, str]:
             found.setdefault(name, kind)
         if kind == "RandomGeneratorNode":
             found[f"numpy.random.{_bit_generator(node)}"] = kind
+            _check_seed_sequence(node, path)
     return found
 
 
@@ -249,6 +261,55 @@ def _bit_generator(node: dict[str, Any]) -> str:
     except (KeyError, TypeError, ValueError):
         name = None
     return name if isinstance(name, str) else "<unreadable>"
+
+
+def _check_seed_sequence(node: dict[str, Any], path: Path) -> None:
+    """Refuse a generator's seed-sequence state unlike numpy's, before numpy builds it.
+
+    numpy mixes the entropy and spawn key into a pool of ``pool_size`` words in time that grows
+    with ``pool_size`` squared; numpy always writes a pool of 4 words (``pool_size = 60000``
+    takes minutes). Entropy and spawn key are integers or short lists of them.
+    """
+    content = node.get("content")
+    seed = content.get("seed_seq") if isinstance(content, dict) else None
+    fields = seed.get("content") if isinstance(seed, dict) and seed.get("__loader__") == "DictNode" else None
+    problem = None
+    if not isinstance(fields, dict) or not set(fields) <= set(SEED_SEQUENCE_FIELDS):
+        problem = f"is not numpy's state (fields {', '.join(SEED_SEQUENCE_FIELDS)})"
+    elif _json_of(fields.get("pool_size")) != SEED_POOL_SIZE:
+        problem = f"has pool_size {_json_of(fields.get('pool_size'))!r}, not numpy's {SEED_POOL_SIZE}"
+    elif not all(_small_integers(fields.get(name)) for name in ("entropy", "spawn_key")):
+        problem = f"has an entropy or spawn_key that is not an integer or a list of at most {MAX_SEED_WORDS} integers"
+    if problem is not None:
+        raise ConfigError(
+            "model_file", f"{path.name}: a random generator's seed sequence {problem}", "save it with skops.io.dump"
+        )
+
+
+def _json_of(node: Any) -> Any:
+    """The value of a JSON node, or ``None`` when ``node`` is not one (or does not parse)."""
+    if not isinstance(node, dict) or node.get("__loader__") != "JsonNode" or not isinstance(node.get("content"), str):
+        return None
+    try:
+        return json.loads(node["content"])
+    except ValueError:
+        return None
+
+
+def _small_integers(node: Any) -> bool:
+    """An integer (or null), or a list or tuple of at most :data:`MAX_SEED_WORDS` integers, as JSON nodes."""
+    if isinstance(node, dict) and node.get("__loader__") in ("ListNode", "TupleNode"):
+        items = node.get("content")
+        return isinstance(items, list) and len(items) <= MAX_SEED_WORDS and all(map(_integer_node, items))
+    return node is None or _integer_node(node) or (_json_of(node) is None and node.get("content") == "null")
+
+
+def _integer_node(node: Any) -> bool:
+    """A JSON integer, or a NumPy integer scalar (numpy writes its default entropy as a ``uint64``)."""
+    if isinstance(node, dict) and node.get("__loader__") == "NdArrayNode" and node.get("type") == "numpy":
+        return node.get("__module__") == "numpy" and node.get("__class__") in INTEGER_SCALARS
+    value = _json_of(node)
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def refused_types(found: dict[str, str], trusted: Iterable[str] = ()) -> list[str]:

@@ -7,12 +7,16 @@ worker processes, and compiled code trusts the indices of sparse matrices and tr
 
 from __future__ import annotations
 
+import copy
 import io
 import os
+import re
 import subprocess
 import sys
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -20,9 +24,17 @@ import pytest
 import scipy.sparse
 import skops.io as sio
 from own_model_helpers import cli, defendants_scenario
-from sklearn.ensemble import BaggingClassifier
+from sklearn.ensemble import (
+    BaggingClassifier,
+    GradientBoostingClassifier,
+    HistGradientBoostingClassifier,
+    VotingClassifier,
+)
 from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC, SVR
 from sklearn.tree import DecisionTreeClassifier
 
 from recoursesim.errors import ConfigError
@@ -171,3 +183,138 @@ def test_a_value_the_models_encoder_was_not_fitted_on_is_one_line_naming_the_col
     line = one_line_error(*cli(capsys, "run", "s.toml", "--no-write"))
     assert f"was not fitted on the value(s) {common} of column 'race'" in line
     assert "handle_unknown='ignore'" in line
+
+
+def _objects(*items: object) -> np.ndarray:
+    """A NumPy array of dtype object holding ``items`` (skops rebuilds such arrays from a model file)."""
+    array = np.empty(len(items), dtype=object)
+    array[:] = list(items)
+    return array
+
+
+def test_estimators_inside_object_arrays_are_confined(tmp_path, user_csv) -> None:
+    frame = pd.read_csv(user_csv)
+    X, y = frame[NUMBERS], frame["no_recid"]
+    cache = tmp_path / "outside"
+    # A cache folder hidden in a GridSearchCV's param_grid, as an object array: refused on load and on refit.
+    choices = _objects(Pipeline([("lr", LogisticRegression())], memory=str(cache)))
+    search = GridSearchCV(Pipeline([("m", LogisticRegression())]), {"m": choices}, cv=2)
+    search.best_estimator_ = Pipeline([("m", LogisticRegression())]).fit(X, y)
+    sio.dump(search, tmp_path / "grid.skops")
+    with pytest.raises(ConfigError, match=r"grid\.skops: Pipeline sets memory="):
+        load_model_file(tmp_path / "grid.skops")
+    from recoursesim.training.refit import _prototype_for
+
+    with pytest.raises(ConfigError, match=r"the refit model: Pipeline sets memory="):
+        _prototype_for(None, None, None, search)
+    assert not cache.exists()
+    # A tampered tree inside GradientBoosting's object array of trees.
+    boosting = GradientBoostingClassifier(n_estimators=2, max_depth=2, random_state=0).fit(X, y)
+    state = boosting.estimators_[0, 0].tree_.__getstate__()
+    nodes = state["nodes"].copy()
+    nodes["left_child"][0] = 50_000_000
+    boosting.estimators_[0, 0].tree_.__setstate__({**state, "nodes": nodes})
+    with pytest.raises(ConfigError, match=r"gb\.skops: a tree structure"):
+        confine_model(boosting, "gb.skops", "model_file")
+    # n_jobs of an estimator inside an object array is set to None.
+    voting = VotingClassifier([("b", BaggingClassifier(LogisticRegression(), n_estimators=2))], voting="soft")
+    voting.fit(X, y)
+    voting.estimators_[0].n_jobs = 2
+    voting.estimators_ = _objects(*voting.estimators_)
+    confine_model(voting, "vote.skops", "model_file")
+    assert voting.estimators_[0].n_jobs is None
+
+
+def test_map_is_not_an_allowed_type() -> None:
+    from recoursesim.scoring.model_trust import allowed_types
+
+    assert "builtins.map" not in allowed_types() and "builtins.list" in allowed_types()
+
+
+def test_gradient_boosting_trees_must_agree_with_their_binning(user_csv) -> None:
+    frame = pd.read_csv(user_csv)
+    X = frame[NUMBERS].assign(band=frame["priors_count"].clip(0, 5).astype(int))
+    genuine = HistGradientBoostingClassifier(max_iter=3, max_depth=3, categorical_features=[3], random_state=0)
+    genuine.fit(X, frame["no_recid"])
+    assert confine_model(genuine, "hgb.skops", "model_file") is genuine
+
+    def tampered(change: Callable[[Any], None]) -> Any:
+        model = copy.deepcopy(genuine)
+        change(model)
+        return model
+
+    def flag_numeric_node(model: Any) -> None:  # a numerical node claims to be categorical (mkE's segfault)
+        predictor = model._predictors[0][0]
+        nodes = predictor.nodes.copy()
+        numeric = model._bin_mapper.is_categorical_[nodes["feature_idx"]] == 0  # columns as binned (reordered)
+        first = int(np.flatnonzero(~nodes["is_leaf"].astype(bool) & numeric)[0])
+        nodes["is_categorical"][first], nodes["bitset_idx"][first] = 1, 0
+        predictor.nodes = nodes
+
+    def feature_out_of_range(model: Any) -> None:
+        nodes = model._predictors[0][0].nodes.copy()
+        nodes["feature_idx"][0] = 4
+        model._predictors[0][0].nodes = nodes
+
+    def codes_beyond_a_byte(model: Any) -> None:
+        band = int(np.flatnonzero(model._bin_mapper.is_categorical_)[0])
+        model._bin_mapper.bin_thresholds_[band] = np.array([0.0, 1.0, 10_000.0])
+
+    cases = {
+        "categorical flags disagree with _bin_mapper": flag_numeric_node,
+        "binning of a gradient-boosting model": lambda m: setattr(
+            m._bin_mapper, "is_categorical_", np.array([], np.uint8)
+        ),
+        "feature index out of range": feature_out_of_range,
+        "(_bin_mapper)": codes_beyond_a_byte,
+        "not scikit-learn's node records": lambda m: setattr(m._predictors[0][0], "nodes", np.array([1, 2, 3])),
+    }
+    for message, change in cases.items():
+        with pytest.raises(ConfigError, match=re.escape(message)):
+            confine_model(tampered(change), "hgb.skops", "model_file")
+
+
+def test_state_of_the_wrong_type_is_ignored_or_refused_never_a_traceback(user_csv) -> None:
+    frame = pd.read_csv(user_csv)
+    for attribute, value in (("tree_", "x"), ("tree_", [1, 2]), ("_predictors", [[np.array([1, 2, 3])]])):
+        model = LogisticRegression().fit(frame[NUMBERS], frame["no_recid"])
+        helper = StandardScaler()
+        helper.n_features, helper.nodes = value, value
+        setattr(model, attribute, helper if attribute == "tree_" else value)
+        assert confine_model(model, "lr.skops", "model_file") is model
+
+
+def test_libsvm_state_must_agree_with_its_arrays(user_csv) -> None:
+    frame = pd.read_csv(user_csv)
+    X, y = frame[NUMBERS].to_numpy(float), frame["no_recid"].to_numpy()
+    for genuine in (SVC(kernel="linear").fit(X, y), SVC().fit(scipy.sparse.csr_matrix(X), y), SVR().fit(X, X[:, 0])):
+        assert confine_model(genuine, "svm.skops", "model_file") is genuine
+
+    def counts_past_the_end(model: Any) -> None:  # libsvm reads past the arrays (heap garbage, mkS2)
+        total = int(model._n_support.sum())
+        model._n_support = np.array([-1_000_000, 1_000_000 + total], dtype=model._n_support.dtype)
+
+    def short_coefficients(model: Any) -> None:
+        model._dual_coef_ = model._dual_coef_[:, :1].copy()
+
+    def sparse_flag_on_dense_vectors(model: Any) -> None:
+        model._sparse = True
+
+    def big_counts_with_sparse_vectors(model: Any) -> None:
+        model._sparse, model.support_vectors_ = True, scipy.sparse.csr_matrix(model.support_vectors_)
+        model._n_support = np.array([3_000_000, 3_000_000], dtype=model._n_support.dtype)
+
+    def wrong_intercepts(model: Any) -> None:
+        model._intercept_ = np.zeros(3)
+
+    for change in (
+        counts_past_the_end,
+        short_coefficients,
+        sparse_flag_on_dense_vectors,
+        big_counts_with_sparse_vectors,
+        wrong_intercepts,
+    ):
+        model = SVC(kernel="linear").fit(X, y)
+        change(model)
+        with pytest.raises(ConfigError, match=r"svm\.skops: libsvm's state"):
+            confine_model(model, "svm.skops", "model_file")

@@ -194,3 +194,35 @@ def test_a_zip_bomb_is_refused_from_its_declared_sizes_before_anything_is_inflat
         archive.writestr("x.npy", b"\0" * 50 * 2**20)
     with pytest.raises(ConfigError, match=r"its member 'x\.npy' is compressed \d+ times \(limit 100\)"):
         load_model_file(tmp_path / "ratio.skops")
+
+
+def _with_seed_sequence(source: Path, target: Path, **fields: dict) -> Path:
+    """Copy a skops file with fields of its generator's seed-sequence state replaced (JSON nodes)."""
+    import json
+    import zipfile
+
+    with zipfile.ZipFile(source) as archive, zipfile.ZipFile(target, "w") as out:
+        for name in archive.namelist():
+            data = archive.read(name)
+            if name == "schema.json":
+                schema = json.loads(data)
+                schema["content"]["content"]["rng_"]["content"]["seed_seq"]["content"].update(fields)
+                data = json.dumps(schema).encode()
+            out.writestr(name, data)
+    return target
+
+
+def test_a_seed_sequence_unlike_numpys_is_refused_before_it_is_built(tmp_path, user_model) -> None:
+    user_model.rng_ = np.random.default_rng([1, 2, 3]).spawn(2)[1]
+    sio.dump(user_model, tmp_path / "rng.skops")
+    assert load_model_file(tmp_path / "rng.skops").rng_.random() == user_model.rng_.random()
+    words = sf.node("ListNode", "builtins.list", content=[sf.json_value(1)] * 2000)
+    for fields, message in (
+        ({"pool_size": sf.json_value(60_000)}, "has pool_size 60000, not numpy's 4"),
+        ({"entropy": words}, "has an entropy or spawn_key that is not an integer or a list of at most 1024 integers"),
+        ({"spawn_key": sf.json_value("x")}, "has an entropy or spawn_key"),
+        ({"extra": sf.json_value(1)}, "is not numpy's state"),
+    ):
+        bad = _with_seed_sequence(tmp_path / "rng.skops", tmp_path / "bad.skops", **fields)
+        with pytest.raises(ConfigError, match="bad.skops: a random generator's seed sequence " + message):
+            load_model_file(bad)

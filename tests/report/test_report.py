@@ -210,9 +210,37 @@ def _bad_manifest_runs(root: Path) -> None:
     )
 
 
+def _text_ledger(root: Path) -> None:
+    path = root / "seed-0" / "ledger.parquet"
+    pd.read_parquet(path).astype(str).to_parquet(path)
+
+
+def _nan_metrics(root: Path) -> None:
+    path = root / "seed-1" / "metrics.parquet"
+    pd.read_parquet(path).assign(n_selected=np.nan).to_parquet(path)
+
+
+def _empty_summary(root: Path) -> None:
+    path = root / "seed-0" / "summary.parquet"
+    pd.read_parquet(path).iloc[:0].to_parquet(path)
+
+
+def _text_durability(root: Path) -> None:
+    pd.DataFrame({"step": ["0"], "duration": ["1"]}).to_parquet(root / "seed-0" / "durability.parquet")
+
+
+def _not_parquet_durability(root: Path) -> None:
+    (root / "seed-0" / "durability.parquet").write_text("not a table")
+
+
 @pytest.mark.parametrize(
     "damage, needle",
     [
+        (_text_ledger, "ledger.parquet column step must hold numbers (has str"),
+        (_nan_metrics, "metrics.parquet column n_selected must hold whole counts (has float64)"),
+        (_empty_summary, "summary.parquet has no rows"),
+        (_text_durability, "durability.parquet column step must hold numbers"),
+        (_not_parquet_durability, "durability.parquet as Parquet"),
         (_older_metrics, "older recoursesim (metrics.parquet lacks mean_selected_score)"),
         (_no_scenario_json, "older recoursesim (no scenario.json)"),
         (_other_scenario, "different scenario"),
