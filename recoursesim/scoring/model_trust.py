@@ -85,6 +85,11 @@ MAX_MODEL_BYTES = 4 * 2**30
 #: deflated JSON or arrays of real models shrink far less; a zip bomb shrinks about 1000 times.
 MAX_COMPRESSION_RATIO = 100
 
+#: Modules of scikit-learn's experimental estimators. ``all_estimators`` lists their classes only once
+#: the matching ``sklearn.experimental.enable_*`` module has been imported by anyone in the process, so
+#: they are left out, and the allow-list is the same whatever was imported before.
+EXPERIMENTAL_MODULES = frozenset({"sklearn.model_selection._search_successive_halving", "sklearn.impute._iterative"})
+
 #: Most names listed in a refusal (the rest are counted).
 SHOWN = 5
 
@@ -103,7 +108,7 @@ def allowed_types() -> frozenset[str]:
     from sklearn.utils import all_estimators
 
     candidates: set[str] = set(BUILTIN_TYPES) | set(TREE_TYPES)
-    candidates |= {_name(cls) for _, cls in all_estimators()}
+    candidates |= {_name(cls) for _, cls in all_estimators() if cls.__module__ not in EXPERIMENTAL_MODULES}
     candidates |= {_name(np.dtype(code).type) for code in np.typecodes["All"]}
     candidates |= _skops_defaults()
     numpy_classes = [np.ndarray, np.dtype, np.ma.MaskedArray, np.random.RandomState, np.random.Generator]

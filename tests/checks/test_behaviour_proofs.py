@@ -280,7 +280,7 @@ PROOFS: dict[tuple[str, str], Callable[[], None]] = {
     ("selector", "threshold"): prove_threshold,
     ("selector", "effort_rewarding"): prove_effort_rewarding,
     ("selector", "lending"): prove_lending,
-    **{("trainer", n): (lambda n=n: prove_trainer(n)) for n in ("refit", "cda", "gupta")},
+    **{("trainer", n): (lambda n=n: prove_trainer(n)) for n in ("refit", "cda", "gupta", "strategic", "performative")},
     **{("behaviour", n): (lambda n=n: prove_behaviour(n)) for n in ("logit_step", "bounded_effort", "follow_exactly")},
     **{
         ("observer", n): (lambda n=n: prove_observer(n))

@@ -26,3 +26,19 @@ def test_the_allow_list_on_the_security_page_is_the_codes() -> None:
         "sklearn.pipeline.Pipeline" in listed
         and "sklearn.utils._testing.assert_run_python_script_without_output" not in listed
     )
+
+
+def test_the_allow_list_does_not_depend_on_what_was_imported_before() -> None:
+    """scikit-learn lists its experimental estimators only after their enable flag is imported."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sklearn.experimental.enable_halving_search_cv, sklearn.experimental.enable_iterative_imputer\n"
+        "from recoursesim.scoring.model_trust import allowed_types\n"
+        "print('\\n'.join(sorted(allowed_types())))"
+    )
+    after = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    from recoursesim.scoring.model_trust import allowed_types
+
+    assert after.split() == sorted(allowed_types())
