@@ -150,13 +150,25 @@ def test_robust_objectives_read_and_label():
 @pytest.mark.parametrize(
     ("extra", "expected"),
     [
-        (["--objective", "regret min dTTR:a"], "needs uncertain scenarios"),
-        (["--objective", "min dTTR:a", "--scenarios", "3"], "--uncertainty: no uncertainty given"),
-        (["--objective", "satisficing dTTR:a", "--uncertainty", "population.entrants=10:50"], "cannot read"),
-        (["--objective", "min dTTR:a", "--uncertainty", "selection.k=5:9"], "--uncertainty selection.k: is also"),
-        (["--objective", "min dTTR:a", "--uncertainty", "population.entrants=a:9"], "--uncertainty population"),
-        (["--objective", "min dTTR:a", "--uncertainty", "population.entrants=9:1"], "low < high"),
-        (["--objective", "min dTTR:a", "--uncertainty", "population.bogus=1:2"], "--uncertainty population.bogus"),
+        (["--objective", "regret min dTTR:disadvantaged"], "needs uncertain scenarios"),
+        (["--objective", "min dTTR:disadvantaged", "--scenarios", "3"], "--uncertainty: no uncertainty given"),
+        (
+            ["--objective", "satisficing dTTR:disadvantaged", "--uncertainty", "population.entrants=10:50"],
+            "cannot read",
+        ),
+        (
+            ["--objective", "min dTTR:disadvantaged", "--uncertainty", "selection.k=5:9"],
+            "--uncertainty selection.k: is also",
+        ),
+        (
+            ["--objective", "min dTTR:disadvantaged", "--uncertainty", "population.entrants=a:9"],
+            "--uncertainty population",
+        ),
+        (["--objective", "min dTTR:disadvantaged", "--uncertainty", "population.entrants=9:1"], "low < high"),
+        (
+            ["--objective", "min dTTR:disadvantaged", "--uncertainty", "population.bogus=1:2"],
+            "--uncertainty population.bogus",
+        ),
     ],
 )
 def test_bad_robust_options_are_one_line(tmp_path, capsys, extra, expected):
