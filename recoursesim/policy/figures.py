@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -71,6 +71,21 @@ def sensitivity_figure(result: SensitivityResult) -> Figure:
     return fig
 
 
+def _error_bars(values: Any, se: Any, label: str) -> np.ndarray:
+    """±1 SE as (below, above) bar lengths, cut at the bounds of the objective's range.
+
+    An absolute value (``|...|``), a regret and a satisficing share are never below 0, and a share
+    never above 1: a bar that would cross a bound stops at it.
+    """
+    value, error = np.asarray(values, dtype=float), np.asarray(se, dtype=float)
+    below, above = error.copy(), error.copy()
+    if "|" in label or label.startswith(("regret", "satisficing")):
+        below = np.minimum(error, np.maximum(value, 0.0))
+    if label.startswith("satisficing"):
+        above = np.minimum(error, np.maximum(1.0 - value, 0.0))
+    return np.vstack([below, above])
+
+
 def pareto_figure(trials: pd.DataFrame, labels: list[str], *, title: str) -> Figure:
     """The first two objectives of every trial, the Pareto front highlighted with ±1 SE bars.
 
@@ -90,7 +105,8 @@ def pareto_figure(trials: pd.DataFrame, labels: list[str], *, title: str) -> Fig
         label = labels[0]
         x, y, se = done["number"].to_numpy(), done[label].to_numpy(float), done[f"{label}_se"].to_numpy(float)
         what = "trial (±1 SE)" if np.isfinite(se).any() else "trial"
-        ax.errorbar(x[feasible], y[feasible], yerr=se[feasible], fmt="o", color=_FIRST, ms=4, label=what)
+        bars = _error_bars(y[feasible], se[feasible], label)
+        ax.errorbar(x[feasible], y[feasible], yerr=bars, fmt="o", color=_FIRST, ms=4, label=what)
         if (~feasible).any():
             ax.plot(x[~feasible], y[~feasible], "x", color=_OTHER, label="infeasible trial")
         sign = -1.0 if label.startswith(("max", "satisficing")) else 1.0
@@ -110,7 +126,8 @@ def pareto_figure(trials: pd.DataFrame, labels: list[str], *, title: str) -> Fig
         on = done.loc[front].sort_values(a)
         bars = np.isfinite(on[[f"{a}_se", f"{b}_se"]].to_numpy(float)).any()
         ax.errorbar(
-            on[a], on[b], xerr=on[f"{a}_se"], yerr=on[f"{b}_se"], fmt="o-", color=_FRONT, ms=5, capsize=2,
+            on[a], on[b], xerr=_error_bars(on[a], on[f"{a}_se"], a), yerr=_error_bars(on[b], on[f"{b}_se"], b),
+            fmt="o-", color=_FRONT, ms=5, capsize=2,
             label="Pareto front (±1 SE)" if bars else "Pareto front",
         )  # fmt: skip
         for (x, y), same in on.groupby([a, b], sort=False)["number"]:  # one label per point: trials that tie

@@ -36,3 +36,30 @@ def test_dttr_keeps_its_symmetric_interval_below_zero():
     frame = pd.DataFrame({"step": [1] * 4, "dttr": [0.0, 0.0, 0.0, 0.4]})
     band = mean_ci(frame, ["step"], ["dttr"])
     assert np.isclose(band["dttr_low"].iloc[0], -0.2182, atol=1e-3)  # a difference may be negative
+
+
+def test_optimise_figure_bars_stop_at_the_bounds_of_each_objective():
+    """|dTTR| and a regret are never below 0, a satisficing share never above 1: ±1 SE bars stop there."""
+    from recoursesim.policy.figures import pareto_figure
+
+    # by hand: value 0.1 with SE 0.5 would reach -0.4; a share of 0.9 with SE 0.3 would reach 1.2
+    trials = pd.DataFrame(
+        {
+            "number": [0, 1],
+            "pareto": [True, True],
+            "feasible": [True, True],
+            "min |dttr:a|": [0.1, 2.0],
+            "min |dttr:a|_se": [0.5, 0.5],
+            "satisficing retr:a <= 1.2": [0.9, 0.2],
+            "satisficing retr:a <= 1.2_se": [0.3, 0.3],
+        }
+    )
+    figure = pareto_figure(trials, ["min |dttr:a|", "satisficing retr:a <= 1.2"], title="t")
+    segments = [seg for c in figure.axes[0].collections for seg in getattr(c, "get_segments", list)()]
+    xs = [point[0] for seg in segments for point in seg]
+    ys = [point[1] for seg in segments for point in seg]
+    assert min(xs) == 0.0 and max(xs) == 2.5  # 0.1 - 0.1 (cut) and 2.0 + 0.5 (uncut)
+    assert min(ys) == pytest.approx(0.0) and max(ys) == pytest.approx(1.0)  # 0.2 - 0.2 (cut) and 0.9 + 0.1 (cut)
+    one = pareto_figure(trials, ["min |dttr:a|"], title="t")
+    lows = [point[1] for c in one.axes[0].collections for seg in getattr(c, "get_segments", list)() for point in seg]
+    assert min(lows) == 0.0
