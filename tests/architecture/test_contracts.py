@@ -87,6 +87,27 @@ def test_a_module_outside_every_layer_breaks_the_layers(graph) -> None:
     assert not check(LayersContract, "layers", graph).kept
 
 
+def level(module: str) -> int:
+    """The layer of a module of recoursesim, counted from the lowest (0); the package's root is in the engine's."""
+    unit = module.split(".")[1] if "." in module else "model"  # the root hands out RecourseModel (lazily)
+    return next(number for number, layer in enumerate(layers()) if unit in layer)
+
+
+def root_violations(graph: grimp.ImportGraph) -> list[str]:
+    """Imports of or by the package's root that cross its layer the wrong way (layers contracts leave the root out)."""
+    engine = level("recoursesim")
+    down = [f"recoursesim -> {m}" for m in graph.find_modules_directly_imported_by("recoursesim") if level(m) > engine]
+    up = [f"{m} -> recoursesim" for m in graph.find_modules_that_directly_import("recoursesim") if level(m) < engine]
+    return sorted(down + up)
+
+
+def test_the_package_root_sits_in_the_engine_layer(graph) -> None:
+    assert root_violations(graph) == []
+    graph.add_import(importer="recoursesim.features.cost", imported="recoursesim", line_number=1, line_contents="x")
+    graph.add_import(importer="recoursesim", imported="recoursesim.cli", line_number=2, line_contents="y")
+    assert root_violations(graph) == ["recoursesim -> recoursesim.cli", "recoursesim.features.cost -> recoursesim"]
+
+
 def test_no_helper_takes_its_owner_back_even_in_a_type_hint() -> None:
     typed = grimp.build_graph("recoursesim", exclude_type_checking_imports=False, cache_dir=None)
     ignored = [*contract("acyclic").get("ignore_imports", []), *KNOWN_TYPED_CIRCLES]
