@@ -96,3 +96,24 @@ def first_line(error: BaseException) -> str:
     """The first line of an exception's message (its type's name when the message is empty)."""
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
+
+
+#: Longest path quoted in an error message (a 5,000-character name would flood the terminal).
+_MAX_QUOTED = 120
+
+
+def quote_path(path: object) -> str:
+    """A path for an error message, shortened in the middle when very long."""
+    text = str(path)
+    if len(text) > _MAX_QUOTED:
+        return f"{text[: _MAX_QUOTED // 2]}…{text[-_MAX_QUOTED // 2 :]} ({len(text)} characters)"
+    return text
+
+
+def describe_os_error(error: OSError) -> str:
+    """Return ``path: cause; fix: ...`` for an operating-system error, on one line."""
+    cause, fix = os_cause(error)
+    where = error.filename if error.filename is not None else error.filename2
+    if where is None:
+        return f"{cause}; fix: {fix}"
+    return f"{quote_path(where)}: {cause}; fix: {fix}"

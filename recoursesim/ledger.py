@@ -12,8 +12,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from recoursesim._atomic import replacing
 from recoursesim._categories import category_dtype
+from recoursesim.output.atomic import replacing
+from recoursesim.output.folder import GENERATOR_METADATA
 
 if TYPE_CHECKING:
     from recoursesim.features.schema import FeatureSchema
@@ -242,10 +243,6 @@ def _found(chunk: _StepColumns) -> np.ndarray:
     if chunk.found is not None:
         full[~chunk.record.selected] = chunk.found
     return full
-
-
-#: Parquet schema metadata marking a file recoursesim wrote (so a later run may replace it).
-GENERATOR_METADATA = {b"generator": b"recoursesim"}
 
 
 def write_parquet(frame: pd.DataFrame, path: str | Path) -> None:

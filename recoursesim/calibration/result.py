@@ -9,11 +9,11 @@ from typing import Any
 
 import pandas as pd
 
-from recoursesim import ownership
-from recoursesim._atomic import replacing
+from recoursesim import output
 from recoursesim.calibration.posterior import best_toml, posterior_toml
 from recoursesim.calibration.simulator import PanelSimulator
 from recoursesim.ledger import write_parquet
+from recoursesim.output import replacing
 from recoursesim.report.document import Report, ReportFigure, Section, to_html
 from recoursesim.scenario import Scenario
 
@@ -86,7 +86,7 @@ class CalibrationResult:
 
     def write(self, directory: Path) -> list[Path]:
         """Write :data:`REWRITTEN` into ``directory`` (each atomically, each recorded as recoursesim's)."""
-        ownership.check_own_files(directory, REWRITTEN)
+        output.check_own_files(directory, REWRITTEN)
         if not self.figures:
             self.draw()
         paths = []
@@ -97,12 +97,12 @@ class CalibrationResult:
         }
         for name, frame in frames.items():
             write_parquet(frame, directory / name)
-            ownership.record_file(directory, directory / name)
+            output.record_file(directory, directory / name)
             paths.append(directory / name)
         for name, fig in self.figures.items():
             with replacing(directory / f"{name}.png") as tmp:
                 fig.savefig(tmp, dpi=110, format="png")
-            ownership.record_file(directory, directory / f"{name}.png")
+            output.record_file(directory, directory / f"{name}.png")
             paths.append(directory / f"{name}.png")
         ranges = self.simulator.ranges
         texts = {
@@ -112,6 +112,6 @@ class CalibrationResult:
             "calibration.json": json.dumps(self.notes, indent=2) + "\n",
         }
         for name, text in texts.items():
-            ownership.write_recorded(directory, directory / name, text.encode("utf-8"))
+            output.write_recorded(directory, directory / name, text.encode("utf-8"))
             paths.append(directory / name)
         return paths

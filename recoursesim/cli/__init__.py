@@ -17,8 +17,8 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 
 from recoursesim._version import __version__
-from recoursesim.cli._common import Parser, describe_os_error, fail
-from recoursesim.errors import INTERRUPTED, INTERRUPTED_MESSAGE, RecourseSimError
+from recoursesim.cli._common import Parser, fail
+from recoursesim.errors import INTERRUPTED, INTERRUPTED_MESSAGE, RecourseSimError, describe_os_error
 
 #: Top-level commands: name -> one-line help. Each is the module ``recoursesim.cli.<name>`` with
 #: ``add_parser(subparsers)``, imported only when its command is run (or its help asked for), so

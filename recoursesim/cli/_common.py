@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from recoursesim.errors import ConfigError, DataError, os_cause
+from recoursesim.errors import ConfigError, DataError, os_cause, quote_path
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -136,27 +136,6 @@ def fail(message: str) -> int:
     """
     print(f"error: {_CONTROL.sub(lambda found: repr(found.group())[1:-1], message)}", file=sys.stderr)
     return 2
-
-
-#: Longest path quoted in an error message (a 5,000-character name would flood the terminal).
-_MAX_QUOTED = 120
-
-
-def quote_path(path: object) -> str:
-    """A path for an error message, shortened in the middle when very long."""
-    text = str(path)
-    if len(text) > _MAX_QUOTED:
-        return f"{text[: _MAX_QUOTED // 2]}…{text[-_MAX_QUOTED // 2 :]} ({len(text)} characters)"
-    return text
-
-
-def describe_os_error(error: OSError) -> str:
-    """Return ``path: cause; fix: ...`` for an operating-system error, on one line."""
-    cause, fix = os_cause(error)
-    where = error.filename if error.filename is not None else error.filename2
-    if where is None:
-        return f"{cause}; fix: {fix}"
-    return f"{quote_path(where)}: {cause}; fix: {fix}"
 
 
 @contextmanager

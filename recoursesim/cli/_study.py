@@ -13,13 +13,13 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from recoursesim import ownership
+from recoursesim import output
 from recoursesim.cli import COMMANDS
 from recoursesim.cli._allow_import import add_trust_arguments
 from recoursesim.cli._common import FilesHelpFormatter, add_scenario_argument, non_negative_int, with_files
 from recoursesim.cli._executor_options import add_executor_arguments
-from recoursesim.cli._output import atomic_output_dir, check_out, input_files, out_path, slug
 from recoursesim.errors import ConfigError
+from recoursesim.output import atomic_output_dir, check_out, input_files, out_path, slug
 from recoursesim.policy._deps import POLICY_INSTALL
 
 
@@ -125,8 +125,8 @@ def study_directory(args: argparse.Namespace, out: Path, spec: Any) -> Iterator[
     are protected); otherwise ``out`` itself. An ``out`` recoursesim wrote is locked meanwhile, so a second
     ``--resume`` or ``--overwrite`` of the same study is refused while this one runs.
     """
-    ours = (out / ownership.RECORD).is_file()  # nothing is added to a directory recoursesim did not write
-    with ownership.exclusive(out, "study") if ours else contextlib.nullcontext():
+    ours = (out / output.RECORD).is_file()  # nothing is added to a directory recoursesim did not write
+    with output.exclusive(out, "study") if ours else contextlib.nullcontext():
         if replaces(args, out):
             with atomic_output_dir(out, overwrite=True, protected=input_files(args.scenario, spec=spec)) as directory:
                 yield directory

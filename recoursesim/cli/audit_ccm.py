@@ -15,8 +15,8 @@ from recoursesim.auditors.ccm.metrics import CCM_METRICS, ECCM_METRICS
 from recoursesim.auditors.ccm.report import ccm_parity
 from recoursesim.auditors.ccm.tabular import KNOWN_TYPES, EncodedTable, encode_table
 from recoursesim.cli._common import non_negative_int, options_named, positive_int, read_csv_table, require_columns
-from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out, command_record
 from recoursesim.errors import ConfigError
+from recoursesim.output import add_out_arguments, atomic_output_dir, check_out, command_record
 from recoursesim.resources import check_memory
 
 

@@ -14,9 +14,9 @@ from recoursesim.auditors.effort.german import GERMAN_DAG, GERMAN_VARIABLES
 from recoursesim.auditors.effort.ratio import effort_decision
 from recoursesim.auditors.effort.setup import fit_logistic_audit
 from recoursesim.cli._common import options_named, read_csv_table, require_columns
-from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out, command_record
 from recoursesim.cli.audit_ccm import write_table
 from recoursesim.errors import ConfigError, DataError
+from recoursesim.output import add_out_arguments, atomic_output_dir, check_out, command_record
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

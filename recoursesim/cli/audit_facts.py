@@ -13,8 +13,8 @@ from pathlib import Path
 import pandas as pd
 
 from recoursesim.cli._common import read_csv_table
-from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out, command_record
 from recoursesim.errors import ConfigError, DataError
+from recoursesim.output import add_out_arguments, atomic_output_dir, check_out, command_record
 
 
 def _number(text: str) -> float:

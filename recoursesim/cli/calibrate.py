@@ -14,7 +14,7 @@ import argparse
 import contextlib
 from typing import Any
 
-from recoursesim import ownership
+from recoursesim import output
 from recoursesim.cli._common import positive_int, seed_count
 from recoursesim.cli._executor_options import check_executor
 from recoursesim.cli._study import add_study_arguments, add_study_parser, study_directory, study_out
@@ -71,11 +71,11 @@ def calibrate(args: argparse.Namespace) -> int:
         if not (out / HISTORY_FILE).is_file():
             fix = "drop --resume to start one (with --overwrite if --out holds files)"
             raise ConfigError("--resume", f"{out} holds no calibration to continue ({HISTORY_FILE})", fix)
-        ownership.check_own_files(out, REWRITTEN)  # refused now, not after the runs
+        output.check_own_files(out, REWRITTEN)  # refused now, not after the runs
     with study_directory(args, out, scenario.spec) as directory:
         directory.mkdir(parents=True, exist_ok=True)
         if not args.resume:
-            ownership.record_mutable(directory, directory / HISTORY_FILE, "sqlite")
+            output.record_mutable(directory, directory / HISTORY_FILE, "sqlite")
         seed = scenario.seed if args.root_seed is None else args.root_seed
         with _client(choice) as client:
             result = run_calibration(

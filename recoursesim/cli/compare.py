@@ -10,10 +10,10 @@ from pathlib import Path
 from recoursesim.cli._allow_import import add_trust_arguments
 from recoursesim.cli._common import FilesHelpFormatter, non_negative_int, positive_int, with_files
 from recoursesim.cli._executor_options import add_worker_arguments
-from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out, command_record
 from recoursesim.compare import Comparison, compare_policies, comparison_figure, format_comparison
 from recoursesim.errors import ConfigError
 from recoursesim.ledger import write_parquet
+from recoursesim.output import add_out_arguments, atomic_output_dir, check_out, command_record
 from recoursesim.resources import cap_workers, check_run_memory
 from recoursesim.scenario import load_scenario
 from recoursesim.sweep import make_executor

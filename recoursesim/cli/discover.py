@@ -13,7 +13,7 @@ from pathlib import Path
 
 from recoursesim.cli import COMMANDS
 from recoursesim.cli._common import FilesHelpFormatter, positive_int, with_files
-from recoursesim.cli._output import add_out_arguments, atomic_output_dir, check_out
+from recoursesim.output import add_out_arguments, atomic_output_dir, check_out
 from recoursesim.policy._deps import EMA_INSTALL
 from recoursesim.policy.discover import DISCOVER_FILES
 

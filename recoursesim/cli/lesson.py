@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from recoursesim.cli._allow_import import add_allow_import_argument
-from recoursesim.cli._common import non_negative_int, positive_int, quote_path, writing
+from recoursesim.cli._common import non_negative_int, positive_int, writing
 from recoursesim.cli._executor_options import add_executor_arguments, check_executor
-from recoursesim.cli._output import check_replaceable_file, out_path, slug
-from recoursesim.errors import ConfigError
+from recoursesim.errors import ConfigError, quote_path
+from recoursesim.output import check_replaceable_file, out_path, slug
 
 #: Most grid cells (points) a lesson may have: every cell is one position of the page's controls.
 MAX_CELLS = 500
@@ -244,7 +244,7 @@ def write_page(out: Path, runs: Path, scenario: Any, grid: dict[str, list[Any]],
 
     ``scenario`` is the scenario, or the scenarios by policy label; ``grid`` every control's values.
     """
-    from recoursesim._atomic import write_atomic
+    from recoursesim.output import write_atomic
     from recoursesim.report.lesson_page import build_lesson
 
     page = build_lesson(runs, scenario, grid, lever=args.lever, title=args.title, intro=args.intro).encode()

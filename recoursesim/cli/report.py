@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from recoursesim.cli._common import non_negative_int, status, writing
-from recoursesim.cli._output import check_replaceable_file
+from recoursesim.output import check_replaceable_file
 from recoursesim.report import write_report
 
 

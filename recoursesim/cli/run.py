@@ -10,8 +10,8 @@ import pandas as pd
 
 from recoursesim.cli._allow_import import add_trust_arguments
 from recoursesim.cli._common import FilesHelpFormatter, add_scenario_argument, non_negative_int, with_files
-from recoursesim.cli._output import add_out_arguments, atomic_output_dir, input_files, rerun, slug
 from recoursesim.errors import ConfigError
+from recoursesim.output import add_out_arguments, atomic_output_dir, input_files, rerun, slug
 from recoursesim.resources import check_run_memory
 from recoursesim.scenario import load_scenario
 from recoursesim.simulate import RESULT_FILES, RunResult, simulate

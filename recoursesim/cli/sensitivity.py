@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from recoursesim import ownership
+from recoursesim import output
 from recoursesim.cli._common import positive_int
 from recoursesim.cli._executor_options import check_executor
 from recoursesim.cli._study import add_study_arguments, add_study_parser, study_directory, study_out
@@ -68,10 +68,10 @@ def sensitivity(args: argparse.Namespace) -> int:
             fix = "drop --resume to start one (with --overwrite if --out holds files)"
             raise ConfigError("--resume", f"{out} holds no analysis to continue", fix)
         SweepStore(out / "sweep").check(plan, resume=True)
-        ownership.check_own_files(out, REWRITTEN, folders=("sweep",))  # refused now, not after the runs
+        output.check_own_files(out, REWRITTEN, folders=("sweep",))  # refused now, not after the runs
     with study_directory(args, out, scenario.spec) as directory:
         directory.mkdir(parents=True, exist_ok=True)
-        ownership.record_nested(directory, directory / "sweep")  # from the start: --overwrite after a stop
+        output.record_nested(directory, directory / "sweep")  # from the start: --overwrite after a stop
         try:
             with choice.open() as executor:
                 result = run_sensitivity(

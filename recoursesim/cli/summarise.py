@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 
 from recoursesim.cli._common import writing
-from recoursesim.cli._output import check_replaceable_file
 from recoursesim.errors import ConfigError
+from recoursesim.output import check_replaceable_file
 from recoursesim.stats import NO_INTERVAL
 from recoursesim.sweep import SweepStore, summarise
 

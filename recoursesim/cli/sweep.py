@@ -11,8 +11,8 @@ from pathlib import Path
 from recoursesim.cli._allow_import import add_trust_arguments
 from recoursesim.cli._common import add_scenario_argument, non_negative_int, positive_int, status
 from recoursesim.cli._executor_options import ExecutorChoice, add_executor_arguments, check_executor
-from recoursesim.cli._output import atomic_output_dir, check_out, input_files, out_path, slug
 from recoursesim.errors import ConfigError
+from recoursesim.output import atomic_output_dir, check_out, input_files, out_path, slug
 from recoursesim.scenario import Scenario, load_scenario
 from recoursesim.sweep import SweepPlan, SweepReport, SweepStore, parse_grid, run_sweep, summarise
 from recoursesim.sweep.runner import SweepAbortedError

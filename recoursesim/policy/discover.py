@@ -36,9 +36,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from recoursesim import ownership
-from recoursesim._atomic import replacing
+from recoursesim import output
 from recoursesim.errors import ConfigError
+from recoursesim.output import replacing
 from recoursesim.policy._deps import require_prim
 from recoursesim.policy.objectives import NUMBER
 from recoursesim.policy.space import MetricSpec, parse_metric
@@ -371,12 +371,17 @@ class Discovery:
         trajectories = [b.trajectory.assign(box=b.number) for b in self.boxes]
         frames = (self.table(), pd.concat(trajectories, ignore_index=True) if trajectories else pd.DataFrame())
         for frame, path in zip(frames, paths[:2], strict=True):
-            ownership.write_recorded(directory, path, frame.to_csv(index=False).encode("utf-8"))
-        for draw, path in ((discovery_tradeoff_figure, paths[2]), (discovery_boxes_figure, paths[3])):
+            output.write_recorded(directory, path, frame.to_csv(index=False).encode("utf-8"))
+        condition = self.cases.condition.label
+        figures = (
+            discovery_tradeoff_figure(self.boxes, threshold=self.threshold, condition=condition),
+            discovery_boxes_figure(self.boxes, ranges=self.ranges, condition=condition),
+        )
+        for figure, path in zip(figures, paths[2:4], strict=True):
             with replacing(path) as tmp:
-                draw(self).savefig(tmp, dpi=110, format="png")
-            ownership.record_file(directory, path)
-        ownership.write_recorded(directory, paths[4], (json.dumps(self.notes(), indent=2) + "\n").encode("utf-8"))
+                figure.savefig(tmp, dpi=110, format="png")
+            output.record_file(directory, path)
+        output.write_recorded(directory, paths[4], (json.dumps(self.notes(), indent=2) + "\n").encode("utf-8"))
         return paths
 
 

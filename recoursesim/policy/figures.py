@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -11,10 +12,6 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from recoursesim.policy.space import COUNT_METRICS
-
-if TYPE_CHECKING:  # the result draws itself with this module (SensitivityResult.write)
-    from recoursesim.policy.discover import Discovery
-    from recoursesim.policy.sensitivity import SensitivityResult
 
 _FIRST, _TOTAL, _FRONT, _OTHER = "#1f77b4", "#d62728", "#d62728", "#9a9a9a"
 #: Units of the pooled metrics, for axis labels.
@@ -38,15 +35,41 @@ def _note(noise_share: float, n_seeds: int) -> str:
     return f"{n_seeds} seeds per sample; seed-noise share of the variance of the sample means: {share}"
 
 
-def sensitivity_figure(result: SensitivityResult) -> Figure:
-    """Sobol: first- and total-order indices per parameter with their intervals; Morris: μ* against σ."""
-    table = result.indices.sort_values("rank", ascending=False)
-    design = result.design
+class PrimBox(Protocol):
+    """What the PRIM figures read of a box: its number, coverage, density, limits and peeling trajectory."""
+
+    @property
+    def number(self) -> int: ...  # noqa: D102
+    @property
+    def coverage(self) -> float: ...  # noqa: D102
+    @property
+    def density(self) -> float: ...  # noqa: D102
+    @property
+    def limits(self) -> pd.DataFrame: ...  # noqa: D102
+    @property
+    def trajectory(self) -> pd.DataFrame: ...  # noqa: D102
+
+
+def sensitivity_figure(
+    indices: pd.DataFrame, *, method: str, n: int, samples: int, metric: str, noise_share: float, n_seeds: int
+) -> Figure:
+    """Sobol: first- and total-order indices per parameter with their intervals; Morris: μ* against σ.
+
+    Args:
+        indices: One row per parameter: ``rank`` and the method's indices with their intervals.
+        method: ``"sobol"`` or ``"morris"``.
+        n: The design's base sample size (Sobol) or trajectories (Morris).
+        samples: Parameter samples the design ran.
+        metric: The metric's label.
+        noise_share: Share of the variance of the sample means that is seed noise.
+        n_seeds: Seeds per sample.
+    """
+    table = indices.sort_values("rank", ascending=False)
     n_rows = len(table)
     fig = Figure(figsize=(7.5, 1.6 + 0.55 * n_rows), layout="constrained")
     ax = fig.subplots()
     y = np.arange(n_rows)
-    if design.method == "sobol":
+    if method == "sobol":
         for offset, key, colour, name in ((0.18, "S1", _FIRST, "first order S1"), (-0.18, "ST", _TOTAL, "total ST")):
             value = table[key].to_numpy()
             err = np.vstack([value - table[f"{key}_low"].to_numpy(), table[f"{key}_high"].to_numpy() - value])
@@ -56,7 +79,7 @@ def sensitivity_figure(result: SensitivityResult) -> Figure:
         ax.set_xlabel("Sobol index (share of the variance of the metric), 95% bootstrap CI")
         ax.set_yticks(y, table["parameter"])
         ax.legend(loc="lower right", fontsize=8)
-        title = f"Sobol indices of {result.metric.label} (N={design.n}, {len(design.params)} samples)"
+        title = f"Sobol indices of {metric} (N={n}, {samples} samples)"
     else:
         value = table["mu_star"].to_numpy()
         err = np.vstack([value - table["mu_star_low"].to_numpy(), table["mu_star_high"].to_numpy() - value])
@@ -64,10 +87,10 @@ def sensitivity_figure(result: SensitivityResult) -> Figure:
         ax.errorbar(value, y, xerr=err, fmt="none", ecolor="black", elinewidth=1, capsize=3)
         ax.scatter(table["sigma"], y, color=_TOTAL, zorder=3, label="σ (spread: interaction / non-linearity)")
         ax.set_yticks(y, table["parameter"])
-        ax.set_xlabel(f"elementary effect on {result.metric.label} per full range (metric units), 95% CI")
+        ax.set_xlabel(f"elementary effect on {metric} per full range (metric units), 95% CI")
         ax.legend(loc="lower right", fontsize=8)
-        title = f"Morris screening of {result.metric.label} ({design.n} trajectories)"
-    ax.set_title(f"{title}\n{_note(result.noise_share, result.n_seeds)}", fontsize=9)
+        title = f"Morris screening of {metric} ({n} trajectories)"
+    ax.set_title(f"{title}\n{_note(noise_share, n_seeds)}", fontsize=9)
     return fig
 
 
@@ -145,11 +168,17 @@ def pareto_figure(trials: pd.DataFrame, labels: list[str], *, title: str) -> Fig
     return fig
 
 
-def discovery_tradeoff_figure(found: Discovery) -> Figure:
-    """Coverage against density along each box's peeling trajectory; the chosen step of each box starred."""
+def discovery_tradeoff_figure(boxes: Sequence[PrimBox], *, threshold: float, condition: str) -> Figure:
+    """Coverage against density along each box's peeling trajectory; the chosen step of each box starred.
+
+    Args:
+        boxes: The boxes PRIM found.
+        threshold: The density threshold of the search.
+        condition: The label of the condition that marks a run of interest.
+    """
     fig = Figure(figsize=(6.5, 4.8), layout="constrained")
     ax = fig.subplots()
-    for box in found.boxes:
+    for box in boxes:
         path = box.trajectory
         points = ax.scatter(path["coverage"], path["density"], c=path["res_dim"], cmap="viridis", s=14, zorder=2)
         ax.plot(path["coverage"], path["density"], color=_OTHER, linewidth=0.8, zorder=1)
@@ -157,27 +186,33 @@ def discovery_tradeoff_figure(found: Discovery) -> Figure:
         ax.annotate(
             f"box {box.number}", (box.coverage, box.density), fontsize=8, xytext=(6, -10), textcoords="offset points"
         )
-    if found.boxes:
+    if boxes:
         bar = fig.colorbar(points, ax=ax)
         bar.set_label("restricted parameters")
         bar.locator = MaxNLocator(integer=True)
         bar.update_ticks()
-    ax.axhline(
-        found.threshold, color=_TOTAL, linewidth=0.8, linestyle="--", label=f"density threshold {found.threshold:g}"
-    )
+    ax.axhline(threshold, color=_TOTAL, linewidth=0.8, linestyle="--", label=f"density threshold {threshold:g}")
     ax.set_xlim(0, 1.02)
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("coverage (share of the runs of interest inside the box)")
     ax.set_ylabel("density (share of the box's runs of interest)")
     ax.legend(loc="lower left", fontsize=8)
     ax.grid(alpha=0.3)
-    ax.set_title(f"PRIM peeling trajectories: runs with {found.cases.condition.label}", fontsize=9)
+    ax.set_title(f"PRIM peeling trajectories: runs with {condition}", fontsize=9)
     return fig
 
 
-def discovery_boxes_figure(found: Discovery) -> Figure:
-    """Each box's limits on every restricted numeric parameter, within the range the runs span."""
-    rows = [(box, row) for box in found.boxes for row in box.limits.itertuples()]
+def discovery_boxes_figure(
+    boxes: Sequence[PrimBox], *, ranges: Mapping[str, tuple[float, float]], condition: str
+) -> Figure:
+    """Each box's limits on every restricted numeric parameter, within the range the runs span.
+
+    Args:
+        boxes: The boxes PRIM found.
+        ranges: Each numeric parameter's ``(low, high)`` over the runs.
+        condition: The label of the condition that marks a run of interest.
+    """
+    rows = [(box, row) for box in boxes for row in box.limits.itertuples()]
     fig = Figure(figsize=(7, 1.4 + 0.6 * max(len(rows), 1)), layout="constrained")
     ax = fig.subplots()
     labels = []
@@ -185,7 +220,7 @@ def discovery_boxes_figure(found: Discovery) -> Figure:
         if row.values:
             labels.append(f"box {box.number}: {row.parameter}\nin {{{row.values}}}")
             continue
-        low, high = found.ranges[row.parameter]
+        low, high = ranges[row.parameter]
         span = high - low
         ax.barh(y, (row.high - row.low) / span, left=(row.low - low) / span, height=0.5, color=_FIRST, alpha=0.8)
         labels.append(f"box {box.number}: {row.parameter}\n{row.low:.3g} … {row.high:.3g} (of {low:.3g} … {high:.3g})")
@@ -193,8 +228,8 @@ def discovery_boxes_figure(found: Discovery) -> Figure:
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.set_xlabel("position in the parameter's range over the runs (0 = min, 1 = max)")
-    stats = "; ".join(f"box {b.number}: coverage {b.coverage:.2f}, density {b.density:.2f}" for b in found.boxes)
-    ax.set_title(f"PRIM boxes for {found.cases.condition.label}\n{stats or 'no box found'}", fontsize=9)
+    stats = "; ".join(f"box {b.number}: coverage {b.coverage:.2f}, density {b.density:.2f}" for b in boxes)
+    ax.set_title(f"PRIM boxes for {condition}\n{stats or 'no box found'}", fontsize=9)
     return fig
 
 

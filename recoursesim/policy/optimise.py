@@ -36,12 +36,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from recoursesim import ownership
+from recoursesim import output
 from recoursesim.errors import ConfigError
 from recoursesim.policy._deps import require
 from recoursesim.policy.objectives import Constraint, Objective, pareto_mask, seed_mean
 from recoursesim.policy.robust import regret, sample_scenarios, satisficing
-from recoursesim.policy.search_files import REWRITTEN, STUDY_FILE, write_search
+from recoursesim.policy.search_files import REWRITTEN, STUDY_FILE, SearchFacts, write_search
 from recoursesim.policy.space import Choice, ParamRange
 from recoursesim.scenario import Scenario
 from recoursesim.sweep import Executor, Point, RunTask, SweepPlan, iter_point_results, run_sweep
@@ -192,7 +192,7 @@ class PolicySearch:
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         path = self.out / STUDY_FILE
         self._check_study_file(path, resume)
-        ownership.check_own_files(self.out, REWRITTEN, folders=("runs",))  # refused now, not after the trials
+        output.check_own_files(self.out, REWRITTEN, folders=("runs",))  # refused now, not after the trials
         self.out.mkdir(parents=True, exist_ok=True)
         with self.storage_errors(path):
             study = optuna.create_study(
@@ -202,7 +202,7 @@ class PolicySearch:
                 load_if_exists=resume,
             )
             if not resume:  # recoursesim's from now on, whatever Optuna writes into it
-                ownership.record_mutable(self.out, path, "sqlite")
+                output.record_mutable(self.out, path, "sqlite")
             stored = study.user_attrs.get("identity")
             if stored is None:
                 study.set_user_attr("identity", self.identity)
@@ -241,11 +241,11 @@ class PolicySearch:
         if not path.is_file():
             fix = "drop --resume to start one (with --overwrite if --out holds files)"
             raise ConfigError("--resume", f"{self.out} holds no study ({STUDY_FILE})", fix)
-        entry = ownership.read(self.out).get(STUDY_FILE)
-        if entry is None or not ownership.verify(self.out, path, entry) or not _holds_a_search(path):
+        entry = output.read(self.out).get(STUDY_FILE)
+        if entry is None or not output.verify(self.out, path, entry) or not _holds_a_search(path):
             raise ConfigError(
                 "--out",
-                f"{path} is not a study recoursesim created there (not in {self.out / ownership.RECORD}, or changed)",
+                f"{path} is not a study recoursesim created there (not in {self.out / output.RECORD}, or changed)",
                 f"move it out of {self.out}, or choose another --out",
             )
 
@@ -317,7 +317,7 @@ class PolicySearch:
         directory = self.out / "runs" / plan.sweep_id[:16]
         directory.parent.mkdir(exist_ok=True)
         if not directory.exists():
-            ownership.record_nested(self.out, directory)  # the sweep keeps its own record
+            output.record_nested(self.out, directory)  # the sweep keeps its own record
         report = run_sweep(plan, directory, executor=executor, resume=directory.exists(), progress=False, runner=runner)
         errors = {f["point"]: f["error"] for f in report.failures}
         rows_of = {index: rows for index, _, rows in iter_point_results(directory)}
@@ -446,8 +446,28 @@ class PolicySearch:
         return front.iloc[int(np.argmin(np.sqrt((scaled**2).sum(axis=1))))]
 
     def write(self, session: Mapping[str, Any] | None = None) -> pd.Series | None:
-        """Write the search's files into :attr:`out` (:func:`~recoursesim.policy.search_files.write_search`)."""
-        return write_search(self, session)
+        """Write the search's files into :attr:`out` (:func:`~recoursesim.policy.search_files.write_search`).
+
+        Returns:
+            The chosen trial's row of :meth:`trials_frame` (``None`` if no trial is feasible).
+        """
+        facts = SearchFacts(
+            self.out,
+            self.scenario,
+            self.identity,
+            [o.label for o in self.objectives],
+            [c.label for c in self.constraints],
+            self.n_seeds,
+            [r.key for r in self.uncertainties],
+            self.settings,
+            self.batch,
+            self.seed,
+            self.params_of,
+        )
+        frame = self.trials_frame()
+        best = self.best(frame)
+        write_search(facts, frame, best, session)
+        return best
 
     def params_of(self, number: int) -> dict[str, Any]:
         """The scenario overrides of trial ``number``."""

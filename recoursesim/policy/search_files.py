@@ -1,26 +1,24 @@
 """The files a policy search writes: its trials, the Pareto front and its figure, runnable policies, notes.
 
 Each is written atomically and recorded in the directory's record of what recoursesim wrote
-(:mod:`recoursesim.ownership`) as soon as it is complete, so ``--overwrite`` may later replace the
+(:mod:`recoursesim.output.record`) as soon as it is complete, so ``--overwrite`` may later replace the
 whole search and ``--resume`` refuses, before any trial, a file the user changed or added.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
-from recoursesim import ownership
-from recoursesim._atomic import replacing
+from recoursesim import output
 from recoursesim.ledger import write_parquet
+from recoursesim.output import replacing
 from recoursesim.scenario import Scenario
-
-if TYPE_CHECKING:  # the search writes itself with this module (PolicySearch.write)
-    from recoursesim.policy.optimise import PolicySearch
 
 #: The study's database (Optuna's SQLite storage), in the search's directory.
 STUDY_FILE = "study.db"
@@ -47,19 +45,54 @@ REWRITTEN = (
 )
 
 
-def write_search(search: PolicySearch, session: Mapping[str, Any] | None = None) -> pd.Series | None:
-    """Write the trials, the front, its figure, the chosen policies and the notes into :attr:`PolicySearch.out`.
+@dataclass(frozen=True)
+class SearchFacts:
+    """What a policy search's files say about it: the figure's title, the policies' comments, ``optimise.json``.
+
+    Attributes:
+        out: The search's directory.
+        scenario: The base scenario.
+        identity: The search's identity (its options' digest).
+        objectives: The objectives' labels.
+        constraints: The constraints' labels.
+        n_seeds: Seeds per trial.
+        uncertainties: The uncertain fields (empty: none).
+        settings: The settings of the uncertainties each trial runs over.
+        batch: Trials asked and run together.
+        seed: The root seed.
+        params_of: Trial number -> its scenario overrides.
+    """
+
+    out: Path
+    scenario: Scenario
+    identity: str
+    objectives: list[str]
+    constraints: list[str]
+    n_seeds: int
+    uncertainties: list[str]
+    settings: list[dict[str, Any]]
+    batch: int
+    seed: int
+    params_of: Callable[[int], dict[str, Any]]
+
+
+def write_search(
+    search: SearchFacts,
+    frame: pd.DataFrame,
+    best: pd.Series | None,
+    session: Mapping[str, Any] | None = None,
+) -> None:
+    """Write the trials, the front, its figure, the chosen policies and the notes into ``search.out``.
 
     Each file (:data:`OPTIMISE_FILES`) is written atomically and recorded as recoursesim's
-    (:mod:`recoursesim.ownership`) as soon as it is complete. The policy files an earlier write
+    (:mod:`recoursesim.output.record`) as soon as it is complete. The policy files an earlier write
     left (``front/``, ``best-policy.toml``) are removed first, so only the current front is there.
 
     Args:
-        search: The search (opened; its trials are read from the study).
+        search: What the files say about the search.
+        frame: One row per trial (``PolicySearch.trials_frame``).
+        best: The chosen trial's row of ``frame`` (``None`` if no trial is feasible).
         session: What the caller adds to ``optimise.json``, e.g. the trials asked for and the timing.
-
-    Returns:
-        The chosen trial's row of :meth:`PolicySearch.trials_frame` (``None`` if no trial is feasible).
 
     Raises:
         ConfigError: one of those files is there but recoursesim did not write it, or it was
@@ -67,12 +100,11 @@ def write_search(search: PolicySearch, session: Mapping[str, Any] | None = None)
     """
     from recoursesim.policy.figures import pareto_figure
 
-    earlier = ownership.check_own_files(search.out, REWRITTEN, folders=("front",))
-    frame = search.trials_frame()
+    earlier = output.check_own_files(search.out, REWRITTEN, folders=("front",))
     front = frame[frame["pareto"]]
     _write_frame(search.out, frame, "trials.parquet")
     _write_frame(search.out, front, "pareto.parquet")
-    labels = [o.label for o in search.objectives]
+    labels = search.objectives
     complete = frame[frame["state"] == "COMPLETE"]
     scenarios = f" × {len(search.settings)} scenarios" if search.uncertainties else ""
     title = f"{search.scenario.name}: {len(complete)} trials{scenarios} × {search.n_seeds} seeds; " + (
@@ -80,14 +112,13 @@ def write_search(search: PolicySearch, session: Mapping[str, Any] | None = None)
     )
     with replacing(search.out / "pareto.png") as tmp:
         pareto_figure(complete, labels, title=title).savefig(tmp, dpi=110, format="png")
-    ownership.record_file(search.out, search.out / "pareto.png")
+    output.record_file(search.out, search.out / "pareto.png")
     (search.out / "front").mkdir(exist_ok=True)
     for path in earlier:
         if path.suffix == ".toml":
             path.unlink()
     for number in front["number"].astype(int):
         _write_policy(search, f"front/trial-{number}.toml", number, "Pareto-optimal policy")
-    best = search.best(frame)
     if best is not None:
         number = int(best["number"])
         values = ", ".join(
@@ -99,29 +130,28 @@ def write_search(search: PolicySearch, session: Mapping[str, Any] | None = None)
         "scenario": search.scenario.name,
         "search": search.identity,
         "objectives": labels,
-        "constraints": [c.label for c in search.constraints],
+        "constraints": search.constraints,
         **(session or {}),
         "seeds": search.n_seeds,
-        **({"uncertainties": [r.key for r in search.uncertainties], "scenarios": search.settings} if scenarios else {}),
+        **({"uncertainties": search.uncertainties, "scenarios": search.settings} if scenarios else {}),
         "batch": search.batch,
         "root_seed": search.seed,
         "best_trial": None if best is None else int(best["number"]),
         "files": OPTIMISE_FILES,
     }
-    ownership.write_recorded(search.out, search.out / "optimise.json", (json.dumps(notes, indent=2) + "\n").encode())
-    return best
+    output.write_recorded(search.out, search.out / "optimise.json", (json.dumps(notes, indent=2) + "\n").encode())
 
 
 def _write_frame(out: Path, frame: pd.DataFrame, name: str) -> None:
     write_parquet(frame, out / name)
-    ownership.record_file(out, out / name)
+    output.record_file(out, out / name)
 
 
-def _write_policy(search: PolicySearch, name: str, number: int, what: str, values: str = "") -> None:
+def _write_policy(search: SearchFacts, name: str, number: int, what: str, values: str = "") -> None:
     """Write trial ``number``'s policy as a runnable scenario file ``name`` in the search's directory."""
     note = f"{what}: trial {number} of policy search {search.identity} of scenario {search.scenario.name!r}"
     toml = policy_toml(search.scenario, search.params_of(number), f"{note}\n{values}".rstrip(), trial=number)
-    ownership.write_recorded(search.out, search.out / name, toml.encode("utf-8"))
+    output.write_recorded(search.out, search.out / name, toml.encode("utf-8"))
 
 
 def policy_toml(scenario: Scenario, params: dict[str, Any], note: str, *, trial: int | None = None) -> str:

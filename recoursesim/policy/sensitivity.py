@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from recoursesim import ownership
-from recoursesim._atomic import replacing
+from recoursesim import output
 from recoursesim.errors import ConfigError
 from recoursesim.ledger import write_parquet
+from recoursesim.output import replacing
 from recoursesim.policy._deps import require
 from recoursesim.policy.space import MetricSpec, ParamRange
 from recoursesim.resources import MAX_MORRIS_LEVELS
@@ -295,7 +295,7 @@ class SensitivityResult:
     def write(self, directory: str | Path) -> list[Path]:
         """Write the tables, the figure and the notes (:data:`SENSITIVITY_FILES`) into ``directory``.
 
-        Each file is written atomically and recorded as recoursesim's (:mod:`recoursesim.ownership`)
+        Each file is written atomically and recorded as recoursesim's (:mod:`recoursesim.output.record`)
         as soon as it is complete; so is the sweep when it is ``directory/sweep`` (it keeps its own
         record).
 
@@ -308,17 +308,25 @@ class SensitivityResult:
         from recoursesim.policy.figures import sensitivity_figure
 
         directory = Path(directory)
-        ownership.check_own_files(directory, REWRITTEN)
+        output.check_own_files(directory, REWRITTEN)
         if (directory / "sweep").resolve() == self.sweep.resolve():
-            ownership.record_nested(directory, directory / "sweep")
+            output.record_nested(directory, directory / "sweep")
         paths = [directory / name for name in REWRITTEN]
         for frame, path in ((self.samples, paths[0]), (self.indices, paths[1])):
             write_parquet(frame, path)
-            ownership.record_file(directory, path)
+            output.record_file(directory, path)
         with replacing(paths[2]) as tmp:
-            sensitivity_figure(self).savefig(tmp, dpi=110, format="png")
-        ownership.record_file(directory, paths[2])
-        ownership.write_recorded(directory, paths[3], (json.dumps(self.notes(), indent=2) + "\n").encode("utf-8"))
+            sensitivity_figure(
+                self.indices,
+                method=self.design.method,
+                n=self.design.n,
+                samples=len(self.design.params),
+                metric=self.metric.label,
+                noise_share=self.noise_share,
+                n_seeds=self.n_seeds,
+            ).savefig(tmp, dpi=110, format="png")
+        output.record_file(directory, paths[2])
+        output.write_recorded(directory, paths[3], (json.dumps(self.notes(), indent=2) + "\n").encode("utf-8"))
         return paths
 
     def notes(self) -> dict[str, Any]:

@@ -130,7 +130,21 @@ class SearchRecourse(MixedRecourse):
         best[ok], found[ok] = moved[ok], True
         rest = np.flatnonzero(~found & hopeful)
         if rest.size:
-            moved, ok = growing_spheres(self, features[rest], threshold[rest], scorer, rng)
+            moved, ok = growing_spheres(
+                features[rest],
+                threshold[rest],
+                scorer,
+                rng,
+                schema=self.schema_,
+                actions=self.actions_,
+                mutable=self.mutable,
+                unit=self.costs_.unit_cost,
+                legal_codes=self.legal_codes,
+                cost=self.cost,
+                samples=self.samples,
+                radius=self.radius,
+                shells=self.shells,
+            )
             best[rest[ok]], found[rest[ok]] = moved[ok], True
         if found.any():
             rows = np.flatnonzero(found)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -10,11 +11,24 @@ from recoursesim.recourse.probe_cache import score_distinct
 from recoursesim.scoring.base import Scorer
 
 if TYPE_CHECKING:
-    from recoursesim.recourse.search import SearchRecourse
+    from recoursesim.features import FeatureSchema, MixedActionSet
 
 
 def growing_spheres(
-    generator: SearchRecourse, features: np.ndarray, threshold: np.ndarray, scorer: Scorer, rng: np.random.Generator
+    features: np.ndarray,
+    threshold: np.ndarray,
+    scorer: Scorer,
+    rng: np.random.Generator,
+    *,
+    schema: FeatureSchema,
+    actions: MixedActionSet,
+    mutable: np.ndarray,
+    unit: np.ndarray,
+    legal_codes: Callable[[np.ndarray, int, tuple[np.ndarray, np.ndarray]], np.ndarray],
+    cost: Callable[[np.ndarray], np.ndarray],
+    samples: int,
+    radius: float,
+    shells: int,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Cheapest accepted random move per agent, searching shells of cost ``[r/2, r]`` with ``r`` doubling.
 
@@ -25,30 +39,35 @@ def growing_spheres(
     shell with an accepted candidate; the cheapest accepted one is returned.
 
     Args:
-        generator: The search generator (action set, cost model, ``samples``, ``radius``, ``shells``).
         features: ``(n, d)`` agents below the cut-off.
         threshold: ``(n,)`` their cut-offs.
         scorer: The model.
         rng: Random stream.
+        schema: The features' schema (which are categorical, which ordinal).
+        actions: The action set (each agent's box, and legalising a move).
+        mutable: ``(d,)`` which features may change.
+        unit: ``(d,)`` the cost of a unit change of each feature.
+        legal_codes: ``(features, j, box) -> (n, m_j)``: the codes discrete feature ``j`` may move to.
+        cost: The price of each row of a move ``x' - x``.
+        samples: Candidates per agent and shell.
+        radius: Cost of the first shell (doubled at each next one).
+        shells: Largest number of shells.
 
     Returns:
         ``(points, found)``.
     """
     n, d = features.shape
-    schema = generator.schema_
-    unit = generator.costs_.unit_cost
-    mutable = np.flatnonzero(generator.mutable & (unit > 0))
+    mutable = np.flatnonzero(mutable & (unit > 0))
     best = features.copy()
     found = np.zeros(n, dtype=bool)
     if mutable.size == 0 or n == 0:
         return best, found
-    s = generator.samples
-    lo, hi = generator.actions_.box(features)
+    s = samples
+    lo, hi = actions.box(features)
     categorical = [j for j in mutable if schema.is_categorical[j]]
-    legal = {j: generator.legal_codes(features, int(j), (lo, hi)) for j in categorical}
+    legal = {j: legal_codes(features, int(j), (lo, hi)) for j in categorical}
     todo = np.arange(n)
-    radius = generator.radius
-    for _ in range(generator.shells):
+    for _ in range(shells):
         m = todo.size
         origin = np.repeat(features[todo], s, axis=0)
         k = rng.integers(1, min(3, mutable.size) + 1, size=(m * s, 1))
@@ -72,11 +91,11 @@ def growing_spheres(
             noise = np.where(options, rng.gumbel(size=options.shape), -np.inf)
             pick = np.argmax(noise, axis=1).astype(float)
             candidate[:, j] = np.where(switch & options.any(axis=1), pick, origin[:, j])
-        candidate = generator.actions_.legalise(origin, candidate, box)
+        candidate = actions.legalise(origin, candidate, box)
         accepted = score_distinct(scorer, candidate) >= np.repeat(threshold[todo], s)
-        cost = np.where(accepted, generator.cost(candidate - origin), np.inf).reshape(m, s)
-        pick = np.argmin(cost, axis=1)
-        hit = np.isfinite(cost[np.arange(m), pick])
+        price = np.where(accepted, cost(candidate - origin), np.inf).reshape(m, s)
+        pick = np.argmin(price, axis=1)
+        hit = np.isfinite(price[np.arange(m), pick])
         best[todo[hit]] = candidate.reshape(m, s, d)[np.flatnonzero(hit), pick[hit]]
         found[todo[hit]] = True
         todo = todo[~hit]

@@ -25,9 +25,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from recoursesim._atomic import write_atomic
 from recoursesim.cli._common import Parser, positive_int, seed_count
-from recoursesim.cli._output import check_replaceable_file
+from recoursesim.output import check_replaceable_file, write_atomic
 from recoursesim.reproductions.bell2024 import STRATEGIES, format_cells, reproduce
 
 

@@ -25,10 +25,10 @@ import pandas as pd
 from joblib import Parallel, delayed
 from scipy import stats
 
-from recoursesim._atomic import write_atomic
 from recoursesim.calibration import PanelSimulator, calibrate
 from recoursesim.cli._common import Parser, non_negative_int, positive_int
 from recoursesim.errors import ConfigError
+from recoursesim.output import write_atomic
 from recoursesim.policy.space import ParamRange, parse_ranges
 from recoursesim.report.document import pipe_table
 from recoursesim.scenario import Scenario

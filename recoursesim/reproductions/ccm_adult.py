@@ -40,10 +40,10 @@ from recoursesim.auditors.ccm.crossval import cross_validated_ccm
 from recoursesim.auditors.ccm.report import ccm_parity
 from recoursesim.auditors.ccm.tabular import EncodedTable, encode_table, logistic_model
 from recoursesim.cli._common import Parser, non_negative_int, positive_int
-from recoursesim.cli._output import atomic_output_dir
 from recoursesim.cli.audit_ccm import format_report
 from recoursesim.datasets import load_adult
 from recoursesim.errors import ConfigError
+from recoursesim.output import atomic_output_dir
 from recoursesim.report.document import pipe_table
 
 WORLDS: dict[str, list[str] | None] = {"naive": [], "greedy": None}

@@ -25,8 +25,8 @@ import pandas as pd
 
 from recoursesim._validate import check_int
 from recoursesim.cli._common import Parser, seed_count
-from recoursesim.cli._output import atomic_output_dir
 from recoursesim.datasets.fico import load_fico
+from recoursesim.output import atomic_output_dir
 from recoursesim.report.document import pipe_table
 from recoursesim.reproductions import delayed_impact_over_time
 from recoursesim.reproductions.liu2018 import LABELS, STYLES, save_figure

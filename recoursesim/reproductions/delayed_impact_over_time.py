@@ -28,8 +28,8 @@ import pandas as pd
 
 from recoursesim._validate import check_int
 from recoursesim.cli._common import Parser
-from recoursesim.cli._output import atomic_output_dir
 from recoursesim.datasets.fico import FicoTables, load_fico, nearest_repay
+from recoursesim.output import atomic_output_dir
 from recoursesim.report.document import pipe_table
 from recoursesim.reproductions.liu2018 import LABELS, SETTINGS, STYLES, lending_groups, save_figure
 from recoursesim.selection.lending import CRITERIA, LendingGroup, Utility, selection_rate

@@ -26,9 +26,9 @@ import pandas as pd
 from recoursesim.auditors.effort import DEFAULT_QS
 from recoursesim.auditors.effort.german import german_auditor
 from recoursesim.cli._common import Parser
-from recoursesim.cli._output import atomic_output_dir
 from recoursesim.cli.audit_effort import plot_acr_curves
 from recoursesim.datasets import load_german
+from recoursesim.output import atomic_output_dir
 from recoursesim.report.document import pipe_table
 
 #: The published values for (centres, q), as the original study's text states them (it gives no

@@ -28,7 +28,7 @@ from matplotlib.figure import Figure
 
 from recoursesim.auditors.effort import DEFAULT_QS, make_effort_synthetic, synthetic_auditor
 from recoursesim.cli._common import Parser, positive_int, seed_count
-from recoursesim.cli._output import atomic_output_dir, check_out
+from recoursesim.output import atomic_output_dir, check_out
 from recoursesim.report.aggregate import mean_ci
 from recoursesim.report.document import pipe_table
 from recoursesim.stats import format_interval

@@ -19,7 +19,7 @@ import pandas as pd
 
 from recoursesim.auditors.facts import FactsAuditor, PaperSetup, comparative_counterfactual, paper_setup
 from recoursesim.cli._common import Parser
-from recoursesim.cli._output import atomic_output_dir, check_out
+from recoursesim.output import atomic_output_dir, check_out
 
 PICKS = (
     "equal_cost_of_effectiveness[macro, phi=0.7]",

@@ -27,9 +27,9 @@ import numpy as np
 import pandas as pd
 
 from recoursesim.cli._common import Parser
-from recoursesim.cli._output import atomic_output_dir
 from recoursesim.datasets.fico import FicoTables, load_fico
 from recoursesim.errors import ConfigError, DataError
+from recoursesim.output import atomic_output_dir
 from recoursesim.report.document import pipe_table
 from recoursesim.selection.lending import (
     CRITERIA,

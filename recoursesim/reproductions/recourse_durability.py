@@ -30,9 +30,9 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 from recoursesim.cli._common import Parser, positive_int, two_or_more
-from recoursesim.cli._output import atomic_output_dir
 from recoursesim.durability import durability_summary, survival_by_group
 from recoursesim.errors import ConfigError
+from recoursesim.output import atomic_output_dir
 from recoursesim.report.aggregate import mean_ci
 from recoursesim.report.document import pipe_table
 from recoursesim.scenario import Scenario

@@ -22,8 +22,8 @@ import time
 import pandas as pd
 
 from recoursesim.cli._common import Parser, positive_int, two_or_more
-from recoursesim.cli._output import atomic_output_dir
 from recoursesim.errors import ConfigError
+from recoursesim.output import atomic_output_dir
 from recoursesim.report.document import pipe_table
 from recoursesim.shift import dynamics
 from recoursesim.stats import format_interval

@@ -9,7 +9,7 @@ DIR/recoursesim-files.jsonl  every file written here, with its size, SHA-256 and
 ```
 
 A shard exists only once complete (temporary file, then rename), and its size, checksum and row
-count are recorded (:mod:`recoursesim.ownership`) right after. ``resume`` reruns every run whose
+count are recorded (:mod:`recoursesim.output.record`) right after. ``resume`` reruns every run whose
 shard is missing, unrecorded, truncated or changed (:meth:`SweepStore.finished`).
 """
 
@@ -22,16 +22,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from recoursesim import ownership
-from recoursesim._atomic import remove_dead_writes, write_atomic
+from recoursesim import output
 from recoursesim.errors import ConfigError
+from recoursesim.output import remove_dead_writes, write_atomic
 from recoursesim.sweep.identity import canonical_json
 from recoursesim.sweep.plan import RunTask, SweepPlan
 
 MANIFEST = "manifest.json"
 RUNS = "runs"
 ERRORS = "errors"
-LOCK = ownership.LOCK
+LOCK = output.LOCK
 #: Version of the directory layout, stored in the manifest (2: files recorded with checksums).
 LAYOUT_VERSION = 2
 
@@ -99,7 +99,7 @@ class SweepStore:
         if directory.is_symlink() or (directory.exists() and not directory.is_dir()):
             raise ConfigError("--out", f"{directory} is a symbolic link or not a directory", "choose a directory path")
         for folder in (self.runs_dir, self.errors_dir):  # nothing is written through a link to elsewhere
-            ownership.check_folder(directory, folder)
+            output.check_folder(directory, folder)
         manifest = directory / MANIFEST
         if manifest.exists():
             existing = self.read_manifest().get("sweep_id")
@@ -128,7 +128,7 @@ class SweepStore:
     def write_recorded(self, path: Path, data: bytes, rows: int | None = None) -> None:
         """Write a file of the sweep atomically, then record it (size, checksum, rows)."""
         write_atomic(path, data)
-        ownership.record_file(self.directory, path, data, rows)
+        output.record_file(self.directory, path, data, rows)
 
     def read_manifest(self) -> dict[str, Any]:
         """The manifest, parsed.
@@ -154,12 +154,12 @@ class SweepStore:
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
-        """Hold the directory's lock: one sweep writes at a time (:func:`~recoursesim.ownership.exclusive`).
+        """Hold the directory's lock: one sweep writes at a time (:func:`~recoursesim.output.exclusive`).
 
         Raises:
             ConfigError: Another process holds the lock.
         """
-        with ownership.exclusive(self.directory, "sweep"):
+        with output.exclusive(self.directory, "sweep"):
             yield
 
     def remove_partial_files(self) -> int:
@@ -183,7 +183,7 @@ class SweepStore:
             ``(intact, bad)``: the run identifiers; a bad shard (truncated, changed, unreadable,
             or unrecorded in a recorded sweep) is to be run again.
         """
-        known = ownership.read(self.directory)
+        known = output.read(self.directory)
         legacy = not known
         intact: set[str] = set()
         bad: list[str] = []
@@ -192,10 +192,10 @@ class SweepStore:
             if legacy:
                 rows = _readable_shard(path, run_id)
                 if rows is not None:
-                    ownership.record_file(self.directory, path, rows=rows)
+                    output.record_file(self.directory, path, rows=rows)
                 ok = rows is not None
             else:
-                ok = ownership.verify(self.directory, path, known.get(path.relative_to(self.directory).as_posix()))
+                ok = output.verify(self.directory, path, known.get(path.relative_to(self.directory).as_posix()))
             if ok:
                 intact.add(run_id)
             else:
@@ -231,7 +231,7 @@ class SweepStore:
 
 def _left_by_a_start(path: Path) -> bool:
     """Whether ``path`` is what a sweep stopped before writing its manifest leaves (lock, record, empty folders)."""
-    if path.name in (LOCK, ownership.RECORD, ownership.WORKING_MARK):
+    if path.name in (LOCK, output.RECORD, output.WORKING_MARK):
         return True
     return path.name in (RUNS, ERRORS) and path.is_dir() and not any(path.iterdir())
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from recoursesim import ownership
+from recoursesim import output
 from recoursesim.errors import DataError
 from recoursesim.ledger import write_parquet
 from recoursesim.stats import check_confidence, describe_groups
@@ -115,7 +115,7 @@ def summarise(
         target = Path(out) if out is not None else Path(directory) / SUMMARY_FILE
         write_parquet(summary, target)
         if out is None:
-            ownership.record_file(Path(directory), target)
+            output.record_file(Path(directory), target)
     return summary
 
 

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from recoursesim import ownership
 from recoursesim.cli import main
 from recoursesim.errors import ConfigError
+from recoursesim.output import record as ownership
 from recoursesim.policy.discover import DISCOVER_FILES, Cases, discover, parse_condition, read_cases
 from recoursesim.scenario import load_scenario
 from recoursesim.sweep import RunOutcome, RunTask, SweepPlan, run_sweep

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from recoursesim import ownership
 from recoursesim.cli import main
 from recoursesim.errors import ConfigError
+from recoursesim.output import record as ownership
 from recoursesim.policy.objectives import pareto_mask, parse_constraint, parse_objective, seed_mean
 from recoursesim.policy.optimise import PolicySearch, PolicySpace
 from recoursesim.policy.space import ParamRange, parse_metric

@@ -128,7 +128,7 @@ def test_the_package_example_runs_and_writes_every_file(tmp_path, monkeypatch):
     import re
 
     import recoursesim.policy
-    from recoursesim import ownership
+    from recoursesim.output import record as ownership
     from recoursesim.policy.sensitivity import SENSITIVITY_FILES
 
     example = re.search(r"```python\n(.*?)```", recoursesim.policy.__doc__ or "", re.S)
@@ -163,7 +163,7 @@ def test_a_stopped_analysis_can_be_replaced(tmp_path, monkeypatch):
 
 
 def test_overwrite_never_removes_a_data_file_the_scenario_names(tmp_path, capsys):
-    from recoursesim import ownership
+    from recoursesim.output import record as ownership
     from tests.user_csv import people, user_scenario_text
 
     out = tmp_path / "sens"

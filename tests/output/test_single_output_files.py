@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from recoursesim.cli._output import input_files, written_by_recoursesim
+from recoursesim.output import input_files, written_by_recoursesim
 from tests.hostile.conftest import one_line_error, small_text
 
 

@@ -27,8 +27,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from recoursesim._atomic import left_by_a_dead_write, remove_dead_writes, write_atomic
 from recoursesim.errors import ConfigError
+from recoursesim.output.atomic import left_by_a_dead_write, remove_dead_writes, write_atomic
 
 #: The record of the files recoursesim wrote into a directory.
 RECORD = "recoursesim-files.jsonl"

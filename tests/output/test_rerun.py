@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from recoursesim import ownership
+from recoursesim.output import record as ownership
 from recoursesim.sweep.store import SweepStore
 from tests.hostile.conftest import one_line_error
 

@@ -13,7 +13,7 @@ from recoursesim.scoring.classifier import ClassifierScorer
 from recoursesim.scoring.linear import LinearScorer
 from recoursesim.scoring.tabular import TabularModel, tabular_estimator
 from recoursesim.scoring.tree_tables import BoostingTables, boosting_tables
-from tests.realdata.test_boosting_tables import SCHEMA, _edge_rows, _fit, _label, _rows
+from tests.scoring.test_boosting_tables import SCHEMA, _edge_rows, _fit, _label, _rows
 
 
 def _edits(tables: BoostingTables, rng: np.random.Generator, m: int, n: int) -> tuple[np.ndarray, ...]:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from recoursesim import ownership
 from recoursesim.errors import ConfigError
+from recoursesim.output import record as ownership
 from tests.hostile.conftest import one_line_error, small_text
 
 
@@ -307,7 +307,7 @@ def test_forged_mutable_or_companion_lines_claim_nothing(tmp_path):
 
 
 def test_a_temporary_name_with_an_impossible_pid_is_no_traceback(tmp_path):
-    from recoursesim._atomic import left_by_a_dead_write
+    from recoursesim.output.atomic import left_by_a_dead_write
 
     path = tmp_path / ".notes.recoursesim-99999999999999999999-deadbeef.tmp"
     path.write_text("x")
@@ -315,7 +315,7 @@ def test_a_temporary_name_with_an_impossible_pid_is_no_traceback(tmp_path):
 
 
 def test_atomic_writes_replace_a_hard_link_instead_of_writing_through_it(tmp_path):
-    from recoursesim._atomic import TEMPORARY, write_atomic
+    from recoursesim.output.atomic import TEMPORARY, write_atomic
 
     (tmp_path / "notes.json").write_text("mine")
     os.link(tmp_path / "notes.json", tmp_path / "elsewhere.json")
@@ -355,7 +355,7 @@ def test_nothing_is_written_through_a_linked_out_or_runs_folder(cli, tmp_path):
 
 
 def test_an_output_directory_gets_the_mode_mkdir_gives_not_mkdtemps_private_one(cli, tmp_path):
-    from recoursesim.cli._output import directory_mode
+    from recoursesim.output.folder import directory_mode
 
     umask = os.umask(0o027)
     try:
