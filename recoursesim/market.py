@@ -9,7 +9,6 @@ polyculture lender fits on.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 

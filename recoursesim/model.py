@@ -18,11 +18,11 @@ from recoursesim.errors import ConfigError
 from recoursesim.features.capabilities import repayment_of, schema_of
 from recoursesim.ledger import Ledger
 from recoursesim.market import DEFAULT_LENDER, Lender, Market, TrainingShare, training_shares
+from recoursesim.market_step import MarketParts, MarketStep, found_of
 from recoursesim.observers import Observer, PopulationSnapshot, observation_rows
 from recoursesim.populations.base import Cohort, PopulationGenerator, entrants_schedule
 from recoursesim.populations.binding import bind_to_population
 from recoursesim.recourse.base import RecourseGenerator
-from recoursesim.market_step import MarketParts, MarketStep, found_of
 from recoursesim.refit_order import RefitOrder, StepState, refit_order_of, rows_of
 from recoursesim.rng import run_streams
 from recoursesim.scoring.base import Scorer, numeric_scores
