@@ -187,3 +187,43 @@ def test_market_runs_are_deterministic_and_the_same_in_a_worker_process(choice):
     for ledger in remote:
         pd.testing.assert_frame_equal(first, ledger)
     assert set(first["lender"].astype(str)) <= {"a", "b"}
+    per_agent = first.groupby(["step", "agent_id"]).size()
+    if choice in ("best-odds", "cheapest", "random"):  # one lender each
+        assert (per_agent == 1).all()
+    elif choice == "all":
+        assert (per_agent == 2).all()
+    else:  # sequential: a second application only after a refusal; top-k holds: nobody accepted twice
+        accepted = first.groupby(["step", "agent_id"])["selected"].sum()
+        assert (accepted <= 1).all() and (per_agent == 2).any()
+
+
+def test_hand_computed_sequential_step_with_application_costs():
+    # Best odds at step 0 (raw scores x for A, 1 - x for B): agents 0-3 try B, agents 4-5 try A
+    # (agent 4 ties, 0.5 each, and takes A, declared first). A accepts 4 and 5; B's top 2 are 0, 1.
+    # Round 2: agents 2 and 3, refused by B, try A (capacity 1 pays two applications of 0.3) and
+    # are refused (x < 0.45). Each application costs 0.3 on its row; acting as in the hand step.
+    model = market_model({"name": "sequential", "cost": 0.3})
+    model.step()
+    ledger = model.ledger
+    assert list(zip(ledger["lender"].astype(str), ledger["agent_id"], strict=True)) == [
+        ("A", 2), ("A", 3), ("A", 4), ("A", 5), ("B", 0), ("B", 1), ("B", 2), ("B", 3)
+    ]  # fmt: skip
+    assert ledger["selected"].tolist() == [False, False, True, True, True, True, False, False]
+    np.testing.assert_allclose(ledger["effort"], [0.3, 0.35, 0.3, 0.3, 0.3, 0.3, 0.4, 0.3])
+    np.testing.assert_allclose(model.table.effort_spent[:6], [0.3, 0.3, 0.7, 0.65, 0.3, 0.3])
+    # A capacity below two applications stops agents 2 and 3 after B's refusal.
+    model = market_model({"name": "sequential", "cost": 0.6})
+    model.step()
+    assert model.ledger["lender"].astype(str).tolist() == ["A", "A", "B", "B", "B", "B"]
+
+
+def test_best_odds_uses_last_thresholds_after_the_first_step():
+    model = market_model({"name": "best-odds"}, steps=1)
+    model.run()
+    step1 = model.ledger[model.ledger["step"] == 1]
+    # Step 0: agents 0-3 try B (1 - x > x), 4 and 5 try A; B refuses 2 and 3, whose only
+    # recommendation (B's) moves them to x = 0.2. Step 1, against the thresholds of step 0 (A 0.45,
+    # B 0.8): odds (0.2 - 0.45, 0.8 - 0.8) for both, so both try B, which accepts both.
+    assert dict(zip(step1["agent_id"], step1["lender"].astype(str), strict=True)) == {2: "B", 3: "B"}
+    assert step1["selected"].all()
+    np.testing.assert_allclose(model.ledger["rec_x"].iloc[4:6], [0.2, 0.2])
