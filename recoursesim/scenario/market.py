@@ -21,7 +21,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from recoursesim._validate import check_choice, check_int
+from recoursesim._validate import check_choice, check_int, check_keys
 from recoursesim.errors import ConfigError
 
 #: The two ways lenders' models relate: each its own (fitted on its own rows), or all lender 0's.
@@ -42,8 +42,6 @@ def check_market(data: Mapping[str, Any]) -> None:
     Raises:
         ConfigError: the first problem, naming its field.
     """
-    from recoursesim.scenario.checks import check_keys
-
     if "market" not in data:
         if "lenders" in data:
             raise ConfigError(
@@ -78,8 +76,6 @@ def check_market(data: Mapping[str, Any]) -> None:
 
 def _check_lenders(lenders: list[Any]) -> None:
     """Each ``[[lenders]]`` table: its keys, a unique non-empty name, its sections as component tables."""
-    from recoursesim.scenario.checks import check_keys
-
     seen: dict[str, int] = {}
     for i, lender in enumerate(lenders):
         where = f"lenders[{i}]"
