@@ -23,9 +23,8 @@ from typing import Any
 
 from recoursesim._validate import check_choice, check_int, check_keys
 from recoursesim.errors import ConfigError
+from recoursesim.market import CULTURES
 
-#: The two ways lenders' models relate: each its own (fitted on its own rows), or all lender 0's.
-CULTURES: tuple[str, ...] = ("polyculture", "monoculture")
 #: The keys of ``[market]``.
 MARKET_KEYS: tuple[str, ...] = ("choice", "culture", "copies")
 #: A lender's own sections: each defaults to the scenario's top-level section of the same name.
