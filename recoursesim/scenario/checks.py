@@ -10,7 +10,8 @@ from recoursesim.errors import ConfigError
 from recoursesim.registry import names
 
 __all__ = ["SECTIONS", "check_keys", "check_table", "key_fix"]
-from recoursesim.scenario.market import check_market
+from recoursesim.market import CULTURES
+from recoursesim.scenario.market import DEFAULT_CHOICE, check_market
 from recoursesim.scenario.tables import scorer_shorthand
 
 #: Top-level scenario keys and what they hold.
@@ -70,6 +71,8 @@ def check_table(data: dict[str, Any]) -> dict[str, Any]:
     if "metrics" in data:
         _check_metrics(data["metrics"])
     check_market(data)
+    if "market" in data:  # the defaults written out, so a saved scenario says them and sweeps reach them
+        data["market"] = {"choice": dict(DEFAULT_CHOICE), "culture": CULTURES[0], **data["market"]}
     for key in ("initial", "entrants"):
         if key not in data["population"]:
             raise ConfigError(f"population.{key}", "is required", f"add {key} = ... to [population]")
