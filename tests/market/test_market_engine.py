@@ -227,3 +227,24 @@ def test_best_odds_uses_last_thresholds_after_the_first_step():
     assert dict(zip(step1["agent_id"], step1["lender"].astype(str), strict=True)) == {2: "B", 3: "B"}
     assert step1["selected"].all()
     np.testing.assert_allclose(model.ledger["rec_x"].iloc[4:6], [0.2, 0.2])
+
+
+class SpyTrainer:
+    """Keeps the model; records how many rows and which scores each refit saw."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[int, list[float]]] = []
+
+    def update(self, context):
+        self.seen.append((context.features.shape[0], np.round(context.scores, 6).tolist()))
+        return context.scorer
+
+
+def test_each_lender_retrains_on_its_own_applicants_and_a_lender_nobody_applied_to_keeps_its_model():
+    spies = (SpyTrainer(), SpyTrainer())
+    model = market_model({"name": "best-odds"}, steps=1, trainers=spies)
+    model.run()
+    # Step 0: A's applicants are 4, 5 (scores x), B's are 0-3 (scores 1 - x). Step 1: agents 2 and 3
+    # try B only; A had no applicant and is not refitted.
+    assert spies[0].seen == [(2, [0.5, 0.6])]
+    assert spies[1].seen == [(4, [0.9, 0.8, 0.7, 0.6]), (2, [0.8, 0.8])]
