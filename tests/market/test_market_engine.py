@@ -7,9 +7,12 @@ import pickle
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from joblib import Parallel, delayed
 
 from recoursesim.ledger import by_applicant
+from recoursesim.market import TrainingShare, training_shares
 from recoursesim.metrics.market import systemic_exclusion
 from recoursesim.scenario import Scenario
 from recoursesim.simulate import simulate
@@ -248,3 +251,27 @@ def test_each_lender_retrains_on_its_own_applicants_and_a_lender_nobody_applied_
     # try B only; A had no applicant and is not refitted.
     assert spies[0].seen == [(2, [0.5, 0.6])]
     assert spies[1].seen == [(4, [0.9, 0.8, 0.7, 0.6]), (2, [0.8, 0.8])]
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 500), st.integers(1, 7), st.integers(0, 2**16))
+def test_training_shares_are_disjoint_near_equal_and_cover_the_rows(n_rows, n_lenders, seed):
+    shares = training_shares(n_rows, n_lenders, np.random.default_rng(seed))
+    assert len(shares) == n_lenders
+    together = np.concatenate(shares)
+    assert sorted(together.tolist()) == list(range(n_rows))  # disjoint and covering
+    sizes = [share.size for share in shares]
+    assert max(sizes) - min(sizes) <= 1
+
+
+def test_a_training_share_shows_only_its_rows():
+    class Rows:
+        feature_names = ("x",)
+
+        def training_data(self):
+            return np.arange(10.0)[:, None], np.arange(10) % 2
+
+    share = TrainingShare(Rows(), np.array([1, 4, 7]))
+    features, labels = share.training_data()
+    assert features[:, 0].tolist() == [1.0, 4.0, 7.0] and labels.tolist() == [1, 0, 1]
+    assert share.feature_names == ("x",)
