@@ -71,6 +71,14 @@ def check_market(data: Mapping[str, Any]) -> None:
                 "keep one [[lenders]] table as the template, or remove copies",
             )
     _check_lenders(lenders)
+    if market.get("culture") == "monoculture":
+        own = next((i for i, lender in enumerate(lenders) if i > 0 and "scorer" in lender), None)
+        if own is not None:
+            raise ConfigError(
+                f"lenders[{own}].scorer",
+                "is ignored: in a monoculture every lender scores with lender 0's model",
+                'remove it, or set culture = "polyculture"',
+            )
 
 
 def _check_lenders(lenders: list[Any]) -> None:
