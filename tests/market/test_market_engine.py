@@ -282,3 +282,18 @@ def test_a_lender_nobody_applied_to_is_not_shut_out_by_its_infinite_threshold():
     assert np.isnan(scalar_threshold(float("inf"))) and scalar_threshold(0.4) == 0.4
     assert scalar_threshold(np.array([0.2, np.inf, 0.4])) == pytest.approx(0.3)
     assert np.isnan(scalar_threshold(np.array([np.inf])))
+
+
+def test_the_metrics_read_a_market_ledger_as_selected_by_any_lender():
+    from recoursesim.metrics import agent_outcomes, recourse_over_time, recourse_summary
+
+    model = market_model(steps=2)
+    model.run()
+    ledger, folded = model.ledger, by_applicant(model.ledger)
+    pd.testing.assert_frame_equal(agent_outcomes(ledger), agent_outcomes(folded))
+    pd.testing.assert_frame_equal(recourse_over_time(ledger), recourse_over_time(folded))
+    pd.testing.assert_frame_equal(recourse_summary(ledger), recourse_summary(folded))
+    # Step 0: agents 0, 1 (B) and 4, 5 (A) succeed on entry; 2 and 3 act and are scored again.
+    outcomes = agent_outcomes(ledger).set_index("agent_id")
+    assert outcomes.loc[[0, 1, 4, 5], "outcome"].eq("on_entry").all()
+    assert recourse_over_time(ledger).query("step == 0")["n_scored"].sum() == 6
