@@ -164,8 +164,10 @@ class RecourseModel(mesa.Model):
         cohort = population.sample(self.n_initial, streams["population"])
         self._active = self._admit(cohort, entry_step=0)
         self._active_threshold: float | np.ndarray = float("nan")
-        for lender in self.lenders:
-            if lender.trainer is not None and hasattr(lender.trainer, "start"):
+        for i, lender in enumerate(self.lenders):
+            if i > 0 and self.culture == "monoculture":  # lender 0's started model is every lender's
+                lender.scorer = self.lenders[0].scorer
+            elif lender.trainer is not None and hasattr(lender.trainer, "start"):
                 lender.scorer = lender.trainer.start(
                     self.table.features[self._active],
                     self.table.group[self._active],

@@ -162,6 +162,13 @@ def test_polyculture_lenders_fit_on_disjoint_shares_and_monoculture_shares_one_m
     poly = as_market("german-credit-lending", lenders).build_model(seed=1)
     mono = as_market("german-credit-lending", lenders, culture="monoculture").build_model(seed=1)
     assert mono.lenders[0].scorer is mono.lenders[1].scorer
+    # With a trainer that fits the first model (initial_threshold), a monoculture still starts as one.
+    training = {"training": {"name": "refit", "initial_threshold": 0.5}}
+    spec = Scenario.bundled("default").spec | training
+    market = {"market": {"culture": "monoculture"}, "lenders": lenders}
+    started = Scenario.from_dict(spec | market).build_model()
+    assert started.lenders[0].scorer is started.lenders[1].scorer
+    assert type(started.lenders[0].scorer).__name__ != "LinearScorer"  # the trainer's start fitted it
     first, second = (lender.scorer for lender in poly.lenders)
     assert first is not second
     features = poly.table.features[:50]
