@@ -15,7 +15,7 @@ import pandas as pd
 from recoursesim._validate import check_int
 from recoursesim.durability import durability_summary, recommendation_fates
 from recoursesim.errors import ConfigError
-from recoursesim.ledger import write_parquet
+from recoursesim.ledger import by_applicant, write_parquet
 from recoursesim.metrics import agent_outcomes, recourse_over_time, recourse_summary, until_first_success
 from recoursesim.model import RecourseModel
 from recoursesim.resources import check_run_memory
@@ -24,7 +24,8 @@ from recoursesim.threads import threads_for_run
 
 #: Files a run writes, and what each holds.
 RESULT_FILES: dict[str, str] = {
-    "ledger.parquet": "one row per (agent, step): features, score, threshold, outcome, recommendation, effort",
+    "ledger.parquet": "one row per (agent, step; in a market, per lender applied to): features, score, threshold, "
+    "outcome, recommendation, effort",
     "metrics.parquet": "one row per (step, group): selections, ETR_t, TTR_t, rETR_t, dTTR_t",
     "summary.parquet": "one row per group: pooled ETR/TTR, rETR/dTTR, censored and wasted effort",
     "agents.parquet": "one row per agent: group, entry and exit step, status, effort capacity",
@@ -55,13 +56,21 @@ class RunResult:
         return self.model.ledger
 
     @cached_property
+    def applicant_ledger(self) -> pd.DataFrame:
+        """The ledger with one row per (step, agent): a market's rows folded (:func:`~recoursesim.ledger.by_applicant`).
+
+        Without a market, the :attr:`ledger` itself. Every metric below reads this one.
+        """
+        return by_applicant(self.ledger)
+
+    @cached_property
     def recourse_ledger(self) -> pd.DataFrame:
         """The ledger the per-agent outcomes read: where the selected stay, each agent up to its first success.
 
         Selection counts and rates are taken from the whole :attr:`ledger`; effort and time to
         recourse from :attr:`outcomes`, hence to each agent's first success.
         """
-        return until_first_success(self.ledger) if self.scenario.reapplies else self.ledger
+        return until_first_success(self.applicant_ledger) if self.scenario.reapplies else self.applicant_ledger
 
     @cached_property
     def outcomes(self) -> pd.DataFrame:
@@ -72,7 +81,7 @@ class RunResult:
     def metrics(self) -> pd.DataFrame:
         """Per-step, per-group metrics (:func:`~recoursesim.metrics.recourse_over_time`)."""
         return recourse_over_time(
-            self.ledger,
+            self.applicant_ledger,
             effort=self.scenario.effort_measure,
             reference_group=self.reference_group,
             outcomes=self.outcomes,
@@ -82,7 +91,7 @@ class RunResult:
     def summary(self) -> pd.DataFrame:
         """Pooled per-group metrics (:func:`~recoursesim.metrics.recourse_summary`)."""
         return recourse_summary(
-            self.ledger,
+            self.applicant_ledger,
             effort=self.scenario.effort_measure,
             reference_group=self.reference_group,
             outcomes=self.outcomes,
@@ -92,9 +101,10 @@ class RunResult:
     def durability(self) -> pd.DataFrame:
         """One row per recommendation, judged at later steps (:func:`~recoursesim.durability.recommendation_fates`).
 
-        Empty when the run kept no recommendations (``record_recommendations`` off).
+        Empty when the run kept no recommendations (``record_recommendations`` off), and in a
+        market of several lenders (not measured per lender yet).
         """
-        if not self.model.ledger_store.record_recommendations:
+        if not self.model.ledger_store.record_recommendations or len(self.model.lenders) > 1:
             return pd.DataFrame()
         return recommendation_fates(self.model)
 

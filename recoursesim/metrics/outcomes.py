@@ -9,6 +9,7 @@ import pandas as pd
 
 from recoursesim._categories import category_dtype
 from recoursesim._validate import check_choice
+from recoursesim.ledger import by_applicant
 
 EffortMeasure = Literal["cost", "score_gain"]
 
@@ -36,7 +37,8 @@ def agent_outcomes(ledger: pd.DataFrame, effort: EffortMeasure = "cost") -> pd.D
     """Summarise each agent's history in the ledger.
 
     Args:
-        ledger: A ledger frame (:attr:`RecourseModel.ledger`), rows in step order.
+        ledger: A ledger frame (:attr:`RecourseModel.ledger`), rows in step order; a market's
+            ledger is read folded (:func:`~recoursesim.ledger.by_applicant`: selected by any lender).
         effort: ``"cost"``: effort is the feature-space cost the agent spent (the ledger's
             ``effort``, summed over its steps; paper §3.2's ``C_t``). ``"score_gain"``: effort is
             the agent's score when it succeeded minus its score on entry (what the reference code
@@ -53,6 +55,7 @@ def agent_outcomes(ledger: pd.DataFrame, effort: EffortMeasure = "cost") -> pd.D
         ``gave_up`` (left earlier without success).
     """
     check_choice("effort", effort, ["cost", "score_gain"])
+    ledger = by_applicant(ledger)
     categories = group_categories(ledger) if "group" in ledger else []
     if ledger.empty:
         return _empty_outcomes(categories)

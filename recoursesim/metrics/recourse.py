@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from recoursesim._categories import category_dtype
+from recoursesim.ledger import by_applicant
 from recoursesim.metrics.disparity import check_reference_group, disparity_values
 from recoursesim.metrics.outcomes import EffortMeasure, agent_outcomes, group_categories, group_codes
 
@@ -34,7 +35,10 @@ def recourse_over_time(
         of the selection (``mean_selected_score`` and ``mean_selected_initial_score``: the mean
         score now and on entry of the agents selected), ``n_recourse`` (``|D_t ∩ g|``), ``etr``,
         ``ttr`` (NaN when ``D_t ∩ g`` is empty) and, with a reference group, ``retr`` and ``dttr``.
+        A market's ledger is read folded (:func:`~recoursesim.ledger.by_applicant`): a selection
+        is a selection by any lender.
     """
+    ledger = by_applicant(ledger)
     groups = group_categories(ledger)
     n_groups = len(groups)
     steps = np.unique(ledger["step"].to_numpy(dtype=np.int64))
@@ -96,6 +100,7 @@ def utility_over_time(ledger: pd.DataFrame) -> pd.DataFrame:
         agents) and ``mean_selected_initial_score`` (their mean score when they entered), so the
         fairness–utility trade-off of a strategy is visible step by step.
     """
+    ledger = by_applicant(ledger)  # a market: selected by any lender
     keyed = ledger.assign(initial_score=_initial_scores(ledger))
     chosen = keyed.loc[keyed["selected"]].groupby("step")
     frame = chosen.agg(
