@@ -185,7 +185,7 @@ def pareto_figure(trials: pd.DataFrame, labels: list[str], *, title: str) -> Fig
         ax.set_ylim(-0.03, 1.03)
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
-    ax.set_title(title, fontsize=9)
+    _title(fig, [title])
     return fig
 
 
@@ -219,7 +219,7 @@ def discovery_tradeoff_figure(boxes: Sequence[PrimBox], *, threshold: float, con
     ax.set_ylabel("density (share of the box's runs of interest)")
     ax.legend(loc="lower left", fontsize=8)
     ax.grid(alpha=0.3)
-    ax.set_title(f"PRIM peeling trajectories: runs with {condition}", fontsize=9)
+    _title(fig, [f"PRIM peeling trajectories: runs with {condition}"])
     return fig
 
 
@@ -243,7 +243,9 @@ def discovery_boxes_figure(
     for y, (box, row) in enumerate(rows):
         if row is None:
             ax.barh(y, 1.0, left=0.0, height=0.5, color=_OTHER, alpha=0.35)
-            words = f"restricts no parameter: no subspace stands out\n(density {box.density:.2f} in all the runs searched)"
+            words = (
+                f"restricts no parameter: no subspace stands out\n(density {box.density:.2f} in all the runs searched)"
+            )
             ax.text(0.5, y, words, ha="center", va="center", fontsize=8)
             labels.append(f"box {box.number}: every parameter\nover its whole range")
             continue
@@ -288,5 +290,5 @@ def robustness_figure(table: pd.DataFrame, *, outcome: str, threshold: float, ma
     for ax in (left, right):
         ax.grid(axis="x", alpha=0.3)
     sign = "≥" if maximise else "≤"
-    fig.suptitle(f"Robustness of {len(table)} policies: {outcome} {sign} {threshold:g}", fontsize=9)
+    _title(fig, [f"Robustness of {len(table)} policies: {outcome} {sign} {threshold:g}"])
     return fig

@@ -8,7 +8,13 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from recoursesim.policy.discover import Box
-from recoursesim.policy.figures import discovery_boxes_figure, sensitivity_figure
+from recoursesim.policy.figures import (
+    discovery_boxes_figure,
+    discovery_tradeoff_figure,
+    pareto_figure,
+    robustness_figure,
+    sensitivity_figure,
+)
 
 SOBOL = pd.DataFrame(
     {
@@ -110,3 +116,30 @@ def test_boxes_with_and_without_limits_each_get_their_row():
 def test_no_box_is_said_on_the_axes():
     fig = discovery_boxes_figure([], ranges={}, condition="dttr:female > 2")
     assert "no box reaches the density threshold" in _assert_inside(fig)
+
+
+LONG = "dttr:" + "a-group-name-from-a-user-file-" * 3 + "end"
+
+
+def test_every_policy_figure_title_fits_however_long_the_labels():
+    trials = pd.DataFrame(
+        {
+            "number": [0, 1],
+            "pareto": [True, False],
+            "feasible": [True, True],
+            "min a": [1.0, 2.0],
+            "min a_se": [0.1, 0.2],
+        }
+    )
+    robust = pd.DataFrame({"regret": [0.0, 0.5], "satisficing": [1.0, 0.5]}, index=["k=20", "k=40"])
+    figures = {
+        "pareto": pareto_figure(trials, ["min a"], title=f"default: 2 trials × 4 seeds; min |{LONG}| per trial"),
+        "tradeoff": discovery_tradeoff_figure(
+            [Box(1, 1, 0.9, 0.95, 0.3, 30, LIMIT, TRAJECTORY)], threshold=0.8, condition=f"{LONG} > 2"
+        ),
+        "robustness": robustness_figure(robust, outcome=LONG, threshold=1.0),
+    }
+    for name, fig in figures.items():
+        texts = _assert_inside(fig)  # the tradeoff figure's box labels too
+        (title,) = [t for t in texts if t.startswith(("default:", "PRIM", "Robustness"))]
+        assert "\n" in title, name  # wrapped, not cut off
