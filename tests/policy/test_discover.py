@@ -186,3 +186,12 @@ def test_a_box_that_restricts_nothing_is_reported_in_every_output(tmp_path):
     assert table[["parameter", "low", "high", "values"]].isna().all(axis=None)
     notes = json.loads((tmp_path / "discover.json").read_text(encoding="utf-8"))
     assert notes["boxes"][0]["restricted"] == [] and notes["boxes"][0]["runs"] == 400
+
+
+def test_two_identical_discoveries_write_identical_files(sweep, tmp_path):
+    outs = [tmp_path / "a", tmp_path / "b"]
+    for out in outs:
+        assert main(["discover", str(sweep), "--where", "dTTR:female > 2", "--out", str(out)]) == 0
+    first, second = ({p.name: p.read_bytes() for p in sorted(out.iterdir())} for out in outs)
+    assert {*DISCOVER_FILES, ownership.RECORD} == set(first)
+    assert first == second  # no timing field: every byte, the figures and the record too

@@ -11,6 +11,7 @@ from recoursesim.policy.space import ParamRange, parse_metric, parse_ranges
 from recoursesim.scenario import load_scenario
 from tests.hostile.conftest import one_line_error
 from tests.policy._fake_runs import NOISE_SD, known_runner
+from tests.policy._outputs import study_outputs
 
 pytestmark = pytest.mark.policy
 
@@ -180,21 +181,9 @@ def test_overwrite_never_removes_a_data_file_the_scenario_names(tmp_path, capsys
     assert pd.read_csv(out / "people.csv").equals(people())
 
 
-def _files(directory):
-    """Every file under ``directory`` by relative path; the one timing field and what hashes it set apart."""
-    found = {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
-    notes = json.loads(found.pop("sensitivity.json"))
-    seconds = notes.pop("seconds_this_session")  # the only field that may differ: the session's wall time
-    assert seconds >= 0
-    records = [json.loads(line) for line in found.pop("recoursesim-files.jsonl").splitlines()]
-    by_path = {r["path"]: r for r in records}
-    assert set(by_path) == {"sweep/", "samples.parquet", "indices.parquet", "sensitivity.png", "sensitivity.json"}
-    by_path.pop("sensitivity.json")  # its hash covers the timing field
-    return found, notes, by_path
-
-
 @pytest.mark.parametrize("method", ["sobol", "morris"])
 def test_two_identical_runs_write_identical_files(tmp_path, method):
+    # Everything but the session's wall time (sensitivity.json's seconds_this_session) is the same.
     # The default scenario's seed is 0, which SALib's Sobol analysis used to take for "unseeded":
     # the point estimates agreed and the bootstrap intervals (and the figure) did not.
     argv = [
@@ -206,13 +195,14 @@ def test_two_identical_runs_write_identical_files(tmp_path, method):
     outs = [tmp_path / "a", tmp_path / "b"]
     for out in outs:
         assert main([*argv, "--out", str(out)]) == 0
-    first, second = _files(outs[0]), _files(outs[1])
-    assert sorted(first[0]) == sorted(second[0])
-    assert {"indices.parquet", "sensitivity.png", "samples.parquet"} <= set(first[0])
-    assert any(name.startswith("sweep/runs/") for name in first[0])
-    for name in first[0]:
-        assert first[0][name] == second[0][name], name
-    assert first[1:] == second[1:]
+    first, second = (study_outputs(out, "sensitivity.json") for out in outs)
+    assert set(first["record"]) == {"sweep/", "samples.parquet", "indices.parquet", "sensitivity.png"}
+    assert {"indices.parquet", "sensitivity.png", "samples.parquet"} <= set(first["files"])
+    assert any(name.startswith("sweep/runs/") for name in first["files"])
+    assert sorted(first["files"]) == sorted(second["files"])
+    for name in first["files"]:
+        assert first["files"][name] == second["files"][name], name
+    assert first["notes"] == second["notes"] and first["record"] == second["record"]
     low = "S1_low" if method == "sobol" else "mu_star_low"
     assert pd.read_parquet(outs[0] / "indices.parquet")[low].notna().all()
 
