@@ -46,7 +46,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--seeds", type=positive_int, default=4, help="seeds per sample (default 4)")
     parser.add_argument("--levels", type=positive_int, default=4, help="Morris grid levels (default 4)")
     parser.add_argument("--resamples", type=positive_int, default=500, help="bootstrap resamples (default 500)")
-    add_study_arguments(parser, command="sensitivity", seeded="the design", study="analysis")
+    add_study_arguments(parser, command="sensitivity", seeded="the design, and of the bootstrap", study="analysis")
     parser.set_defaults(func=sensitivity)
 
 

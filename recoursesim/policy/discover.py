@@ -49,7 +49,10 @@ _CONDITION = re.compile(rf"^\s*(?P<metric>[A-Za-z_]\w*\s*:\s*[^\s<>=]+)\s*(?P<op
 
 #: Files :meth:`Discovery.write` writes, and what each holds.
 DISCOVER_FILES = {
-    "boxes.csv": "one row per box and restricted parameter: coverage, density, mass, runs, limits, quasi-p values",
+    "boxes.csv": (
+        "one row per box and restricted parameter: coverage, density, mass, runs, limits, quasi-p values "
+        "(a box that restricts none: one row, parameter empty)"
+    ),
     "trajectory.csv": "every box's peeling trajectory: coverage, density, mass, restricted dimensions per step",
     "tradeoff.png": "coverage against density along each peeling trajectory, the chosen boxes marked",
     "boxes.png": "each box's limits within the range each restricted parameter spans",
@@ -259,6 +262,12 @@ def _inputs(params: Sequence[dict[str, Any]], names: Sequence[str]) -> pd.DataFr
     return pd.DataFrame(columns)
 
 
+#: The one ``boxes.csv`` row of a box that restricts no parameter.
+_UNRESTRICTED = pd.DataFrame(
+    [{"parameter": "", "low": math.nan, "high": math.nan, "values": "", "qp_low": math.nan, "qp_high": math.nan}]
+)
+
+
 @dataclass(frozen=True)
 class Box:
     """One box PRIM found, at the point of its peeling trajectory chosen (see the module docstring).
@@ -306,7 +315,7 @@ class Discovery:
         """One row per box and restricted parameter, with the box's statistics."""
         parts = []
         for box in self.boxes:
-            part = box.limits.copy()
+            part = box.limits.copy() if len(box.limits) else _UNRESTRICTED.copy()
             for position, (name, value) in enumerate(
                 (("box", box.number), ("coverage", box.coverage), ("density", box.density), ("mass", box.mass))
             ):
@@ -338,6 +347,11 @@ class Discovery:
                 )
                 qp = max((q for q in (row.qp_low, row.qp_high) if not math.isnan(q)), default=math.nan)
                 lines.append(f"    {row.parameter}: {where}" + ("" if math.isnan(qp) else f"  (quasi-p {qp:.2g})"))
+            if box.limits.empty:
+                lines.append(
+                    "    restricts no parameter: no subspace stands out "
+                    f"(the condition holds in {box.density:.1%} of all the runs searched)"
+                )
         return "\n".join(lines)
 
     def notes(self) -> dict[str, Any]:
@@ -350,7 +364,14 @@ class Discovery:
             "runs_undefined": self.cases.undefined,
             "parameters": list(self.cases.x.columns),
             "boxes": [
-                {"box": b.number, "coverage": b.coverage, "density": b.density, "mass": b.mass, "runs": b.n}
+                {
+                    "box": b.number,
+                    "coverage": b.coverage,
+                    "density": b.density,
+                    "mass": b.mass,
+                    "runs": b.n,
+                    "restricted": b.limits["parameter"].tolist(),
+                }
                 for b in self.boxes
             ],
             "files": DISCOVER_FILES,

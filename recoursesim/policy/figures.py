@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 from matplotlib.ticker import MaxNLocator
 
 from recoursesim.policy.space import COUNT_METRICS
@@ -31,8 +34,26 @@ def _axis_label(label: str) -> str:
 
 
 def _note(noise_share: float, n_seeds: int) -> str:
-    share = "n/a (needs two seeds)" if not math.isfinite(noise_share) else f"{noise_share:.1%}"
-    return f"{n_seeds} seeds per sample; seed-noise share of the variance of the sample means: {share}"
+    seeds = f"{n_seeds} seed{'s' * (n_seeds != 1)} per sample"
+    if not math.isfinite(noise_share):
+        return f"{seeds}; seed-noise share of the variance of the sample means: n/a (needs two seeds)"
+    return f"{seeds}; seed-noise share of the variance of the sample means: {noise_share:.1%}"
+
+
+def _title(fig: Figure, lines: Sequence[str], *, fontsize: float = 9, margin: float = 0.96) -> Text:
+    """Title ``fig`` with ``lines``, each wrapped between words so the title fits the figure's width.
+
+    The title is the figure's (centred on it, room kept by the constrained layout), measured as
+    drawn: the lines are wrapped ever narrower until the rendered title spans at most ``margin`` of
+    the figure's width.
+    """
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    text = fig.suptitle("\n".join(lines), fontsize=fontsize)
+    width = max(len(line) for line in lines)
+    while text.get_window_extent(renderer).width > margin * fig.bbox.width and width > 20:
+        width -= 4
+        text.set_text("\n".join(textwrap.fill(line, width, break_on_hyphens=False) for line in lines))
+    return text
 
 
 class PrimBox(Protocol):
@@ -90,7 +111,7 @@ def sensitivity_figure(
         ax.set_xlabel(f"elementary effect on {metric} per full range (metric units), 95% CI")
         ax.legend(loc="lower right", fontsize=8)
         title = f"Morris screening of {metric} ({n} trajectories)"
-    ax.set_title(f"{title}\n{_note(noise_share, n_seeds)}", fontsize=9)
+    _title(fig, [title, _note(noise_share, n_seeds)])
     return fig
 
 
@@ -164,7 +185,7 @@ def pareto_figure(trials: pd.DataFrame, labels: list[str], *, title: str) -> Fig
         ax.set_ylim(-0.03, 1.03)
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
-    ax.set_title(title, fontsize=9)
+    _title(fig, [title])
     return fig
 
 
@@ -198,7 +219,7 @@ def discovery_tradeoff_figure(boxes: Sequence[PrimBox], *, threshold: float, con
     ax.set_ylabel("density (share of the box's runs of interest)")
     ax.legend(loc="lower left", fontsize=8)
     ax.grid(alpha=0.3)
-    ax.set_title(f"PRIM peeling trajectories: runs with {condition}", fontsize=9)
+    _title(fig, [f"PRIM peeling trajectories: runs with {condition}"])
     return fig
 
 
@@ -207,16 +228,27 @@ def discovery_boxes_figure(
 ) -> Figure:
     """Each box's limits on every restricted numeric parameter, within the range the runs span.
 
+    A box that restricts no parameter (PRIM's best box is all the runs: no subspace stands out)
+    gets one row that says so, over the whole range; no box at all is said in words too.
+
     Args:
         boxes: The boxes PRIM found.
         ranges: Each numeric parameter's ``(low, high)`` over the runs.
         condition: The label of the condition that marks a run of interest.
     """
-    rows = [(box, row) for box in boxes for row in box.limits.itertuples()]
+    rows = [(box, row) for box in boxes for row in [*box.limits.itertuples()] or [None]]
     fig = Figure(figsize=(7, 1.4 + 0.6 * max(len(rows), 1)), layout="constrained")
     ax = fig.subplots()
     labels = []
     for y, (box, row) in enumerate(rows):
+        if row is None:
+            ax.barh(y, 1.0, left=0.0, height=0.5, color=_OTHER, alpha=0.35)
+            words = (
+                f"restricts no parameter: no subspace stands out\n(density {box.density:.2f} in all the runs searched)"
+            )
+            ax.text(0.5, y, words, ha="center", va="center", fontsize=8)
+            labels.append(f"box {box.number}: every parameter\nover its whole range")
+            continue
         if row.values:
             labels.append(f"box {box.number}: {row.parameter}\nin {{{row.values}}}")
             continue
@@ -225,11 +257,14 @@ def discovery_boxes_figure(
         ax.barh(y, (row.high - row.low) / span, left=(row.low - low) / span, height=0.5, color=_FIRST, alpha=0.8)
         labels.append(f"box {box.number}: {row.parameter}\n{row.low:.3g} … {row.high:.3g} (of {low:.3g} … {high:.3g})")
     ax.set_yticks(range(len(rows)), labels, fontsize=8)
+    if not rows:
+        ax.text(0.5, 0.5, "no box reaches the density threshold", ha="center", va="center", transform=ax.transAxes)
+        ax.set_ylim(-0.5, 0.5)
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.set_xlabel("position in the parameter's range over the runs (0 = min, 1 = max)")
     stats = "; ".join(f"box {b.number}: coverage {b.coverage:.2f}, density {b.density:.2f}" for b in boxes)
-    ax.set_title(f"PRIM boxes for {condition}\n{stats or 'no box found'}", fontsize=9)
+    _title(fig, [f"PRIM boxes for {condition}", stats or "no box found"])
     return fig
 
 
@@ -255,5 +290,5 @@ def robustness_figure(table: pd.DataFrame, *, outcome: str, threshold: float, ma
     for ax in (left, right):
         ax.grid(axis="x", alpha=0.3)
     sign = "≥" if maximise else "≤"
-    fig.suptitle(f"Robustness of {len(table)} policies: {outcome} {sign} {threshold:g}", fontsize=9)
+    _title(fig, [f"Robustness of {len(table)} policies: {outcome} {sign} {threshold:g}"])
     return fig

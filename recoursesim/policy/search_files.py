@@ -107,7 +107,8 @@ def write_search(
     labels = search.objectives
     complete = frame[frame["state"] == "COMPLETE"]
     scenarios = f" × {len(search.settings)} scenarios" if search.uncertainties else ""
-    title = f"{search.scenario.name}: {len(complete)} trials{scenarios} × {search.n_seeds} seeds; " + (
+    seeds = f"{search.n_seeds} seed{'s' * (search.n_seeds != 1)}"
+    title = f"{search.scenario.name}: {len(complete)} trials{scenarios} × {seeds}; " + (
         f"{labels[0]} per trial" if len(labels) == 1 else f"Pareto front of {labels[0]} and {labels[1]}"
     )
     with replacing(search.out / "pareto.png") as tmp:

@@ -26,6 +26,7 @@ from recoursesim.ledger import write_parquet
 from recoursesim.output import replacing
 from recoursesim.policy._deps import require
 from recoursesim.policy.space import MetricSpec, ParamRange
+from recoursesim.policy.streams import study_seed
 from recoursesim.resources import MAX_MORRIS_LEVELS
 from recoursesim.scenario import Scenario
 from recoursesim.sweep import Executor, Point, RunTask, SweepPlan, iter_point_results, run_sweep
@@ -56,7 +57,7 @@ class SensitivityDesign:
         ranges: The varied fields.
         method: ``"sobol"`` or ``"morris"``.
         n: SALib's base sample size (Sobol) or number of trajectories (Morris).
-        seed: Seed of the sampler and of the bootstrap.
+        seed: Seed of the sampler, and root seed of the bootstrap's stream unless :func:`analyse` is given one.
         raw: The sample matrix as SALib drew it, ``(n_samples, n_params)``.
         params: Per sample, the scenario values (integers rounded).
         point_of_sample: Per sample, the index of its sweep point (equal samples share a point).
@@ -216,9 +217,18 @@ def seed_noise_share(frame: pd.DataFrame) -> float:
 
 
 def analyse(
-    design: SensitivityDesign, frame: pd.DataFrame, *, confidence: float = 0.95, resamples: int = 500
+    design: SensitivityDesign,
+    frame: pd.DataFrame,
+    *,
+    confidence: float = 0.95,
+    resamples: int = 500,
+    root_seed: int | None = None,
 ) -> pd.DataFrame:
     """Sensitivity indices of the seed means, with bootstrap confidence intervals (SALib).
+
+    The bootstrap draws from the study's ``"bootstrap"`` stream
+    (:func:`~recoursesim.policy.streams.study_seed`) under ``root_seed`` (default: the design's
+    seed), so the same inputs give the same intervals.
 
     Sobol: columns ``S1``, ``S1_low``, ``S1_high``, ``ST``, ``ST_low``, ``ST_high``. Morris:
     ``mu_star``, ``mu_star_low``, ``mu_star_high``, ``mu``, ``sigma``. Both: ``parameter`` and
@@ -236,9 +246,10 @@ def analyse(
             "choose a metric defined everywhere, narrow the ranges, or run more steps",
         )
     names = [r.key for r in design.ranges]
+    bootstrap = study_seed(design.seed if root_seed is None else root_seed, "bootstrap")
     if design.method == "sobol":
         result = require("SALib.analyze.sobol").analyze(
-            design.problem, y, calc_second_order=False, num_resamples=resamples, conf_level=confidence, seed=design.seed
+            design.problem, y, calc_second_order=False, num_resamples=resamples, conf_level=confidence, seed=bootstrap
         )
         table = pd.DataFrame({"parameter": names})
         for key in ("S1", "ST"):
@@ -253,7 +264,7 @@ def analyse(
             num_resamples=resamples,
             conf_level=confidence,
             num_levels=design.levels,
-            seed=design.seed,
+            seed=bootstrap,
         )
         table = pd.DataFrame({"parameter": names})
         value, half = np.asarray(result["mu_star"], float), np.asarray(result["mu_star_conf"], float)
@@ -397,7 +408,7 @@ def run_sensitivity(
             f"see {Path(out) / 'errors'}/, narrow the ranges, and rerun with --resume",
         )
     samples = sample_frame(out, design, metric)
-    indices = analyse(design, samples, confidence=confidence, resamples=resamples)
+    indices = analyse(design, samples, confidence=confidence, resamples=resamples, root_seed=plan.root_seed)
     noise = seed_noise_share(samples)
     return SensitivityResult(
         design, metric, samples, indices, noise, n_seeds, report, scenario.name, plan.root_seed, Path(out)

@@ -163,3 +163,35 @@ assert ema_workbench.ReplicatorModel and ema_workbench.em_framework.util.NamedOb
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_box_that_restricts_nothing_is_reported_in_every_output(tmp_path):
+    # The condition holds in 70% of the runs whatever the parameters: with threshold 0.6 the densest
+    # box of the highest coverage is the first of the trajectory, all the runs, restricting nothing.
+    rng = np.random.default_rng(5)
+    x = pd.DataFrame({"selection.k": rng.uniform(10, 40, 400), "effort": rng.uniform(0, 1, 400)})
+    y = rng.random(400) < 0.7
+    found = discover(Cases(x, y.astype(float), y, parse_condition("dttr:a > 0.5")), threshold=0.6, max_boxes=1)
+    (box,) = found.boxes
+    assert box.limits.empty and box.coverage == 1.0 and box.n == 400
+    assert box.density == pytest.approx(y.mean())
+    text = found.format().splitlines()
+    assert text[1].startswith("box 1: coverage 1.000")
+    share = f"{y.mean():.1%}"
+    said = "restricts no parameter: no subspace stands out"
+    assert text[2] == f"    {said} (the condition holds in {share} of all the runs searched)"
+    found.write(tmp_path)
+    table = pd.read_csv(tmp_path / "boxes.csv")
+    assert len(table) == 1 and table.loc[0, "box"] == 1 and table.loc[0, "runs"] == 400
+    assert table[["parameter", "low", "high", "values"]].isna().all(axis=None)
+    notes = json.loads((tmp_path / "discover.json").read_text(encoding="utf-8"))
+    assert notes["boxes"][0]["restricted"] == [] and notes["boxes"][0]["runs"] == 400
+
+
+def test_two_identical_discoveries_write_identical_files(sweep, tmp_path):
+    outs = [tmp_path / "a", tmp_path / "b"]
+    for out in outs:
+        assert main(["discover", str(sweep), "--where", "dTTR:female > 2", "--out", str(out)]) == 0
+    first, second = ({p.name: p.read_bytes() for p in sorted(out.iterdir())} for out in outs)
+    assert {*DISCOVER_FILES, ownership.RECORD} == set(first)
+    assert first == second  # no timing field: every byte, the figures and the record too

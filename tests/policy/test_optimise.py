@@ -16,6 +16,7 @@ from recoursesim.scenario import Scenario, load_scenario
 from recoursesim.sweep import SweepAbortedError
 from tests.hostile.conftest import one_line_error
 from tests.policy._fake_runs import CrashingRunner, bowl_runner
+from tests.policy._outputs import study_outputs, study_rows
 
 pytestmark = pytest.mark.policy
 
@@ -313,3 +314,24 @@ def test_tied_front_points_get_one_label():
     figure = pareto_figure(trials, ["min a", "min b"], title="t")
     labels = sorted(text.get_text() for text in figure.axes[0].texts)
     assert labels == ["#0, #1", "#2"]
+
+
+def test_two_identical_searches_write_identical_files(tmp_path):
+    # Everything but wall-clock times: optimise.json's seconds_this_session and the study's trial
+    # start and end times (compared without them).
+    argv = [
+        "optimise", "default", "--param", "selection.k=10:60", "--param", "scorer.intercept=-0.2:0.2",
+        "--objective", "min |dTTR:disadvantaged|", "--objective", "max selected:all", "--trials", "4",
+        "--seeds", "2", "--startup-trials", "2", "--batch", "2", "--quiet",
+    ]  # fmt: skip
+    outs = [tmp_path / "a", tmp_path / "b"]
+    for out in outs:
+        assert main([*argv, "--out", str(out)]) == 0
+    first, second = (study_outputs(out, "optimise.json", clocked=("study.db",)) for out in outs)
+    assert {"trials.parquet", "pareto.parquet", "pareto.png", "best-policy.toml"} <= set(first["files"])
+    assert sorted(first["files"]) == sorted(second["files"])
+    for name in first["files"]:
+        assert first["files"][name] == second["files"][name], name
+    assert first["notes"] == second["notes"] and first["record"] == second["record"]
+    rows = study_rows(outs[0] / "study.db")
+    assert len(rows["trials"]) == 4 and rows == study_rows(outs[1] / "study.db")
