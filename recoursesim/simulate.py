@@ -17,6 +17,8 @@ from recoursesim.durability import durability_summary, recommendation_fates
 from recoursesim.errors import ConfigError
 from recoursesim.ledger import write_parquet
 from recoursesim.metrics import agent_outcomes, recourse_over_time, recourse_summary, until_first_success
+from recoursesim.metrics.market_ledger import is_market, market_view
+from recoursesim.metrics.market_table import market_table
 from recoursesim.model import RecourseModel
 from recoursesim.resources import check_run_memory
 from recoursesim.scenario import Scenario, load_scenario
@@ -31,6 +33,8 @@ RESULT_FILES: dict[str, str] = {
     "durability.parquet": "one row per recommendation: valid h = 0..5 steps later, steps until it expired",
     "observations.parquet": "one row per (step, observer, group, metric) from the per-step auditors",
     "loans.parquet": "one row per loan (runs with an outcome): repayment probability, repaid, utility, score moved",
+    "market.parquet": "market runs: one row per (step, lender or market, group): selection and recourse rates, "
+    "systemic exclusion, homogenization, portability, ETR_t/TTR_t per lender and for the market",
     "scenario.json": "the resolved scenario and the seed",
 }
 
@@ -55,13 +59,36 @@ class RunResult:
         return self.model.ledger
 
     @cached_property
+    def decision_ledger(self) -> pd.DataFrame:
+        """One row per (agent, step): the ledger, or for a market run its market view.
+
+        In a market view (:func:`~recoursesim.metrics.market_ledger.market_view`) an agent is
+        selected at a step when any lender it applied to selected it; the per-step metrics and the
+        summary of a market run are the market's.
+        """
+        return market_view(self.ledger) if is_market(self.ledger) else self.ledger
+
+    @cached_property
+    def market(self) -> pd.DataFrame | None:
+        """Per step, lender (and the market) and group: :func:`~recoursesim.metrics.market_table.market_table`.
+
+        ``None`` for a single-lender run.
+        """
+        if not is_market(self.ledger):
+            return None
+        return market_table(
+            self.ledger, list(self.model.group_names), effort=self.scenario.effort_measure,
+            reference_group=self.reference_group,
+        )  # fmt: skip
+
+    @cached_property
     def recourse_ledger(self) -> pd.DataFrame:
         """The ledger the per-agent outcomes read: where the selected stay, each agent up to its first success.
 
-        Selection counts and rates are taken from the whole :attr:`ledger`; effort and time to
+        Selection counts and rates are taken from the whole :attr:`decision_ledger`; effort and time to
         recourse from :attr:`outcomes`, hence to each agent's first success.
         """
-        return until_first_success(self.ledger) if self.scenario.reapplies else self.ledger
+        return until_first_success(self.decision_ledger) if self.scenario.reapplies else self.decision_ledger
 
     @cached_property
     def outcomes(self) -> pd.DataFrame:
@@ -72,7 +99,7 @@ class RunResult:
     def metrics(self) -> pd.DataFrame:
         """Per-step, per-group metrics (:func:`~recoursesim.metrics.recourse_over_time`)."""
         return recourse_over_time(
-            self.ledger,
+            self.decision_ledger,
             effort=self.scenario.effort_measure,
             reference_group=self.reference_group,
             outcomes=self.outcomes,
@@ -82,7 +109,7 @@ class RunResult:
     def summary(self) -> pd.DataFrame:
         """Pooled per-group metrics (:func:`~recoursesim.metrics.recourse_summary`)."""
         return recourse_summary(
-            self.ledger,
+            self.decision_ledger,
             effort=self.scenario.effort_measure,
             reference_group=self.reference_group,
             outcomes=self.outcomes,
@@ -126,6 +153,8 @@ class RunResult:
             frames["observations.parquet"] = self.model.observations
         if self.model.outcome is not None:
             frames["loans.parquet"] = self.model.loans
+        if self.market is not None:
+            frames["market.parquet"] = self.market
         written = []
         for name, frame in frames.items():
             write_parquet(frame, directory / name)

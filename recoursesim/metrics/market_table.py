@@ -89,11 +89,14 @@ def market_table(
     }
     flat = counts.reshape(-1, len(COUNTS))
     for position, name in enumerate(COUNTS):
-        columns[name] = flat[:, position]
+        whole = name != "expected_excluded"
+        columns[name] = np.rint(flat[:, position]).astype(np.int64) if whole else flat[:, position]
     table = pd.DataFrame(columns)
     table = _with_ratios(table)
     recourse = _recourse_by_view(ledger, masks.lenders, groups, effort, reference_group or groups[0])
-    return table.merge(recourse, on=["step", "lender", "group"], how="left", sort=False)
+    table = table.merge(recourse, on=["step", "lender", "group"], how="left", sort=False)
+    table["n_recourse"] = table["n_recourse"].fillna(0).astype(np.int64)
+    return table
 
 
 def market_summary(
