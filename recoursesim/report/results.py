@@ -369,6 +369,7 @@ def load_sweep_results(directory: str | Path, point: int | None = None) -> Resul
             sweep run without per-step metrics.
     """
     from recoursesim.sweep import SweepStore, iter_point_results
+    from recoursesim.sweep.market_rows import is_market_metric, market_table_from_rows
 
     directory = Path(directory)
     manifest = SweepStore(directory).read_manifest()  # its shape is checked there
@@ -391,7 +392,11 @@ def load_sweep_results(directory: str | Path, point: int | None = None) -> Resul
         )
     runs = []
     root = manifest.get("root_seed", 0)
-    for seed_index, run_rows in rows.groupby("seed_index", sort=True):
+    spec = points[point]["scenario"]
+    lenders = [str(item.get("name")) for item in spec.get("lenders", []) if isinstance(item, dict)]
+    for seed_index, all_rows in rows.groupby("seed_index", sort=True):
+        market = market_table_from_rows(all_rows, lenders)
+        run_rows = all_rows.loc[~is_market_metric(all_rows["metric"])]
         per_step = run_rows.loc[run_rows["step"].notna()]
         pooled = run_rows.loc[run_rows["step"].isna()]
         metrics = per_step.pivot_table(index=["step", "group"], columns="metric", values="value", dropna=False)
@@ -407,7 +412,7 @@ def load_sweep_results(directory: str | Path, point: int | None = None) -> Resul
                 summary=summary.reset_index().rename_axis(columns=None),
                 observations=pd.DataFrame(columns=_OBSERVATION_COLUMNS),
                 durability=pd.DataFrame(),
+                market=market,
             )
         )
-    spec = points[point]["scenario"]
     return Results(directory, recorded_scenario(spec, str(directory)), tuple(runs))
