@@ -171,7 +171,8 @@ def market_view(ledger: pd.DataFrame) -> pd.DataFrame:
     """One row per (step, agent) that applied anywhere: success = selected by any lender it applied to.
 
     The row keeps the agent's features, the effort it spent during the step (the largest over its
-    rows: the engine records it on the row it acted on) and, as ``score`` and ``threshold``, those of
+    rows: the engine records it on the row it acted on), as ``rec_*`` the recommendation it acted on
+    (missing where it was selected or acted on none) and, as ``score`` and ``threshold``, those of
     the lender that scored it highest (for ``effort = "score_gain"``, a gain in that lender's score).
     """
     if not is_market(ledger):
@@ -187,9 +188,15 @@ def market_view(ledger: pd.DataFrame) -> pd.DataFrame:
     effort = np.zeros(int(first.sum()))
     np.maximum.at(effort, block, ordered["effort"].to_numpy(dtype=float))
     drop = ["lender", *(c for c in ("acted", "recourse_found") if c in ordered.columns)]
-    drop += [c for c in ordered.columns if c.startswith("rec_")]
-    view = ordered.loc[first].drop(columns=drop).assign(selected=selected, effort=effort)
-    return view.reset_index(drop=True)
+    view = ordered.loc[first].drop(columns=drop).assign(selected=selected, effort=effort).reset_index(drop=True)
+    recommendation = [c for c in ordered.columns if c.startswith("rec_")]
+    if recommendation:  # the advice the agent acted on (missing where it acted on none)
+        followed = acted(ordered) & ~selected[block]
+        rows = np.full(view.shape[0], -1)
+        rows[block[followed]] = np.flatnonzero(followed)
+        taken = ordered[recommendation].iloc[np.maximum(rows, 0)].reset_index(drop=True)
+        view[recommendation] = taken.where(pd.Series(rows >= 0), other=None)
+    return view
 
 
 def _step_effort(ledger: pd.DataFrame) -> np.ndarray:

@@ -82,6 +82,10 @@ def test_recourse_by_view_by_hand(hand_ledger):
 def test_views(hand_ledger):
     market = market_view(hand_ledger)
     assert len(market) == 6 and "lender" not in market and "acted" not in market
+    # the advice acted on: agent 1 and agent 3 followed A (0.6) at step 0; nobody acted at step 1
+    assert np.allclose(
+        market["rec_x"].to_numpy(dtype=float), [np.nan, 0.6, np.nan, 0.6, np.nan, np.nan], equal_nan=True
+    )
     assert market.loc[market["agent_id"] == 2, "selected"].tolist() == [True]  # selected by B only
     assert market.loc[market["agent_id"] == 3, "effort"].tolist() == [0.25, 0.0]
     b = lender_view(hand_ledger, "B")
