@@ -53,6 +53,9 @@ class _StepColumns:
     record: StepRecord
     recommendation: np.ndarray | None = None
     found: np.ndarray | None = None  # rows of the waiting agents, from generators that report it
+    lender: np.ndarray | None = None  # a market's rows: the lender code of each row
+    waiting: np.ndarray | None = None  # a market's rows: still waiting after the step (else: not selected)
+    acted: np.ndarray | None = None  # a market's rows: the recommendation the agent acted on
 
 
 class Ledger:
@@ -69,6 +72,8 @@ class Ledger:
         record_recommendations: Keep the recommendation columns (they are half the ledger's size).
         schema: The population's :class:`~recoursesim.features.FeatureSchema`: the frame then shows
             features and recommendations in the data set's own values (categories as categories).
+        lender_names: A declared market's lenders: one row per (agent, step, lender applied to),
+            with the ``lender`` and ``acted`` columns (``None``: one row per (agent, step)).
     """
 
     def __init__(
@@ -77,8 +82,10 @@ class Ledger:
         group_names: Sequence[str],
         record_recommendations: bool = True,
         schema: FeatureSchema | None = None,
+        lender_names: Sequence[str] | None = None,
     ) -> None:
         self.feature_names = tuple(feature_names)
+        self.lender_names = None if lender_names is None else tuple(lender_names)
         self.group_names = tuple(group_names)
         self.record_recommendations = record_recommendations
         self.schema = schema
@@ -100,10 +107,13 @@ class Ledger:
         scores: np.ndarray,
         threshold: float | np.ndarray,
         selected: np.ndarray,
+        lender: np.ndarray | None = None,
     ) -> None:
         """Record the state of the scored agents at ``step`` (before anyone acts).
 
         The ledger keeps the arrays it is given (callers pass fresh arrays and do not modify them).
+        In a market, ``lender`` gives each row's lender code (default: lender 0), ``selected`` that
+        lender's decision and ``threshold`` its threshold.
         """
         id_dtype = np.int32 if agent_id.size == 0 or agent_id.max() < np.iinfo(np.int32).max else np.int64
         self._steps.append(
@@ -116,9 +126,15 @@ class Ledger:
                     threshold=threshold if np.isscalar(threshold) else np.asarray(threshold),
                     selected=selected,
                     effort=np.zeros(agent_id.shape[0]),
-                )
+                ),
+                lender=self._lender_codes(lender, agent_id.shape[0]),
             )
         )
+
+    def _lender_codes(self, lender: np.ndarray | None, n: int) -> np.ndarray | None:
+        if self.lender_names is None:
+            return None
+        return np.zeros(n, dtype=np.int8) if lender is None else np.asarray(lender, dtype=np.int8)
 
     def restate_threshold(self, threshold: float | np.ndarray) -> None:
         """Replace the latest step's threshold (a refit order that restates it under the refitted model)."""
@@ -126,19 +142,37 @@ class Ledger:
         chunk.record = replace(chunk.record, threshold=threshold if np.isscalar(threshold) else np.asarray(threshold))
 
     def record_actions(
-        self, waiting: np.ndarray, recommendation: np.ndarray, effort: np.ndarray, found: np.ndarray | None = None
+        self,
+        waiting: np.ndarray,
+        recommendation: np.ndarray,
+        effort: np.ndarray,
+        found: np.ndarray | None = None,
+        *,
+        acted: np.ndarray | None = None,
+        every_row: bool = False,
     ) -> None:
         """Add the latest step's recommendations and effort spent for the rows in ``waiting`` (a mask).
 
         ``found`` (one boolean per waiting agent), from generators that report it, says whether a
         valid recommendation was found; the frame then has a ``recourse_found`` column.
+
+        In a market: ``acted`` marks the rows whose recommendation the agent acted on (default:
+        every waiting row), and with ``every_row`` the ``effort`` has one value per row of the
+        step (application costs fall on rows that are not waiting too).
         """
         chunk = self._steps[-1]
         if self.record_recommendations:
             chunk.recommendation = recommendation  # rows of ``waiting`` only; expanded in to_frame
-        chunk.record.effort[waiting] = effort
+        if every_row:
+            chunk.record.effort[:] = effort
+        else:
+            chunk.record.effort[waiting] = effort
         if found is not None:
             chunk.found = np.asarray(found, dtype=bool)
+        if self.lender_names is not None:
+            waiting = np.asarray(waiting, dtype=bool)
+            chunk.waiting = waiting
+            chunk.acted = waiting.copy() if acted is None else np.asarray(acted, dtype=bool)
 
     def step_record(self, index: int) -> StepRecord:
         """Return the ``index``-th recorded step (read-only views of its arrays)."""
@@ -195,6 +229,11 @@ class Ledger:
             ),
             "entry_step": entry_step[agent_id].astype(np.int32),
         }
+        if self.lender_names is not None:
+            codes = np.concatenate([c.lender for c in self._steps if c.lender is not None] or [np.zeros(0, np.int8)])
+            columns["lender"] = pd.Categorical.from_codes(
+                codes.astype(np.int64), dtype=category_dtype(self.lender_names)
+            )
         columns.update(self._feature_columns(features, ""))
         columns["score"] = self.column("score").astype(float)
         columns["threshold"] = self.column("threshold").astype(float)
@@ -207,6 +246,11 @@ class Ledger:
             )
             columns.update(self._feature_columns(recommendation, "rec_"))
         columns["effort"] = self.column("effort").astype(float)
+        if self.lender_names is not None:
+            columns["acted"] = np.concatenate(
+                [c.acted if c.acted is not None else np.zeros(c.record.selected.shape, bool) for c in self._steps]
+                or [np.zeros(0, bool)]
+            )
         if any(c.found is not None for c in self._steps):
             columns["recourse_found"] = pd.array(np.concatenate([_found(c) for c in self._steps]), dtype="boolean")
         return pd.DataFrame(columns)
@@ -229,10 +273,15 @@ def _read_only_or_none(array: np.ndarray | None) -> np.ndarray | None:
     return None if array is None else _read_only(array)
 
 
+def _waiting(chunk: _StepColumns) -> np.ndarray:
+    """The rows that got recommendations: the market's waiting rows, else the agents not selected."""
+    return chunk.waiting if chunk.waiting is not None else ~chunk.record.selected
+
+
 def _recommendation(chunk: _StepColumns) -> np.ndarray:
     full = np.full(chunk.record.features.shape, np.nan)
     if chunk.recommendation is not None:
-        full[~chunk.record.selected] = chunk.recommendation
+        full[_waiting(chunk)] = chunk.recommendation
     return full
 
 
@@ -240,8 +289,32 @@ def _found(chunk: _StepColumns) -> np.ndarray:
     """Per scored agent: True/False for waiting agents (recommendation found or not), None for selected ones."""
     full = np.full(chunk.record.selected.shape, None, dtype=object)
     if chunk.found is not None:
-        full[~chunk.record.selected] = chunk.found
+        full[_waiting(chunk)] = chunk.found
     return full
+
+
+def by_applicant(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per (step, agent) of a ledger frame: a market's rows folded, any other frame as is.
+
+    A market's ledger has one row per (step, agent, lender applied to). Folded, ``selected`` says
+    whether *any* lender accepted the agent, ``effort`` is the sum over its rows (applications and
+    acting), and the other columns (score, threshold, recommendation) are those of the row whose
+    recommendation the agent acted on, else of its first lender's row; ``lender`` and ``acted``
+    are dropped. Every per-run metric reads a ledger through this, so ETR, TTR and the summaries
+    of a market mean "selected by any lender".
+    """
+    if "lender" not in frame.columns:
+        return frame
+    key = [frame["step"].to_numpy(), frame["agent_id"].to_numpy()]
+    grouped = frame.groupby(key, sort=False)
+    selected = grouped["selected"].transform("any")
+    effort = grouped["effort"].transform("sum")
+    folded = frame.assign(
+        selected=selected, effort=effort, _rank=(~frame["acted"]).astype(int), _code=frame["lender"].cat.codes
+    )
+    folded = folded.sort_values(["step", "agent_id", "_rank", "_code"], kind="stable")
+    folded = folded.drop_duplicates(["step", "agent_id"], keep="first")
+    return folded.drop(columns=["lender", "acted", "_rank", "_code"]).reset_index(drop=True)
 
 
 #: Parquet schema metadata marking a file recoursesim wrote (so a later run may replace it).

@@ -17,10 +17,12 @@ from recoursesim.durability.decision import Decision
 from recoursesim.errors import ConfigError
 from recoursesim.features.capabilities import repayment_of, schema_of
 from recoursesim.ledger import Ledger
+from recoursesim.market import DEFAULT_LENDER, Lender, Market, TrainingShare, training_shares
 from recoursesim.observers import Observer, PopulationSnapshot, observation_rows
 from recoursesim.populations.base import Cohort, PopulationGenerator, entrants_schedule
 from recoursesim.populations.binding import bind_to_population
 from recoursesim.recourse.base import RecourseGenerator
+from recoursesim.market_step import MarketParts, MarketStep, found_of
 from recoursesim.refit_order import RefitOrder, StepState, refit_order_of, rows_of
 from recoursesim.rng import run_streams
 from recoursesim.scoring.base import Scorer, numeric_scores
@@ -81,7 +83,14 @@ class RecourseModel(mesa.Model):
             repaid or not (drawn from the run's ``outcome`` stream), their features move by the
             outcome, :attr:`loans` records it, and they stay in the market and are scored again
             at the next step; only the agents not selected get recommendations and act.
+        market: A declared market (:class:`~recoursesim.market.Market`): its lenders replace
+            ``scorer``, ``selector``, ``recourse`` and ``trainer`` (pass lender 0's there), and each
+            step runs the market phases (docs/markets.md). ``None``: the one-lender model.
         seed: The run seed (or a ``SeedSequence`` from a sweep); a run is a pure function of it.
+
+    The decision makers are :attr:`lenders`, a tuple of :class:`~recoursesim.market.Lender`
+    values; ``scorer``, ``selector``, ``recourse``, ``trainer``, ``threshold``, ``decisions``,
+    ``initial_scorer`` and ``refit_order`` name lender 0's.
     """
 
     def __init__(
@@ -100,18 +109,24 @@ class RecourseModel(mesa.Model):
         patience: int | None = None,
         record_recommendations: bool = True,
         outcome: Outcome | None = None,
+        market: Market | None = None,
         seed: int | np.random.SeedSequence = 0,
     ) -> None:
         streams = run_streams(seed)
         super().__init__(rng=streams["mesa"])
         self.seed = seed
         self.population = population
-        self.scorer = scorer
-        self.selector = selector
+        self.market = market
+        given = market.lenders if market is not None else (Lender(DEFAULT_LENDER, scorer, selector, recourse, trainer),)
         # Parts built by hand without the population's schema get it, as a scenario would give it.
-        self.recourse = recourse = bind_to_population(recourse, population, "recourse")
+        for i, lender in enumerate(given):
+            where = "" if market is None else f"lenders[{i}]."
+            lender.recourse = bind_to_population(lender.recourse, population, f"{where}recourse")
+            lender.trainer = bind_to_population(lender.trainer, population, f"{where}training")
+            lender.refit_order = refit_order_of(lender.trainer)
+        #: The decision makers, in declaration order (one for a scenario without ``[market]``).
+        self.lenders: tuple[Lender, ...] = tuple(given)
         self.behaviour = behaviour = bind_to_population(behaviour, population, "behaviour")
-        self.trainer = trainer = bind_to_population(trainer, population, "training")
         self.outcome = outcome
         self._loans: list[pd.DataFrame] = []
         self.observers = tuple(
@@ -128,29 +143,118 @@ class RecourseModel(mesa.Model):
         if nul is not None:  # a NUL ends a string in C code: the files written would garble the name
             raise ConfigError("population", f"the group name {nul!r} holds a NUL byte", "remove it from the name")
         self.t = 0
-        self.threshold: float | np.ndarray = float("nan")
         self.table = AgentTable(len(self.feature_names), capacity=self.n_initial + int(self.entrants.sum()))
         #: The population's feature schema (mixed-type populations), else ``None``.
         self.schema = schema_of(population)
-        self.ledger_store = Ledger(self.feature_names, self.group_names, record_recommendations, self.schema)
+        self.ledger_store = Ledger(
+            self.feature_names, self.group_names, record_recommendations, self.schema,
+            lender_names=None if market is None else self.lender_names,
+        )  # fmt: skip
         self._observations: list[pd.DataFrame] = []
         self._views: dict[int, RecourseAgent] | None = None
-        #: Per step, the decision in force: the model that scored and selected and its cut-off.
-        self.decisions: list[Decision] = []
         self._unscored: tuple[int, dict[int, float]] | None = None  # (t, id -> score) of not-yet-scored agents
         population.fit(streams["population"])
-        prepare = getattr(scorer, "prepare", None)
-        if callable(prepare):  # a model fitted on the population's training rows when the run starts
-            self.scorer = scorer = prepare(population, streams["training"])
+        self._prepare_scorers(streams["training"])
         cohort = population.sample(self.n_initial, streams["population"])
         self._active = self._admit(cohort, entry_step=0)
         self._active_threshold: float | np.ndarray = float("nan")
-        self.refit_order: RefitOrder = refit_order_of(trainer)
-        if trainer is not None and hasattr(trainer, "start"):
-            self.scorer = trainer.start(
-                self.table.features[self._active], self.table.group[self._active], scorer, streams["training"]
+        for lender in self.lenders:
+            if lender.trainer is not None and hasattr(lender.trainer, "start"):
+                lender.scorer = lender.trainer.start(
+                    self.table.features[self._active],
+                    self.table.group[self._active],
+                    lender.scorer,
+                    streams["training"],
+                )
+            lender.initial_scorer = lender.scorer
+        self._market_step: MarketStep | None = None
+        if len(self.lenders) > 1:
+            assert market is not None
+            parts = MarketParts(
+                self.table, self.ledger_store, behaviour, streams, self._selection_context, len(self.group_names)
             )
-        self.initial_scorer = self.scorer
+            self._market_step = MarketStep(self.lenders, market.choice, parts)
+
+    def _prepare_scorers(self, rng: np.random.Generator) -> None:
+        """Fit the lenders' models that are fitted on the population's training rows when the run starts.
+
+        In a polyculture of several lenders each such lender fits on its own disjoint share of the
+        training rows (:func:`~recoursesim.market.training_shares`, drawn from ``rng`` once); in a
+        monoculture every lender scores with lender 0's model.
+        """
+        lenders = self.lenders[:1] if self.culture == "monoculture" else self.lenders
+        fitted = [callable(getattr(lender.scorer, "prepare", None)) for lender in lenders]
+        shares = None
+        if len(lenders) > 1 and any(fitted):
+            shares = training_shares(len(self.population.training_data()[1]), len(lenders), rng)
+        for j, lender in enumerate(lenders):
+            if fitted[j]:  # a model fitted on the population's training rows when the run starts
+                population = self.population if shares is None else TrainingShare(self.population, shares[j])
+                lender.scorer = lender.scorer.prepare(population, rng)  # type: ignore[attr-defined]
+        for lender in self.lenders[len(lenders) :]:
+            lender.scorer = self.lenders[0].scorer
+
+    # ------------------------------------------------------------------ lenders
+
+    @property
+    def lender_names(self) -> tuple[str, ...]:
+        """The lenders' names, in declaration order (``("default",)`` without a declared market)."""
+        return tuple(lender.name for lender in self.lenders)
+
+    @property
+    def culture(self) -> str:
+        """``"polyculture"`` or ``"monoculture"`` (one lender: ``"polyculture"``)."""
+        return "polyculture" if self.market is None else self.market.culture
+
+    @property
+    def scorer(self) -> Scorer:
+        """Lender 0's decision model in force."""
+        return self.lenders[0].scorer
+
+    @scorer.setter
+    def scorer(self, value: Scorer) -> None:
+        self.lenders[0].scorer = value
+
+    @property
+    def selector(self) -> Selector:
+        """Lender 0's selector."""
+        return self.lenders[0].selector
+
+    @property
+    def recourse(self) -> RecourseGenerator:
+        """Lender 0's recourse generator."""
+        return self.lenders[0].recourse
+
+    @property
+    def trainer(self) -> Trainer | None:
+        """Lender 0's trainer (``None``: its model stays fixed)."""
+        return self.lenders[0].trainer
+
+    @property
+    def refit_order(self) -> RefitOrder:
+        """Lender 0's refit order."""
+        return self.lenders[0].refit_order
+
+    @property
+    def threshold(self) -> float | np.ndarray:
+        """Lender 0's latest threshold ``s_t``."""
+        return self.lenders[0].threshold
+
+    @threshold.setter
+    def threshold(self, value: float | np.ndarray) -> None:
+        self.lenders[0].threshold = value
+
+    @property
+    def decisions(self) -> list[Decision]:
+        """Per step, lender 0's decision in force: the model that scored and selected and its cut-off."""
+        return self.lenders[0].decisions
+
+    @property
+    def initial_scorer(self) -> Scorer:
+        """Lender 0's model at the start of the run (after fitting)."""
+        scorer = self.lenders[0].initial_scorer
+        assert scorer is not None
+        return scorer
 
     # ------------------------------------------------------------------ the loop
 
@@ -158,11 +262,14 @@ class RecourseModel(mesa.Model):
         """Run one step ``t`` of the loop (see the class docstring) and advance ``t``."""
         if self.t > self.n_steps:
             raise RuntimeError(f"the run has ended after step T={self.n_steps}; build a new model to run again")
-        state = self._score()
-        self._select(state)
-        self._record(state)
-        winners = self._leave(state)
-        self.refit_order(self, state)  # recommend, act and retrain, in the trainer's order
+        state, scores = self._score()
+        if self._market_step is None:
+            self._select(state)
+            self._record(state)
+            winners = self._leave(state)
+            self.refit_order(self, state)  # recommend, act and retrain, in the trainer's order
+        else:  # several lenders: choose, select, record, leave, recommend, act once, retrain each
+            winners = self._market_step.run(state, scores)
         gave_up = self._lose_patience(state)
         if self.outcome is not None:  # borrowers apply again at the next step
             self._reapply(state, winners)
@@ -181,15 +288,23 @@ class RecourseModel(mesa.Model):
 
     # ------------------------------------------------------------------ phases
 
-    def _score(self) -> StepState:
-        """Score every waiting agent; an agent's first score is its initial score."""
+    def _score(self) -> tuple[StepState, np.ndarray]:
+        """Score every waiting agent (by every lender); an agent's first score (lender 0's) is its initial score.
+
+        Returns:
+            The step's state (lender 0's scores) and the ``(n, L)`` scores of every lender.
+        """
         t, rows = self.t, self._active
         features = self.table.features[rows]
-        scores = numeric_scores(self.scorer.score(features), rows.size)
+        if self._market_step is None:
+            every = numeric_scores(self.scorer.score(features), rows.size)[:, None]
+        else:
+            every = self._market_step.scores(features)
+        scores = every[:, 0]
         self.table.score[rows] = scores
         fresh = self.table.entry_step[rows] == t
         self.table.initial_score[rows[fresh]] = scores[fresh]
-        return StepState(t, rows, features, scores)
+        return StepState(t, rows, features, scores), every
 
     def _select(self, state: StepState) -> None:
         """Pick the winners and the threshold ``s_t``."""
@@ -296,13 +411,7 @@ class RecourseModel(mesa.Model):
             )
         )
         spent = self.recourse.cost(new_features - before)
-        found = getattr(self.recourse, "found_", None)  # generators that report it: a valid one was found
-        if found is not None and np.shape(found) != (stay.size,):
-            raise ConfigError(
-                "recourse",
-                f"found_ has shape {np.shape(found)} for {stay.size} recommendations",
-                "set found_ to a boolean array with one entry per row passed to recommend()",
-            )
+        found = found_of(self.recourse, stay.size, "recourse")  # generators that report it: a valid one was found
         self.ledger_store.record_actions(waiting, recommendation, spent, found)
         self.table.features[stay] = new_features
         self.table.effort_spent[stay] += spent

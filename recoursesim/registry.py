@@ -45,6 +45,7 @@ KINDS: dict[str, str] = {
     "trainer": "training",
     "observer": "observers",
     "outcome": "outcome",
+    "choice": "market.choice",
 }
 
 _REGISTRY: dict[str, dict[str, type]] = {kind: {} for kind in KINDS}
@@ -59,6 +60,7 @@ PROTOCOL_METHODS: dict[str, str] = {
     "trainer": "update",
     "observer": "observe",
     "outcome": "resolve",
+    "choice": "choose",
 }
 
 #: Packages holding built-in components whose modules are imported only when a scenario names one
@@ -71,6 +73,7 @@ LAZY_PACKAGES: tuple[str, ...] = ("recoursesim.auditors", "recoursesim.groundtru
 #: The packages whose modules define the built-in components (imported on first use).
 BUILTIN_PACKAGES: tuple[str, ...] = (
     "recoursesim.behaviour",
+    "recoursesim.choice",
     "recoursesim.populations",
     "recoursesim.recourse",
     "recoursesim.scoring",
@@ -159,18 +162,39 @@ def check_names(spec: Mapping[str, Any], allow_imports: tuple[str, ...] = ()) ->
     Raises:
         ConfigError: the first bad name, naming its field.
     """
-    for kind, section in KINDS.items():
-        tables = spec.get(section)
-        for index, table in enumerate(tables if isinstance(tables, list) else [tables]):
-            if not isinstance(table, Mapping) or not isinstance(table.get("name"), str):
-                continue
+    for kind, field, table in component_tables(spec):
+        if isinstance(table.get("name"), str):
             name = table["name"]
-            field = f"{section}[{index}].name" if isinstance(tables, list) else f"{section}.name"
             if ":" in name:
                 check_import_path(name, field)
                 check_import_allowed(name, allow_imports, field)
             else:
                 lookup(kind, name, field=field)
+
+
+def component_tables(spec: Mapping[str, Any]) -> list[tuple[str, str, Mapping[str, Any]]]:
+    """``(kind, field of its name, table)`` of every component table in a scenario table.
+
+    Besides the top-level sections: a market's choice (``market.choice``) and each lender's own
+    sections (``lenders[i].scorer`` ...).
+    """
+    found: list[tuple[str, str, Mapping[str, Any]]] = []
+    lenders = spec.get("lenders")
+    lender_tables = [t for t in lenders if isinstance(t, Mapping)] if isinstance(lenders, list) else []
+    for kind, section in KINDS.items():
+        head, _, rest = section.partition(".")
+        tables = spec.get(head)
+        if rest:
+            tables = tables.get(rest) if isinstance(tables, Mapping) else None
+        for index, table in enumerate(tables if isinstance(tables, list) else [tables]):
+            if isinstance(table, Mapping):
+                found.append(
+                    (kind, f"{section}[{index}].name" if isinstance(tables, list) else f"{section}.name", table)
+                )
+        for index, lender in enumerate(lender_tables):
+            if isinstance(lender.get(section), Mapping):
+                found.append((kind, f"lenders[{index}].{section}.name", lender[section]))
+    return found
 
 
 def _import_class(kind: str, path: str, field: str) -> type:
@@ -212,13 +236,7 @@ def _import_class(kind: str, path: str, field: str) -> type:
 
 def components_of(spec: Mapping[str, Any]) -> list[tuple[str, str]]:
     """Return ``(kind, name)`` for every component a resolved scenario table names."""
-    found = []
-    for kind, section in KINDS.items():
-        tables = spec.get(section)
-        for table in tables if isinstance(tables, list) else [tables]:
-            if isinstance(table, Mapping) and isinstance(table.get("name"), str):
-                found.append((kind, table["name"]))
-    return found
+    return [(kind, table["name"]) for kind, _, table in component_tables(spec) if isinstance(table.get("name"), str)]
 
 
 def plugin_classes(spec: Mapping[str, Any]) -> dict[str, dict[str, type]]:

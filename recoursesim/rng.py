@@ -20,6 +20,7 @@ STREAMS: tuple[str, ...] = (
     "observers",  # auditors run as per-step observers
     "mesa",  # seeds the Mesa model's own rng/random (AgentSet shuffles)
     "outcome",  # whether each granted loan is repaid (models with an outcome component)
+    "choice",  # where applicants apply in a market of several lenders (choice policies that randomise)
 )
 
 

@@ -15,9 +15,9 @@ import pandas as pd
 from recoursesim._validate import check_int
 from recoursesim.durability import durability_summary, recommendation_fates
 from recoursesim.errors import ConfigError
-from recoursesim.ledger import write_parquet
+from recoursesim.ledger import by_applicant, write_parquet
 from recoursesim.metrics import agent_outcomes, recourse_over_time, recourse_summary, until_first_success
-from recoursesim.metrics.market_ledger import is_market, market_view
+from recoursesim.metrics.market_ledger import is_market
 from recoursesim.metrics.market_table import market_table
 from recoursesim.model import RecourseModel
 from recoursesim.resources import check_run_memory
@@ -59,20 +59,18 @@ class RunResult:
         return self.model.ledger
 
     @cached_property
-    def decision_ledger(self) -> pd.DataFrame:
-        """One row per (agent, step): the ledger, or for a market run its market view.
+    def applicant_ledger(self) -> pd.DataFrame:
+        """The ledger with one row per (step, agent): a market's rows folded (:func:`~recoursesim.ledger.by_applicant`).
 
-        In a market view (:func:`~recoursesim.metrics.market_ledger.market_view`) an agent is
-        selected at a step when any lender it applied to selected it; the per-step metrics and the
-        summary of a market run are the market's.
+        Without a market, the :attr:`ledger` itself. Every metric below reads this one.
         """
-        return market_view(self.ledger) if is_market(self.ledger) else self.ledger
+        return by_applicant(self.ledger)
 
     @cached_property
     def market(self) -> pd.DataFrame | None:
         """Per step, lender (and the market) and group: :func:`~recoursesim.metrics.market_table.market_table`.
 
-        ``None`` for a single-lender run.
+        ``None`` for a run without a ``lender`` column in its ledger (no ``[market]``).
         """
         if not is_market(self.ledger):
             return None
@@ -85,10 +83,10 @@ class RunResult:
     def recourse_ledger(self) -> pd.DataFrame:
         """The ledger the per-agent outcomes read: where the selected stay, each agent up to its first success.
 
-        Selection counts and rates are taken from the whole :attr:`decision_ledger`; effort and time to
+        Selection counts and rates are taken from the whole :attr:`ledger`; effort and time to
         recourse from :attr:`outcomes`, hence to each agent's first success.
         """
-        return until_first_success(self.decision_ledger) if self.scenario.reapplies else self.decision_ledger
+        return until_first_success(self.applicant_ledger) if self.scenario.reapplies else self.applicant_ledger
 
     @cached_property
     def outcomes(self) -> pd.DataFrame:
@@ -99,7 +97,7 @@ class RunResult:
     def metrics(self) -> pd.DataFrame:
         """Per-step, per-group metrics (:func:`~recoursesim.metrics.recourse_over_time`)."""
         return recourse_over_time(
-            self.decision_ledger,
+            self.applicant_ledger,
             effort=self.scenario.effort_measure,
             reference_group=self.reference_group,
             outcomes=self.outcomes,
@@ -109,7 +107,7 @@ class RunResult:
     def summary(self) -> pd.DataFrame:
         """Pooled per-group metrics (:func:`~recoursesim.metrics.recourse_summary`)."""
         return recourse_summary(
-            self.decision_ledger,
+            self.applicant_ledger,
             effort=self.scenario.effort_measure,
             reference_group=self.reference_group,
             outcomes=self.outcomes,
@@ -119,9 +117,10 @@ class RunResult:
     def durability(self) -> pd.DataFrame:
         """One row per recommendation, judged at later steps (:func:`~recoursesim.durability.recommendation_fates`).
 
-        Empty when the run kept no recommendations (``record_recommendations`` off).
+        Empty when the run kept no recommendations (``record_recommendations`` off), and in a
+        market of several lenders (not measured per lender yet).
         """
-        if not self.model.ledger_store.record_recommendations:
+        if not self.model.ledger_store.record_recommendations or len(self.model.lenders) > 1:
             return pd.DataFrame()
         return recommendation_fates(self.model)
 

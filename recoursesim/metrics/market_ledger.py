@@ -11,7 +11,8 @@ a single lender (ETR, TTR, their disparities) applies to them unchanged:
 
 - a lender's view keeps that lender's rows: success is being selected by that lender;
 - the market view has one row per (step, agent) that applied anywhere: success is being selected
-  by any lender it applied to.
+  by any lender it applied to. It is the ledger folded per applicant,
+  :func:`recoursesim.ledger.by_applicant`, which every per-run metric of a market reads.
 """
 
 from __future__ import annotations
@@ -153,9 +154,10 @@ def market_masks(ledger: pd.DataFrame) -> MarketMasks:
 def lender_view(ledger: pd.DataFrame, lender: str) -> pd.DataFrame:
     """One lender's rows as a single-lender ledger: success = selected by that lender.
 
-    ``effort`` is the effort the agent spent during the step, whichever lender's advice it acted
-    on (acting moves its features for every lender), so a lender's ETR counts all the effort its
-    eventual success took. The agent's time to recourse counts from its first refusal by this lender.
+    ``effort`` is the effort the agent spent during the step (applying anywhere and acting on
+    whichever lender's advice: acting moves its features for every lender), so a lender's ETR
+    counts all the effort its eventual success took. The agent's time to recourse counts from its
+    first refusal by this lender.
     """
     if not is_market(ledger):
         return ledger
@@ -167,43 +169,10 @@ def lender_view(ledger: pd.DataFrame, lender: str) -> pd.DataFrame:
     return view.reset_index(drop=True)
 
 
-def market_view(ledger: pd.DataFrame) -> pd.DataFrame:
-    """One row per (step, agent) that applied anywhere: success = selected by any lender it applied to.
-
-    The row keeps the agent's features, the effort it spent during the step (the largest over its
-    rows: the engine records it on the row it acted on), as ``rec_*`` the recommendation it acted on
-    (missing where it was selected or acted on none) and, as ``score`` and ``threshold``, those of
-    the lender that scored it highest (for ``effort = "score_gain"``, a gain in that lender's score).
-    """
-    if not is_market(ledger):
-        return ledger
-    order = np.lexsort((-ledger["score"].to_numpy(dtype=float), ledger["agent_id"].to_numpy(), ledger["step"]))
-    ordered = ledger.iloc[order]
-    key = ordered["step"].to_numpy(dtype=np.int64), ordered["agent_id"].to_numpy(dtype=np.int64)
-    first = np.ones(len(ordered), dtype=bool)
-    first[1:] = (np.diff(key[0]) != 0) | (np.diff(key[1]) != 0)
-    block = np.cumsum(first) - 1
-    selected = np.zeros(int(first.sum()), dtype=bool)
-    np.logical_or.at(selected, block, ordered["selected"].to_numpy(dtype=bool))
-    effort = np.zeros(int(first.sum()))
-    np.maximum.at(effort, block, ordered["effort"].to_numpy(dtype=float))
-    drop = ["lender", *(c for c in ("acted", "recourse_found") if c in ordered.columns)]
-    view = ordered.loc[first].drop(columns=drop).assign(selected=selected, effort=effort).reset_index(drop=True)
-    recommendation = [c for c in ordered.columns if c.startswith("rec_")]
-    if recommendation:  # the advice the agent acted on (missing where it acted on none)
-        followed = acted(ordered) & ~selected[block]
-        rows = np.full(view.shape[0], -1)
-        rows[block[followed]] = np.flatnonzero(followed)
-        taken = ordered[recommendation].iloc[np.maximum(rows, 0)].reset_index(drop=True)
-        view[recommendation] = taken.where(pd.Series(rows >= 0), other=None)
-    return view
-
-
 def _step_effort(ledger: pd.DataFrame) -> np.ndarray:
-    """Per row: the effort its agent spent during its step (the largest over its rows at that step)."""
+    """Per row: the effort its agent spent during its step (applying and acting: the sum over its rows)."""
     key = ledger["step"].to_numpy(dtype=np.int64), ledger["agent_id"].to_numpy(dtype=np.int64)
     _, inverse = np.unique(np.column_stack(key), axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
-    largest = np.zeros(int(inverse.max()) + 1 if inverse.size else 0)
-    np.maximum.at(largest, inverse, ledger["effort"].to_numpy(dtype=float))
-    return largest[inverse]
+    total = np.bincount(inverse, weights=ledger["effort"].to_numpy(dtype=float), minlength=0)
+    return total[inverse]

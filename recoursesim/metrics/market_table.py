@@ -16,8 +16,9 @@ import pandas as pd
 
 from recoursesim._categories import category_dtype
 from recoursesim.errors import ConfigError
+from recoursesim.ledger import by_applicant
 from recoursesim.metrics.market import ALL, exclusion_counts, portability_counts
-from recoursesim.metrics.market_ledger import MARKET, MarketMasks, lender_view, market_masks, market_view
+from recoursesim.metrics.market_ledger import MARKET, MarketMasks, lender_view, market_masks
 from recoursesim.metrics.outcomes import EffortMeasure
 from recoursesim.metrics.recourse import recourse_over_time, recourse_summary
 
@@ -126,7 +127,7 @@ def market_summary(
     reference = reference_group or groups[0]
     parts = []
     for name in table["lender"].cat.categories:
-        view = market_view(ledger) if name == MARKET else lender_view(ledger, name)
+        view = by_applicant(ledger) if name == MARKET else lender_view(ledger, name)
         summary = recourse_summary(view, effort=effort, reference_group=reference)
         parts.append(summary.loc[:, ["group", "recourse", "etr", "ttr", "retr", "dttr"]].assign(lender=name))
     recourse = pd.concat(parts, ignore_index=True).rename(columns={"recourse": "n_recourse"})
@@ -238,7 +239,7 @@ def _recourse_by_view(
     """ETR/TTR per step, group (and all groups) of every lender's view and of the market view."""
     parts = []
     for name in [*lenders, MARKET]:
-        view = market_view(ledger) if name == MARKET else lender_view(ledger, name)
+        view = by_applicant(ledger) if name == MARKET else lender_view(ledger, name)
         view = view.assign(group=pd.Categorical(view["group"].astype(str), dtype=category_dtype(groups)))
         per_group = recourse_over_time(view, effort=effort, reference_group=reference)
         pooled = recourse_over_time(

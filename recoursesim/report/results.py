@@ -20,7 +20,7 @@ import pandas as pd
 
 from recoursesim.datasets.user import read_parquet_file
 from recoursesim.errors import ConfigError, DataError
-from recoursesim.metrics.market_ledger import is_market, market_view
+from recoursesim.ledger import by_applicant
 from recoursesim.scenario import Scenario
 from recoursesim.scenario.checks import check_table
 from recoursesim.scenario.scenario import ScenarioError
@@ -60,7 +60,7 @@ class SeedRun:
         directory: Where they were read from.
         seed: The seed record (an int, or a spawned seed's ``entropy``/``spawn_key``).
         ledger: One row per (agent, step) (``None`` for a sweep's run, which keeps no ledger); for
-            a market run, the market view of its ledger (selected = by any lender applied to).
+            a market run, its ledger folded per applicant (:func:`~recoursesim.ledger.by_applicant`).
         metrics: One row per (step, group).
         summary: One row per group.
         observations: Per-step auditor rows (empty if the run had no observers).
@@ -344,7 +344,7 @@ def _read_run(run_dir: Path, meta: dict[str, Any]) -> SeedRun:
     return SeedRun(
         directory=run_dir,
         seed=meta["seed"],
-        ledger=market_view(ledger) if is_market(ledger) else ledger,
+        ledger=by_applicant(ledger),
         metrics=frames["metrics.parquet"],
         summary=frames["summary.parquet"],
         observations=observations,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -10,16 +11,16 @@ from recoursesim._validate import check_int
 from recoursesim.errors import ConfigError
 from recoursesim.features.capabilities import action_defaults_of, schema_of
 from recoursesim.registry import build
+from recoursesim.scenario.market import DEFAULT_CHOICE, lender_tables
 from recoursesim.scoring.fitted import RefitsUserModel
 
 if TYPE_CHECKING:
+    from recoursesim.market import Market
     from recoursesim.scenario.scenario import Scenario
 
 
 def model_arguments(scenario: Scenario, *, dry_run: bool = False) -> dict[str, Any]:
     """Fresh components and sizes of a run of ``scenario`` (see :meth:`Scenario.model_arguments`)."""
-    from recoursesim.refit_order import refit_order_of
-
     spec = scenario.spec
     population_spec = dict(spec["population"])
     n_initial = check_int("population.initial", population_spec.pop("initial", None), minimum=1)
@@ -32,39 +33,12 @@ def model_arguments(scenario: Scenario, *, dry_run: bool = False) -> dict[str, A
         "schema": schema_of(population),
         "action_defaults": action_defaults_of(population),
     }
-    scorer = build(
-        "scorer",
-        spec["scorer"],
-        population=population,
-        fitted_estimator=scenario.inputs.get("model"),
-        trusted=scenario.trusted,
-        allow_imports=allowed,
-        **mixed,
-    )
-    n_features = getattr(scorer, "n_features_in_", len(feature_names))
-    if n_features != len(feature_names):
-        raise ConfigError(
-            "scorer.weights", f"has {n_features} entries but the population has {len(feature_names)} features",
-            f"give one weight per feature ({', '.join(feature_names)})",
-        )  # fmt: skip
-    selector = build("selector", spec["selection"], allow_imports=allowed)
-    recourse = build(
-        "recourse",
-        spec["recourse"],
-        feature_names=feature_names,
-        population=population,
-        allow_imports=allowed,
-        **mixed,
-    )
+    scorer, selector, recourse, trainer = decision_parts(scenario, spec, population, mixed, "")
     behaviour = build("behaviour", spec["behaviour"], allow_imports=allowed, **mixed)
-    # A refitting trainer refits clones of the user's own model, when the scorer is one.
-    user_estimator = scorer.refit_prototype() if isinstance(scorer, RefitsUserModel) else None
-    trainer = (
-        build("trainer", spec["training"], allow_imports=allowed, user_estimator=user_estimator, **mixed)
-        if "training" in spec
-        else None
-    )
-    refit_order_of(trainer)
+    market = build_market(scenario, population, mixed, n_initial)
+    if market is not None:
+        first = market.lenders[0]
+        scorer, selector, recourse, trainer = first.scorer, first.selector, first.recourse, first.trainer
     outcome = build("outcome", spec["outcome"], allow_imports=allowed) if "outcome" in spec else None
     observers = build_observers(spec.get("observers", []), population, mixed, allowed)
     reference = scenario.reference_group
@@ -100,7 +74,130 @@ def model_arguments(scenario: Scenario, *, dry_run: bool = False) -> dict[str, A
         patience=patience,
         record_recommendations=model_spec.get("record_recommendations", True),
         outcome=outcome,
+        market=market,
     )
+
+
+def decision_parts(
+    scenario: Scenario, tables: Mapping[str, Any], population: Any, mixed: dict[str, Any], where: str
+) -> tuple[Any, Any, Any, Any]:
+    """Build one lender's scorer, selector, recourse generator and trainer (``None``) from ``tables``.
+
+    Args:
+        scenario: The scenario (its inputs, trust and import allowance).
+        tables: The sections ``scorer``, ``selection``, ``recourse`` and, optionally, ``training``.
+        population: The run's population.
+        mixed: The population's schema and default action set.
+        where: The prefix of the sections' fields in messages (``""`` or ``"lenders[1]."``).
+    """
+    from recoursesim.refit_order import refit_order_of
+
+    allowed = scenario.allow_imports
+    feature_names = tuple(population.feature_names)
+    scorer = build(
+        "scorer",
+        tables["scorer"],
+        section=f"{where}scorer",
+        population=population,
+        fitted_estimator=scenario.inputs.get("model"),
+        trusted=scenario.trusted,
+        allow_imports=allowed,
+        **mixed,
+    )
+    n_features = getattr(scorer, "n_features_in_", len(feature_names))
+    if n_features != len(feature_names):
+        raise ConfigError(
+            f"{where}scorer.weights", f"has {n_features} entries but the population has {len(feature_names)} features",
+            f"give one weight per feature ({', '.join(feature_names)})",
+        )  # fmt: skip
+    selector = build("selector", tables["selection"], section=f"{where}selection", allow_imports=allowed)
+    recourse = build(
+        "recourse",
+        tables["recourse"],
+        section=f"{where}recourse",
+        feature_names=feature_names,
+        population=population,
+        allow_imports=allowed,
+        **mixed,
+    )
+    # A refitting trainer refits clones of the user's own model, when the scorer is one.
+    user_estimator = scorer.refit_prototype() if isinstance(scorer, RefitsUserModel) else None
+    trainer = (
+        build(
+            "trainer",
+            tables["training"],
+            section=f"{where}training",
+            allow_imports=allowed,
+            user_estimator=user_estimator,
+            **mixed,
+        )
+        if "training" in tables
+        else None
+    )
+    try:
+        refit_order_of(trainer)
+    except ConfigError as error:
+        raise ConfigError(f"{where}{error.field}", error.problem, error.fix) from None
+    return scorer, selector, recourse, trainer
+
+
+def build_market(scenario: Scenario, population: Any, mixed: dict[str, Any], n_initial: int) -> Market | None:
+    """The scenario's market (``None`` without ``[market]``): its lenders built, its choice and culture.
+
+    Raises:
+        ConfigError: a lender's part that cannot be built, a lender ``k`` larger than the initial
+            population, a refit order a market cannot run, a choice ``order`` naming an unknown
+            lender, or a section a market does not support (``[outcome]``, ``[[observers]]``).
+    """
+    spec = scenario.spec
+    tables = lender_tables(spec)
+    if not tables:
+        return None
+    from recoursesim.market import Lender, Market
+    from recoursesim.refit_order import act_then_refit
+
+    for section in ("outcome", "observers"):
+        if section in spec:
+            raise ConfigError(
+                section, "is not supported in a market of lenders yet", f"remove [{section}] or the [market]"
+            )
+    lenders = []
+    for index, name, sections in tables:
+        where = f"lenders[{index}]."
+        scorer, selector, recourse, trainer = decision_parts(scenario, sections, population, mixed, where)
+        k = getattr(selector, "k", None)
+        places = [k] if isinstance(k, int) else k if isinstance(k, list) else []
+        if places and max(places) > n_initial:
+            field = f"{where}selection.k" if "selection" in spec["lenders"][index] else "selection.k"
+            raise ConfigError(
+                field,
+                f"lender {name!r} selects {max(places)} applicants a step but the initial population has {n_initial}",
+                f"set k to at most {n_initial}, or raise population.initial",
+            )
+        lenders.append(Lender(name, scorer, selector, recourse, trainer))
+    if len(lenders) > 1:
+        for (index, _, _), lender in zip(tables, lenders, strict=True):
+            if lender.refit_order is not act_then_refit:
+                raise ConfigError(
+                    f"lenders[{index}].training",
+                    f"asks to refit before the applicants act (order {getattr(lender.trainer, 'order', '?')!r}); "
+                    "in a market every lender refits after the applicants acted",
+                    "use a trainer with the default order (refit, cda, strategic, performative), or one lender",
+                )
+    market = spec["market"]
+    choice = build(
+        "choice", market.get("choice", DEFAULT_CHOICE), section="market.choice", allow_imports=scenario.allow_imports
+    )
+    names = [lender.name for lender in lenders]
+    order = getattr(choice, "order", None)
+    unknown = [name for name in order or () if name not in names]
+    if unknown:
+        raise ConfigError(
+            "market.choice.order",
+            f"names {unknown[0]!r}, which is not a lender",
+            f"name lenders of the market ({', '.join(names)})",
+        )
+    return Market(tuple(lenders), choice, market.get("culture", "polyculture"))
 
 
 def build_observers(

@@ -9,6 +9,7 @@ from typing import Any
 from recoursesim._validate import check_bool, check_choice, check_int
 from recoursesim.errors import ConfigError
 from recoursesim.registry import names
+from recoursesim.scenario.market import check_market
 from recoursesim.scenario.tables import scorer_shorthand
 
 #: Top-level scenario keys and what they hold.
@@ -29,6 +30,8 @@ SECTIONS: dict[str, str] = {
     "outcome": "optional consequences of a positive outcome (a loan): the selected stay and apply again",
     "model": "patience, record_recommendations",
     "metrics": "effort measure and reference group",
+    "market": "optional: several lenders (choice policy, culture, copies); see [[lenders]]",
+    "lenders": "a market's lenders (a list of tables: name and their own scorer, selection, recourse, training)",
 }
 _RUN_KEYS = ("steps", "seed")
 _MODEL_KEYS = ("patience", "record_recommendations")
@@ -65,6 +68,7 @@ def check_table(data: dict[str, Any]) -> dict[str, Any]:
         _check_model(data["model"])
     if "metrics" in data:
         _check_metrics(data["metrics"])
+    check_market(data)
     for key in ("initial", "entrants"):
         if key not in data["population"]:
             raise ConfigError(f"population.{key}", "is required", f"add {key} = ... to [population]")

@@ -15,6 +15,7 @@ from recoursesim.errors import ConfigError
 from recoursesim.plugin_files import search_folders, searching
 from recoursesim.registry import check_names, install, plugin_classes
 from recoursesim.scenario.checks import check_table, key_fix
+from recoursesim.scenario.market import LENDER_SECTIONS, lender_table
 from recoursesim.scenario.tables import (
     bundled_names,
     bundled_text,
@@ -205,12 +206,27 @@ class Scenario:
         return replace(scenario, import_folders=self.import_folders)
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> Scenario:
-        """Return a new validated scenario with dotted keys replaced (``{"selection.k": 50}``)."""
+        """Return a new validated scenario with dotted keys replaced (``{"selection.k": 50}``).
+
+        A market's lender is named by position or name: ``lenders.0.selection.k`` or
+        ``lenders.bank-a.selection.k``; a section the lender inherits from the top level is copied
+        into the lender first, so only that lender changes.
+        """
         spec = copy.deepcopy(self.spec)
         for dotted, value in overrides.items():
             parts = dotted.split(".")
             table = spec
-            for part in parts[:-1]:
+            for i, part in enumerate(parts[:-1]):
+                if i == 0 and part == "lenders" and len(parts) > 2:
+                    continue
+                if i == 1 and parts[0] == "lenders":
+                    try:
+                        table = lender_table(spec, part)
+                    except ConfigError as error:
+                        raise ScenarioError(self.source, error) from None
+                    continue
+                if i == 2 and parts[0] == "lenders" and part in LENDER_SECTIONS and part not in table and part in spec:
+                    table[part] = copy.deepcopy(spec[part])
                 if part not in table or not isinstance(table[part], dict):
                     raise ScenarioError(self.source, ConfigError(dotted, "is not a scenario key", key_fix(part, table)))
                 table = table[part]

@@ -55,20 +55,21 @@ def market_ledger(rows: list[tuple], lenders: tuple[str, ...] = ("A", "B"), grou
 
 
 T, F = True, False
-#: Two steps, two lenders, four agents (0, 1 in g0; 2, 3 in g1). Agent 3 gets no advice from B at step 0.
-#: Agent 1 acts on A's advice at step 0 (effort 0.5), agent 3 on A's (effort 0.25).
+#: Two steps, two lenders, four agents (0, 1 in g0; 2, 3 in g1), as the engine records them: only
+#: agents still waiting (refused everywhere) get advice, and agent 3 gets none from B at step 0.
+#: Agent 1 acts on A's advice at step 0 (effort 0.5, on A's row), agent 3 on A's (effort 0.25).
 HAND = market_ledger(
     [
         (0, 0, "g0", "A", T, NAN, 0.0, F, 0.8),
-        (0, 0, "g0", "B", F, 0.9, 0.0, F, 0.4),
+        (0, 0, "g0", "B", F, NAN, 0.0, F, 0.4),
         (0, 1, "g0", "A", F, 0.6, 0.5, T, 0.3),
-        (0, 1, "g0", "B", F, 0.7, 0.5, F, 0.2),
-        (0, 2, "g1", "A", F, 0.6, 0.0, F, 0.4),
+        (0, 1, "g0", "B", F, 0.7, 0.0, F, 0.2),
+        (0, 2, "g1", "A", F, NAN, 0.0, F, 0.4),
         (0, 2, "g1", "B", T, NAN, 0.0, F, 0.6),
         (0, 3, "g1", "A", F, 0.6, 0.25, T, 0.1),
-        (0, 3, "g1", "B", F, NAN, 0.25, F, 0.1),
+        (0, 3, "g1", "B", F, NAN, 0.0, F, 0.1),
         (1, 1, "g0", "A", T, NAN, 0.0, F, 0.6),
-        (1, 1, "g0", "B", F, 0.9, 0.0, F, 0.4),
+        (1, 1, "g0", "B", F, NAN, 0.0, F, 0.4),
         (1, 3, "g1", "A", F, 0.6, 0.0, F, 0.3),
         (1, 3, "g1", "B", F, 0.9, 0.0, F, 0.2),
     ]

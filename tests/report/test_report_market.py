@@ -23,7 +23,7 @@ def two_lender_ledger(ledger: pd.DataFrame) -> pd.DataFrame:
     a = ledger.assign(acted=~ledger["selected"] & (ledger["effort"] > 0))
     odd = (ledger["agent_id"] % 2 == 1).to_numpy()
     rec = [c for c in ledger.columns if c.startswith("rec_")]
-    b = ledger.assign(selected=odd, acted=False, threshold=0.5)
+    b = ledger.assign(selected=odd, acted=False, threshold=0.5, effort=0.0)
     b.loc[odd, rec] = np.nan
     b.loc[~odd, rec] = ledger.loc[~odd, [c[4:] for c in rec]].to_numpy() + 0.1
     a["lender"], b["lender"] = "A", "B"

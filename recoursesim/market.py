@@ -1,0 +1,125 @@
+"""Lenders and the market: the decision makers of a run and the array logic of a market step.
+
+A run has a tuple of :class:`Lender` values. The single-lender scenario is the one-lender market;
+a scenario with ``[market]`` and ``[[lenders]]`` declares several (docs/markets.md). This module
+holds the per-lender state and the vectorised pieces of a market step that need no model: which
+acceptance an applicant takes, which recommendation it acts on, and the share of training rows a
+polyculture lender fits on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from recoursesim.durability.decision import Decision
+from recoursesim.recourse.base import RecourseGenerator
+from recoursesim.refit_order import RefitOrder, refit_order_of
+from recoursesim.scoring.base import Scorer
+from recoursesim.selection.base import Selector
+from recoursesim.training.base import Trainer
+
+#: The name of the only lender of a scenario that declares no market.
+DEFAULT_LENDER = "default"
+
+
+@dataclass(eq=False)
+class Lender:
+    """One decision maker: its parts, its refit order and the decisions it made.
+
+    Attributes:
+        name: Its name (unique in a market).
+        scorer: The decision model in force (replaced at each refit).
+        selector: Picks the winners among its applicants.
+        recourse: Recommends ``x'`` to its refused applicants and prices moves.
+        trainer: Refits its model each step on its applicants' rows (``None``: the model stays).
+        refit_order: When, within a step, it refits (:mod:`recoursesim.refit_order`).
+        decisions: Per step, its decision in force (model and cut-off).
+        threshold: Its latest threshold.
+        initial_scorer: The model it started with (after fitting).
+    """
+
+    name: str
+    scorer: Scorer
+    selector: Selector
+    recourse: RecourseGenerator
+    trainer: Trainer | None = None
+    refit_order: RefitOrder = field(init=False)
+    decisions: list[Decision] = field(default_factory=list)
+    threshold: float | np.ndarray = float("nan")
+    initial_scorer: Scorer | None = None
+
+    def __post_init__(self) -> None:
+        self.refit_order = refit_order_of(self.trainer)
+
+
+@dataclass(frozen=True)
+class Market:
+    """A declared market: its lenders (unbuilt parts, as :class:`Lender` values), choice and culture.
+
+    Attributes:
+        lenders: The lenders, in declaration order (at least one).
+        choice: The choice policy (a registered ``choice`` component).
+        culture: ``"polyculture"`` or ``"monoculture"`` (see :data:`recoursesim.scenario.market.CULTURES`).
+    """
+
+    lenders: tuple[Lender, ...]
+    choice: Any
+    culture: str = "polyculture"
+
+
+def scalar_threshold(threshold: float | np.ndarray) -> float:
+    """A lender's threshold as one number: itself, or the median of a per-applicant threshold (NaN if none)."""
+    if np.isscalar(threshold):
+        return float(threshold)  # type: ignore[arg-type]
+    values = np.asarray(threshold, dtype=float)
+    values = values[np.isfinite(values)]
+    return float(np.median(values)) if values.size else float("nan")
+
+
+def first_true(mask: np.ndarray) -> np.ndarray:
+    """Per row of an ``(n, L)`` mask, the first column that is True (-1 where none is)."""
+    found = mask.any(axis=1)
+    return np.where(found, np.argmax(mask, axis=1), -1)
+
+
+def cheapest(costs: np.ndarray) -> np.ndarray:
+    """Per row of an ``(n, L)`` cost array (NaN: no recommendation), the cheapest column (-1 where none).
+
+    Ties go to the first column (the lender declared first).
+    """
+    finite = np.isfinite(costs)
+    return np.where(finite.any(axis=1), np.argmin(np.where(finite, costs, np.inf), axis=1), -1)
+
+
+def training_shares(n_rows: int, n_lenders: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """Disjoint, near-equal shares of ``n_rows`` training rows, one per lender, drawn from ``rng``.
+
+    The rows are permuted once and cut into ``n_lenders`` consecutive parts (sizes differ by at
+    most one), each sorted.
+    """
+    order = rng.permutation(n_rows)
+    return [np.sort(part) for part in np.array_split(order, n_lenders)]
+
+
+class TrainingShare:
+    """A population seen through a share of its training rows (what one polyculture lender fits on).
+
+    Every attribute is the population's, except :meth:`training_data`, which returns the rows of
+    the share only.
+    """
+
+    def __init__(self, population: Any, rows: np.ndarray) -> None:
+        self._population = population
+        self._rows = rows
+
+    def training_data(self) -> tuple[np.ndarray, np.ndarray]:
+        """The share's training features and labels."""
+        features, labels = self._population.training_data()
+        return features[self._rows], np.asarray(labels)[self._rows]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._population, name)

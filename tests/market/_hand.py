@@ -1,0 +1,60 @@
+"""A hand-made population and two-lender market, small enough to compute every step on paper."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from recoursesim.behaviour.follow import FollowExactlyBehaviour
+from recoursesim.market import Lender, Market
+from recoursesim.model import RecourseModel
+from recoursesim.populations.base import Cohort
+from recoursesim.recourse.linear import LinearRecourse
+from recoursesim.registry import build
+from recoursesim.scoring.linear import LinearScorer
+from recoursesim.selection.threshold import ThresholdSelector
+from recoursesim.selection.top_k import TopKSelector
+
+
+class FixedPopulation:
+    """Six agents on one feature ``x = 0.1 … 0.6`` (groups 0, 0, 0, 1, 1, 1), effort capacity 1; no entrants."""
+
+    feature_names = ("x",)
+    group_names = ("a", "b")
+
+    def __init__(self, x: tuple[float, ...] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6)) -> None:
+        self.x = np.asarray(x, dtype=float)
+
+    def fit(self, rng: np.random.Generator) -> FixedPopulation:
+        return self
+
+    def sample(self, n: int, rng: np.random.Generator) -> Cohort:
+        index = np.arange(n) % self.x.size
+        return Cohort(self.x[index, None].copy(), (index >= self.x.size // 2).astype(np.int16), np.ones(n))
+
+
+def lenders() -> tuple[Lender, Lender]:
+    """Lender A: score ``x``, fixed threshold 0.45. Lender B: score ``1 - x``, top-2."""
+    recourse = dict(feature_names=("x",))
+    return (
+        Lender("A", LinearScorer([1.0]), ThresholdSelector(0.45), LinearRecourse(**recourse)),
+        Lender("B", LinearScorer([-1.0], intercept=1.0), TopKSelector(2), LinearRecourse(**recourse)),
+    )
+
+
+def market_model(choice: dict[str, Any] | None = None, steps: int = 1, **market: Any) -> RecourseModel:
+    """The two-lender market of :func:`lenders` on :class:`FixedPopulation`, with ``choice`` (default all)."""
+    pair = lenders()
+    return RecourseModel(
+        FixedPopulation(),
+        pair[0].scorer,
+        pair[0].selector,
+        pair[0].recourse,
+        FollowExactlyBehaviour(),
+        n_initial=6,
+        entrants=0,
+        n_steps=steps,
+        market=Market(pair, build("choice", choice or {"name": "all"}, section="market.choice"), **market),
+        seed=0,
+    )
