@@ -66,7 +66,8 @@ def pooled_per_run(market: pd.DataFrame) -> pd.DataFrame:
     return pooled
 
 
-def _over_seeds(frame: pd.DataFrame, by: list[str], columns: list[str]) -> pd.DataFrame:
+def over_seeds(frame: pd.DataFrame, by: list[str], columns: list[str]) -> pd.DataFrame:
+    """Mean and 95% interval across rows (seeds) per ``by`` key: bootstrap for :data:`BOOTSTRAPPED`, else t."""
     shares = [c for c in columns if c in BOOTSTRAPPED]
     others = [c for c in columns if c not in BOOTSTRAPPED]
     out = mean_ci(frame, by, shares, method="bootstrap") if shares else frame[by].drop_duplicates()
@@ -97,7 +98,7 @@ def lenders_section(results: Results, groups: list[str], n_seeds: int) -> Sectio
         return None
     lenders = [name for name in dict.fromkeys(market["lender"]) if name != MARKET]
     columns = ["selection_rate", "recourse_rate", "acted_rate", "portability", "etr", "ttr"]
-    pooled = _over_seeds(pooled_per_run(market.loc[market["group"] != ALL]), ["lender", "group"], columns)
+    pooled = over_seeds(pooled_per_run(market.loc[market["group"] != ALL]), ["lender", "group"], columns)
     labels = {
         "selection_rate": "selection rate",
         "recourse_rate": "refused with advice",
@@ -107,7 +108,7 @@ def lenders_section(results: Results, groups: list[str], n_seeds: int) -> Sectio
         "ttr": "TTR (steps)",
     }
     table = _intervals(pooled, ["lender", "group"], labels, {"lender": [*lenders, MARKET], "group": groups})
-    steps = _over_seeds(market.loc[market["group"] != ALL], ["lender", "group", "step"], ["selection_rate", "etr"])
+    steps = over_seeds(market.loc[market["group"] != ALL], ["lender", "group", "step"], ["selection_rate", "etr"])
     return Section(
         "lenders",
         "Lenders",
@@ -139,7 +140,7 @@ def market_section(results: Results, groups: list[str], reference: str, n_seeds:
     columns = ["systemic_exclusion", "homogenization", "portability", "dttr"]
     pooled = pooled_per_run(mine)
     disparity = _run_dttr(pooled, reference)
-    summary = _over_seeds(pooled.merge(disparity, on=["seed", "group"], how="left"), ["group"], columns)
+    summary = over_seeds(pooled.merge(disparity, on=["seed", "group"], how="left"), ["group"], columns)
     labels = {
         "systemic_exclusion": "systemic exclusion",
         "homogenization": "homogenization",
@@ -147,7 +148,7 @@ def market_section(results: Results, groups: list[str], reference: str, n_seeds:
         "dttr": f"dTTR vs {reference}",
     }
     table = _intervals(summary, ["group"], labels, {"group": [*groups, ALL]})
-    steps = _over_seeds(mine, ["group", "step"], [c for c, _, _ in MARKET_PANELS])
+    steps = over_seeds(mine, ["group", "step"], [c for c, _, _ in MARKET_PANELS])
     return Section(
         "market",
         "The market",
