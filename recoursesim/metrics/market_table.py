@@ -210,16 +210,9 @@ def _by_group(mask: np.ndarray, codes: np.ndarray, n_groups: int) -> np.ndarray:
 
 def _portability(masks: MarketMasks, k: int, out: np.ndarray, index: dict[str, int]) -> None:
     """Fill the portability counts of step ``k``: each lender's advice at ``k``, judged by the others at ``k + 1``."""
-    rows, following = masks.at(k), masks.at(k + 1)
-    agents, later = masks.agent_id[rows], masks.agent_id[following]
-    position = np.clip(np.searchsorted(later, agents), 0, max(later.size - 1, 0))
-    stayed = (later[position] == agents) if later.size else np.zeros(agents.size, dtype=bool)
-    n = agents.size
+    rows = masks.at(k)
     n_lenders, n_groups = len(masks.lenders), len(masks.groups)
-    applied_next = np.zeros((n, n_lenders), dtype=bool)
-    accepted_next = np.zeros((n, n_lenders), dtype=bool)
-    applied_next[stayed] = masks.applied[following][position[stayed]]
-    accepted_next[stayed] = masks.accepted[following][position[stayed]]
+    applied_next, accepted_next = _next_step(masks, k)
     codes = masks.group[rows]
     recommended = masks.recommended[rows]
     for lender in range(n_lenders):
@@ -231,6 +224,19 @@ def _portability(masks: MarketMasks, k: int, out: np.ndarray, index: dict[str, i
         out[k, lender, :n_groups, index["n_pairs"]] = pairs
         out[k, n_lenders, :n_groups, index["n_ported"]] += ported
         out[k, n_lenders, :n_groups, index["n_pairs"]] += pairs
+
+
+def _next_step(masks: MarketMasks, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Step ``k``'s applicants' ``applied`` and ``accepted`` masks at step ``k + 1`` (all False if gone)."""
+    rows, following = masks.at(k), masks.at(k + 1)
+    agents, later = masks.agent_id[rows], masks.agent_id[following]
+    position = np.clip(np.searchsorted(later, agents), 0, max(later.size - 1, 0))
+    stayed = (later[position] == agents) if later.size else np.zeros(agents.size, dtype=bool)
+    applied_next = np.zeros((agents.size, len(masks.lenders)), dtype=bool)
+    accepted_next = np.zeros((agents.size, len(masks.lenders)), dtype=bool)
+    applied_next[stayed] = masks.applied[following][position[stayed]]
+    accepted_next[stayed] = masks.accepted[following][position[stayed]]
+    return applied_next, accepted_next
 
 
 def _recourse_by_view(
@@ -252,3 +258,47 @@ def _recourse_by_view(
     out["group"] = pd.Categorical(out["group"].astype(str), dtype=category_dtype([*groups, ALL]))
     out["lender"] = pd.Categorical(out["lender"], dtype=category_dtype([*lenders, MARKET]))
     return out
+
+
+def portability_pairs(ledger: pd.DataFrame) -> pd.DataFrame:
+    """Portability per ordered pair of lenders, all groups, pooled over the run.
+
+    For lenders ``A != B``: over every applicant ``A`` advised at a step ``t`` and that applied to
+    ``B`` at ``t + 1``, the share ``B`` accepted. The diagonal is left out.
+
+    Returns:
+        One row per (``source``, ``target``) in declaration order: ``n_ported``, ``n_pairs``, ``portability``.
+    """
+    masks = market_masks(ledger)
+    n_lenders = len(masks.lenders)
+    ported = np.zeros((n_lenders, n_lenders))
+    pairs = np.zeros((n_lenders, n_lenders))
+    for k in range(masks.steps.size - 1):
+        rows = masks.at(k)
+        applied_next, accepted_next = _next_step(masks, k)
+        codes = np.zeros(rows.stop - rows.start, dtype=np.int64)
+        for source in range(n_lenders):
+            for target in range(n_lenders):
+                if source != target:
+                    hits, total = portability_counts(
+                        masks.recommended[rows][:, source],
+                        applied_next[:, [target]],
+                        accepted_next[:, [target]],
+                        codes,
+                        1,
+                    )
+                    ported[source, target] += hits[0]
+                    pairs[source, target] += total[0]
+    source, target = np.nonzero(~np.eye(n_lenders, dtype=bool))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(pairs > 0, ported / np.where(pairs > 0, pairs, 1), np.nan)
+    names = category_dtype(masks.lenders)
+    return pd.DataFrame(
+        {
+            "source": pd.Categorical.from_codes(source, dtype=names),
+            "target": pd.Categorical.from_codes(target, dtype=names),
+            "n_ported": ported[source, target].astype(np.int64),
+            "n_pairs": pairs[source, target].astype(np.int64),
+            "portability": share[source, target],
+        }
+    )

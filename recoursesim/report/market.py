@@ -79,8 +79,8 @@ def over_seeds(frame: pd.DataFrame, by: list[str], columns: list[str]) -> pd.Dat
 def _intervals(
     frame: pd.DataFrame, keys: list[str], labels: dict[str, str], order: dict[str, list[str]]
 ) -> pd.DataFrame:
-    for key, values in order.items():
-        frame = frame.assign(**{f"_{key}": frame[key].map({v: i for i, v in enumerate(values)})})
+    for key, ordered in order.items():
+        frame = frame.assign(**{f"_{key}": frame[key].map({v: i for i, v in enumerate(ordered)})})
     frame = frame.sort_values([f"_{key}" for key in order]).reset_index(drop=True)
     out = frame[keys].copy()
     for column, label in labels.items():

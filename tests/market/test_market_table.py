@@ -11,7 +11,7 @@ from recoursesim.ledger import by_applicant
 from recoursesim.metrics import recourse_over_time
 from recoursesim.metrics.market import homogenization, systemic_exclusion
 from recoursesim.metrics.market_ledger import lender_view, market_masks
-from recoursesim.metrics.market_table import market_summary, market_table
+from recoursesim.metrics.market_table import market_summary, market_table, portability_pairs
 
 
 def cell(table: pd.DataFrame, step: int, lender: str, group: str) -> pd.Series:
@@ -171,3 +171,15 @@ def test_properties(make_market_ledger, drawn):
         homog = market["homogenization"].dropna()
         assert np.allclose(homog, 1.0)
         assert np.allclose(market["systemic_exclusion"], 1 - lender["selection_rate"].to_numpy(), equal_nan=True)
+
+
+def test_portability_per_pair_by_hand(hand_ledger):
+    pairs = portability_pairs(hand_ledger).set_index(["source", "target"])
+    # A advised agents 1 and 3 at step 0, B refused both at step 1; B advised agent 1, A accepted it
+    assert (pairs.loc[("A", "B"), "n_ported"], pairs.loc[("A", "B"), "n_pairs"]) == (0, 2)
+    assert pairs.loc[("B", "A"), "portability"] == 1.0
+    assert len(pairs) == 2  # no diagonal
+    # pooled over the pairs, it is the market's portability over the run
+    summary = market_summary(hand_ledger)
+    market = summary.loc[(summary["lender"] == "market") & (summary["group"] == "all")].iloc[0]
+    assert market.portability == pairs["n_ported"].sum() / pairs["n_pairs"].sum()
