@@ -9,7 +9,6 @@ polyculture lender fits on.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,7 +73,7 @@ class Market:
 def scalar_threshold(threshold: float | np.ndarray) -> float:
     """A lender's threshold as one number: itself, or the median of a per-applicant threshold (NaN if none)."""
     if np.isscalar(threshold):
-        return float(threshold)  # type: ignore[arg-type]
+        return float(threshold)
     values = np.asarray(threshold, dtype=float)
     values = values[np.isfinite(values)]
     return float(np.median(values)) if values.size else float("nan")

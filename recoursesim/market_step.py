@@ -103,8 +103,8 @@ class MarketStep:
         self.parts.table.status[winners] = Status.SELECTED
         self.parts.table.exit_step[winners] = state.step
         recommendations = [self.recommend(state, scores, decisions, j) for j in range(len(self.lenders))]
-        acted = self.act(state, scores, decisions, recommendations)
-        self.record_actions(state, decisions, recommendations, acted, cost)
+        chosen, spent = self.act(state, scores, decisions, recommendations)
+        self.record_actions(state, decisions, recommendations, chosen, spent, cost)
         for j in range(len(self.lenders)):
             self.retrain(state, scores, decisions, recommendations, j)
         return winners
@@ -213,13 +213,19 @@ class MarketStep:
         scores: np.ndarray,
         decisions: _Decisions,
         recommendations: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]],
-    ) -> np.ndarray:
-        """Each waiting applicant acts once, on its cheapest recommendation; return the lender each acted on (-1: none)."""
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Each waiting applicant acts once, on its cheapest recommendation.
+
+        Returns:
+            Per waiting agent, the lender whose recommendation it acted on (-1: none) and the
+            effort it spent acting.
+        """
         n, n_lenders = state.rows.size, len(self.lenders)
         costs = np.full((n, n_lenders), np.nan)
         for j, (who, _, cost, _) in enumerate(recommendations):
             costs[who, j] = np.where(np.isnan(cost), np.inf, cost)  # a recommendation without a cost still counts
         chosen = cheapest(np.where(np.isinf(costs), np.finfo(float).max, costs))
+        spent_by = np.zeros(n)
         table = self.parts.table
         for j, (who, recommendation, _, _) in enumerate(recommendations):
             lender = self.lenders[j]
@@ -246,9 +252,8 @@ class MarketStep:
             spent = np.asarray(lender.recourse.cost(new_features - before), dtype=float)
             table.features[ids] = new_features
             table.effort_spent[ids] += spent
-            costs[acting, j] = spent  # reused below as the effort spent acting
-        self._spent = costs
-        return chosen
+            spent_by[acting] = spent
+        return chosen, spent_by
 
     def record_actions(
         self,
@@ -256,6 +261,7 @@ class MarketStep:
         decisions: _Decisions,
         recommendations: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]],
         chosen: np.ndarray,
+        spent: np.ndarray,
         cost: float,
     ) -> None:
         """Write the recommendations, the effort spent (applying and acting) and who acted on what."""
@@ -265,7 +271,7 @@ class MarketStep:
             on_this = still & (chosen[mine] == j)
             waiting.append(still)
             acted.append(on_this)
-            effort.append(np.where(on_this, self._spent[mine, j], 0.0) + cost)
+            effort.append(np.where(on_this, spent[mine], 0.0) + cost)
             found.append(recommendations[j][3])
         self.parts.ledger.record_actions(
             np.concatenate(waiting),
@@ -307,10 +313,10 @@ class MarketStep:
         )
 
     def _lender_threshold(self, decisions: _Decisions, j: int, n: int) -> np.ndarray:
+        """Lender ``j``'s threshold for each of the ``n`` waiting agents (NaN where it was not applied to)."""
         threshold = np.full(n, np.nan)
-        threshold[decisions.index[j]] = np.broadcast_to(
-            np.asarray(decisions.selections[j].threshold, float), decisions.index[j].shape
-        )
+        mine = decisions.index[j]
+        threshold[mine] = np.broadcast_to(np.asarray(decisions.selections[j].threshold, float), mine.shape)
         return threshold
 
 

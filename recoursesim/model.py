@@ -15,14 +15,14 @@ from recoursesim.agents import RecourseAgent
 from recoursesim.behaviour.base import ActionContext, Behaviour
 from recoursesim.durability.decision import Decision
 from recoursesim.errors import ConfigError
-from recoursesim.features.capabilities import repayment_of, schema_of
+from recoursesim.features.capabilities import OffersTrainingData, repayment_of, schema_of
 from recoursesim.ledger import Ledger
 from recoursesim.market import DEFAULT_LENDER, Lender, Market, TrainingShare, training_shares
+from recoursesim.market_step import MarketParts, MarketStep, found_of
 from recoursesim.observers import Observer, PopulationSnapshot, observation_rows
 from recoursesim.populations.base import Cohort, PopulationGenerator, entrants_schedule
 from recoursesim.populations.binding import bind_to_population
 from recoursesim.recourse.base import RecourseGenerator
-from recoursesim.market_step import MarketParts, MarketStep, found_of
 from recoursesim.refit_order import RefitOrder, StepState, refit_order_of, rows_of
 from recoursesim.rng import run_streams
 from recoursesim.scoring.base import Scorer, numeric_scores
@@ -185,7 +185,7 @@ class RecourseModel(mesa.Model):
         lenders = self.lenders[:1] if self.culture == "monoculture" else self.lenders
         fitted = [callable(getattr(lender.scorer, "prepare", None)) for lender in lenders]
         shares = None
-        if len(lenders) > 1 and any(fitted):
+        if len(lenders) > 1 and any(fitted) and isinstance(self.population, OffersTrainingData):
             shares = training_shares(len(self.population.training_data()[1]), len(lenders), rng)
         for j, lender in enumerate(lenders):
             if fitted[j]:  # a model fitted on the population's training rows when the run starts

@@ -112,9 +112,18 @@ def estimate_run(scenario: Any, *, steps: int | None = None) -> RunSize:
     k = int(k) if isinstance(k, int) and not isinstance(k, bool) and k > 0 else 0
     d = _n_features(spec)
     columns = 8 + 2 * d
-    rows = waiting_rows(initial, entrants, steps, k)
+    rows = waiting_rows(initial, entrants, steps, k) * _n_lenders(spec)
     size = BASE_BYTES + rows * columns * BYTES_PER_CELL + total * (8 + d) * BYTES_PER_AGENT_CELL
     return RunSize(total, rows, columns, size)
+
+
+def _n_lenders(spec: dict[str, Any]) -> int:
+    """The lenders of a market (each waiting agent has up to one ledger row per lender); 1 without one."""
+    market, lenders = spec.get("market"), spec.get("lenders")
+    if not isinstance(market, dict) or not isinstance(lenders, list):
+        return 1
+    copies = market.get("copies")
+    return int(copies) if isinstance(copies, int) and copies > 0 else max(len(lenders), 1)
 
 
 def _n_features(spec: dict[str, Any]) -> int:

@@ -15,6 +15,7 @@ a message naming the failed property.
 
 from recoursesim.checks._registered import EXAMPLE_PARAMS, Case, registered_cases
 from recoursesim.checks.behaviour import check_behaviour
+from recoursesim.checks.choice import check_choice
 from recoursesim.checks.observer import check_observer
 from recoursesim.checks.outcome import check_outcome
 from recoursesim.checks.population import check_population
@@ -27,6 +28,7 @@ __all__ = [
     "EXAMPLE_PARAMS",
     "Case",
     "check_behaviour",
+    "check_choice",
     "check_observer",
     "check_outcome",
     "check_population",

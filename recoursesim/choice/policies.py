@@ -137,4 +137,4 @@ class RandomLender(Component):
     def choose(self, context: ChoiceContext) -> np.ndarray:
         """One True per row, uniformly at random."""
         n, n_lenders = context.scores.shape
-        return one_lender(context.rng.integers(0, n_lenders, size=n), n_lenders)
+        return one_lender(np.asarray(context.rng.integers(0, n_lenders, size=n)), n_lenders)

@@ -27,7 +27,6 @@ def model_arguments(scenario: Scenario, *, dry_run: bool = False) -> dict[str, A
     entrants = population_spec.pop("entrants", 0)
     allowed = scenario.allow_imports
     population = build("population", population_spec, data=scenario.inputs.get("data"), allow_imports=allowed)
-    feature_names = tuple(population.feature_names)
     # Mixed-type populations hand their schema and default action set to the parts that need them.
     mixed: dict[str, Any] = {
         "schema": schema_of(population),

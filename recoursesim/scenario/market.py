@@ -73,6 +73,13 @@ def check_market(data: Mapping[str, Any]) -> None:
                 f"makes copies of one [[lenders]] table, but there are {len(lenders)}",
                 "keep one [[lenders]] table as the template, or remove copies",
             )
+    _check_lenders(lenders)
+
+
+def _check_lenders(lenders: list[Any]) -> None:
+    """Each ``[[lenders]]`` table: its keys, a unique non-empty name, its sections as component tables."""
+    from recoursesim.scenario.checks import check_keys
+
     seen: dict[str, int] = {}
     for i, lender in enumerate(lenders):
         where = f"lenders[{i}]"

@@ -28,12 +28,13 @@ from recoursesim.checks.behaviour import contexts as action_contexts
 from recoursesim.checks.observer import CHECK_RUN
 from recoursesim.checks.recourse import _world as recourse_world
 from recoursesim.checks.trainer import _step as trainer_step
+from recoursesim.choice import ChoiceContext
 from recoursesim.component_index import registered_classes
 from recoursesim.scenario import Scenario
 from recoursesim.selection.base import SelectionContext
 
 #: The kinds whose components must each carry a behaviour proof.
-PROVEN_KINDS = ("recourse", "selector", "trainer", "behaviour", "observer")
+PROVEN_KINDS = ("recourse", "selector", "trainer", "behaviour", "observer", "choice")
 
 
 def _build(kind: str, name: str, **params):
@@ -261,6 +262,69 @@ def prove_observer(name: str) -> None:
     assert differs.any(), f"{name}: the same output for two different worlds"
 
 
+# --------------------------------------------------------------------------------------- choice
+
+
+def _market(scores, last_threshold=(np.nan, np.nan), last_cost=None, capacity=None, seed=0) -> ChoiceContext:
+    """A choice context over ``scores`` whose lenders accept every score of at least 0.5."""
+    scores = np.asarray(scores, dtype=float)
+    n, n_lenders = scores.shape
+    return ChoiceContext(
+        step=1,
+        lender_names=tuple("ABCDE"[:n_lenders]),
+        agent_id=np.arange(n),
+        scores=scores,
+        last_threshold=np.asarray(last_threshold, dtype=float),
+        last_cost=np.full(scores.shape, np.nan) if last_cost is None else np.asarray(last_cost, dtype=float),
+        capacity=np.ones(n) if capacity is None else np.asarray(capacity, dtype=float),
+        rng=np.random.default_rng(seed),
+        decide=lambda applied: applied & (scores >= 0.5),
+    )
+
+
+SCORES = [[0.9, 0.2], [0.3, 0.6], [0.4, 0.1]]
+
+
+def prove_choice_all() -> None:
+    """Everybody applies everywhere."""
+    assert _build("choice", "all").choose(_market(SCORES)).all()
+
+
+def prove_best_odds() -> None:
+    """The highest score over the lender's last threshold; at the first step the highest score (ties: first lender)."""
+    choice = _build("choice", "best-odds")
+    # odds against thresholds (0.6, 0.2): (0.3, 0), (-0.3, 0.4), (-0.2, -0.1)
+    assert choice.choose(_market(SCORES, (0.6, 0.2))).tolist() == [[True, False], [False, True], [False, True]]
+    assert choice.choose(_market([[0.5, 0.5], [0.1, 0.2]])).tolist() == [[True, False], [False, True]]
+
+
+def prove_cheapest() -> None:
+    """The lender whose last recommendation cost least; no recommendation yet: best odds."""
+    choice = _build("choice", "cheapest")
+    cost = [[0.4, 0.1], [np.nan, np.nan], [0.2, np.nan]]
+    assert choice.choose(_market(SCORES, last_cost=cost)).tolist() == [[False, True], [False, True], [True, False]]
+
+
+def prove_sequential() -> None:
+    """Best odds first, the next lender only after a refusal, as many applications as the capacity pays."""
+    free = _build("choice", "sequential").choose(_market(SCORES))
+    # 0 is accepted by A at once, 1 by B at once, 2 is refused by A and then tries B.
+    assert free.tolist() == [[True, False], [False, True], [True, True]]
+    paid = _build("choice", "sequential", cost=0.6)
+    assert paid.choose(_market(SCORES)).tolist() == [[True, False], [False, True], [True, False]]
+    assert paid.choose(_market(SCORES, capacity=[1.2, 1.2, 1.2])).tolist() == free.tolist()
+    fixed = _build("choice", "sequential", order=["B", "A"]).choose(_market(SCORES))
+    assert fixed.tolist() == [[True, True], [False, True], [True, True]]
+
+
+def prove_random() -> None:
+    """One lender per applicant, each about equally often (3,000 applicants, three lenders: within 5 SE)."""
+    applied = _build("choice", "random").choose(_market(np.zeros((3000, 3)), (np.nan,) * 3))
+    assert (applied.sum(axis=1) == 1).all()
+    share = applied.mean(axis=0)
+    assert np.all(np.abs(share - 1 / 3) < 5 * np.sqrt(2 / 9 / 3000)), share
+
+
 # --------------------------------------------------------------------------------------- the table
 
 _DICE = pytest.mark.dice
@@ -275,6 +339,11 @@ PROOFS: dict[tuple[str, str], Callable[[], None]] = {
     ("recourse", "offset_target"): prove_offset_target,
     ("recourse", "margin"): lambda: (prove_recourse("margin"), prove_margin()),
     ("recourse", "worst_case"): lambda: (prove_recourse("worst_case"), prove_worst_case()),
+    ("choice", "all"): prove_choice_all,
+    ("choice", "best-odds"): prove_best_odds,
+    ("choice", "cheapest"): prove_cheapest,
+    ("choice", "sequential"): prove_sequential,
+    ("choice", "random"): prove_random,
     ("selector", "top_k"): prove_top_k,
     ("selector", "cns"): prove_cns,
     ("selector", "threshold"): prove_threshold,

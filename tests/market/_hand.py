@@ -34,18 +34,18 @@ class FixedPopulation:
         return Cohort(self.x[index, None].copy(), (index >= self.x.size // 2).astype(np.int16), np.ones(n))
 
 
-def lenders() -> tuple[Lender, Lender]:
-    """Lender A: score ``x``, fixed threshold 0.45. Lender B: score ``1 - x``, top-2."""
+def lenders(k_b: int = 2) -> tuple[Lender, Lender]:
+    """Lender A: score ``x``, fixed threshold 0.45. Lender B: score ``1 - x``, top-``k_b``."""
     recourse = dict(feature_names=("x",))
     return (
         Lender("A", LinearScorer([1.0]), ThresholdSelector(0.45), LinearRecourse(**recourse)),
-        Lender("B", LinearScorer([-1.0], intercept=1.0), TopKSelector(2), LinearRecourse(**recourse)),
+        Lender("B", LinearScorer([-1.0], intercept=1.0), TopKSelector(k_b), LinearRecourse(**recourse)),
     )
 
 
-def market_model(choice: dict[str, Any] | None = None, steps: int = 1, **market: Any) -> RecourseModel:
+def market_model(choice: dict[str, Any] | None = None, steps: int = 1, k_b: int = 2, **market: Any) -> RecourseModel:
     """The two-lender market of :func:`lenders` on :class:`FixedPopulation`, with ``choice`` (default all)."""
-    pair = lenders()
+    pair = lenders(k_b)
     return RecourseModel(
         FixedPopulation(),
         pair[0].scorer,
