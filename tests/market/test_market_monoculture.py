@@ -68,3 +68,21 @@ def test_table_and_figure(rows):
     assert len(lines) == 2 + 2 * 3  # header, rule, 2 choices x (female, male, all)
     fig = figure(rows)
     assert fig.axes[0].get_xlabel() == "number of lenders"
+
+
+def test_the_kept_runs_hold_what_the_docs_say_of_five_lenders():
+    from pathlib import Path
+
+    from recoursesim.reproductions.market_monoculture import summarise
+
+    kept = Path(__file__).resolve().parents[2] / "experiments" / "runs" / "market_monoculture.csv.gz"
+    rows = pd.read_csv(kept, dtype={"group": str})
+    assert len(rows) == 2 * 5 * 2 * 3 * 30 * 3  # conditions x seeds x (two groups and all)
+    summary = summarise(rows.loc[(rows["group"] == "all") & (rows["lenders"] == 5)]).set_index(
+        ["dataset", "culture", "choice"]
+    )
+    german = summary.loc[("german-credit", "monoculture", "all")]
+    # identical top-k lenders and everybody applying everywhere: exclusion r = 0.95, homogenization r^(1-L)
+    assert german["systemic_exclusion_mean"] == pytest.approx(0.95)
+    assert german["homogenization_mean"] == pytest.approx(0.95**-4, abs=5e-4)
+    assert round(summary.loc[("adult", "monoculture", "all"), "homogenization_mean"]) == 3
