@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -117,3 +118,17 @@ def check_table(name: str, value: object) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
         raise ConfigError(name, f"must be a table, got {value!r}", f"write {name} = {{ name = value, ... }}")
     return value
+
+
+def check_keys(section: str, table: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
+    """Refuse a key of ``[section]`` that is not in ``allowed`` (suggesting the closest)."""
+    for key in table:
+        if key not in allowed:
+            raise ConfigError(f"{section}.{key}", "unknown key", key_fix(key, allowed))
+
+
+def key_fix(key: str, allowed: Any) -> str:
+    """The fix for an unknown key: the closest allowed key, and all of them."""
+    close = difflib.get_close_matches(key, list(allowed), n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return f"{hint}allowed keys: {', '.join(allowed)}"

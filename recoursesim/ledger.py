@@ -213,7 +213,10 @@ class Ledger:
             One row per (agent, step) with columns ``step, agent_id, group, entry_step``, the
             features, ``score, threshold, selected``, ``rec_<feature>`` (if recorded) and ``effort``;
             with a generator that reports it, ``recourse_found`` (whether the agent got a valid
-            recommendation; missing for selected agents, who need none).
+            recommendation; missing for selected agents, who need none). In a market, one row per
+            (agent, step, lender applied to), with a categorical ``lender`` column after
+            ``entry_step`` and a boolean ``acted`` after ``effort`` (the row whose recommendation
+            the agent acted on).
         """
         agent_id = self.column("agent_id").astype(np.int64)
         features = (

@@ -9,20 +9,28 @@ polyculture lender fits on.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from recoursesim.durability.decision import Decision
-from recoursesim.recourse.base import RecourseGenerator
-from recoursesim.refit_order import RefitOrder, refit_order_of
-from recoursesim.scoring.base import Scorer
-from recoursesim.selection.base import Selector
-from recoursesim.training.base import Trainer
+from recoursesim._validate import check_choice
+from recoursesim.errors import ConfigError
+
+if TYPE_CHECKING:  # the scenario checks read CULTURES without importing the components
+    from recoursesim.durability.decision import Decision
+    from recoursesim.recourse.base import RecourseGenerator
+    from recoursesim.refit_order import RefitOrder
+    from recoursesim.scoring.base import Scorer
+    from recoursesim.selection.base import Selector
+    from recoursesim.training.base import Trainer
 
 #: The name of the only lender of a scenario that declares no market.
 DEFAULT_LENDER = "default"
+
+#: The two ways lenders' models relate: each its own (fitted on its own rows), or all lender 0's.
+CULTURES: tuple[str, ...] = ("polyculture", "monoculture")
 
 
 @dataclass(eq=False)
@@ -52,6 +60,8 @@ class Lender:
     initial_scorer: Scorer | None = None
 
     def __post_init__(self) -> None:
+        from recoursesim.refit_order import refit_order_of
+
         self.refit_order = refit_order_of(self.trainer)
 
 
@@ -62,12 +72,17 @@ class Market:
     Attributes:
         lenders: The lenders, in declaration order (at least one).
         choice: The choice policy (a registered ``choice`` component).
-        culture: ``"polyculture"`` or ``"monoculture"`` (see :data:`recoursesim.scenario.market.CULTURES`).
+        culture: ``"polyculture"`` or ``"monoculture"`` (see :data:`CULTURES`).
     """
 
     lenders: tuple[Lender, ...]
     choice: Any
     culture: str = "polyculture"
+
+    def __post_init__(self) -> None:
+        check_choice("market.culture", self.culture, CULTURES)
+        if not self.lenders:
+            raise ConfigError("lenders", "a market has no lenders", "give at least one Lender")
 
 
 def scalar_threshold(threshold: float | np.ndarray) -> float:
@@ -122,3 +137,39 @@ class TrainingShare:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._population, name)
+
+
+def check_lenders(
+    lenders: Sequence[Lender], *, outcome: bool, observers: bool, fields: Sequence[str] | None = None
+) -> None:
+    """Refuse what a declared market cannot run (yet).
+
+    Args:
+        lenders: The market's lenders.
+        outcome: The run has an outcome component (loans that stay in the loop).
+        observers: The run has observers.
+        fields: Each lender's field in messages (default ``lenders[i]``).
+
+    Raises:
+        ConfigError: an outcome or observers in a market; with several lenders, a trainer whose
+            refit order refits before the applicants act.
+    """
+    from recoursesim.refit_order import REFIT_ORDERS, act_then_refit
+
+    for section, present in (("outcome", outcome), ("observers", observers)):
+        if present:
+            raise ConfigError(
+                section, "is not supported in a market of lenders yet", f"remove [{section}] or the [market]"
+            )
+    if len(lenders) < 2:
+        return
+    for i, lender in enumerate(lenders):
+        if lender.refit_order is not act_then_refit:
+            order = next(name for name, run in REFIT_ORDERS.items() if run is lender.refit_order)
+            where = fields[i] if fields is not None else f"lenders[{i}]"
+            raise ConfigError(
+                f"{where}.training",
+                f"asks to refit before the applicants act (order {order!r}); in a market every lender refits "
+                "after the applicants acted",
+                "use a trainer with the default order (refit, cda, strategic, performative), or one lender",
+            )

@@ -290,11 +290,11 @@ class MarketStep:
         recommendations: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]],
         j: int,
     ) -> None:
-        """Lender ``j``'s trainer refits on its own applicants' rows (no trainer: its model stays)."""
+        """Lender ``j``'s trainer refits on its own applicants' rows (no trainer or no applicant: its model stays)."""
         lender = self.lenders[j]
-        if lender.trainer is None:
-            return
         mine, selection = decisions.index[j], decisions.selections[j]
+        if lender.trainer is None or mine.size == 0:
+            return
         features = state.features[mine]
         full = np.full(features.shape, np.nan)
         put_rows(full, ~state.selected[mine], recommendations[j][1])

@@ -17,7 +17,7 @@ from recoursesim.durability.decision import Decision
 from recoursesim.errors import ConfigError
 from recoursesim.features.capabilities import OffersTrainingData, repayment_of, schema_of
 from recoursesim.ledger import Ledger
-from recoursesim.market import DEFAULT_LENDER, Lender, Market, TrainingShare, training_shares
+from recoursesim.market import DEFAULT_LENDER, Lender, Market, TrainingShare, check_lenders, training_shares
 from recoursesim.market_step import MarketParts, MarketStep, found_of
 from recoursesim.observers import Observer, PopulationSnapshot, observation_rows
 from recoursesim.populations.base import Cohort, PopulationGenerator, entrants_schedule
@@ -117,7 +117,13 @@ class RecourseModel(mesa.Model):
         self.seed = seed
         self.population = population
         self.market = market
-        given = market.lenders if market is not None else (Lender(DEFAULT_LENDER, scorer, selector, recourse, trainer),)
+        if market is None:
+            given: tuple[Lender, ...] = (Lender(DEFAULT_LENDER, scorer, selector, recourse, trainer),)
+        else:  # fresh lenders: their models and decisions are this run's
+            check_lenders(market.lenders, outcome=outcome is not None, observers=bool(observers))
+            given = tuple(
+                Lender(one.name, one.scorer, one.selector, one.recourse, one.trainer) for one in market.lenders
+            )
         # Parts built by hand without the population's schema get it, as a scenario would give it.
         for i, lender in enumerate(given):
             where = "" if market is None else f"lenders[{i}]."
@@ -220,15 +226,27 @@ class RecourseModel(mesa.Model):
         """Lender 0's selector."""
         return self.lenders[0].selector
 
+    @selector.setter
+    def selector(self, value: Selector) -> None:
+        self.lenders[0].selector = value
+
     @property
     def recourse(self) -> RecourseGenerator:
         """Lender 0's recourse generator."""
         return self.lenders[0].recourse
 
+    @recourse.setter
+    def recourse(self, value: RecourseGenerator) -> None:
+        self.lenders[0].recourse = value
+
     @property
     def trainer(self) -> Trainer | None:
-        """Lender 0's trainer (``None``: its model stays fixed)."""
+        """Lender 0's trainer (``None``: its model stays fixed; its refit order is chosen when the model is built)."""
         return self.lenders[0].trainer
+
+    @trainer.setter
+    def trainer(self, value: Trainer | None) -> None:
+        self.lenders[0].trainer = value
 
     @property
     def refit_order(self) -> RefitOrder:

@@ -26,7 +26,8 @@ from recoursesim.threads import threads_for_run
 
 #: Files a run writes, and what each holds.
 RESULT_FILES: dict[str, str] = {
-    "ledger.parquet": "one row per (agent, step): features, score, threshold, outcome, recommendation, effort",
+    "ledger.parquet": "one row per (agent, step; in a market, per lender applied to): features, score, threshold, "
+    "outcome, recommendation, effort",
     "metrics.parquet": "one row per (step, group): selections, ETR_t, TTR_t, rETR_t, dTTR_t",
     "summary.parquet": "one row per group: pooled ETR/TTR, rETR/dTTR, censored and wasted effort",
     "agents.parquet": "one row per agent: group, entry and exit step, status, effort capacity",

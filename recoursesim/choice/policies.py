@@ -7,7 +7,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from recoursesim._validate import check_float
+from recoursesim._validate import check_float, check_list
 from recoursesim.choice.base import ChoiceContext, best_odds_order, one_lender
 from recoursesim.component import Component
 from recoursesim.errors import ConfigError
@@ -86,14 +86,12 @@ class Sequential(Component):
     def __init__(self, cost: float = 0.0, order: Sequence[str] | None = None) -> None:
         self.cost = check_float("cost", cost, minimum=0.0)
         self.order = order
-        if order is not None and (
-            isinstance(order, str) or not order or not all(isinstance(name, str) for name in order)
-        ):
-            raise ConfigError(
-                "order",
-                f"must be a non-empty list of lender names, got {order!r}",
-                'write order = ["bank-a", "bank-b"]',
-            )
+        if order is not None:
+            names = check_list("order", order)
+            if not names or not all(isinstance(name, str) for name in names) or len(set(names)) != len(names):
+                raise ConfigError(
+                    "order", f"must list lender names, each once, got {order!r}", 'write order = ["bank-a", "bank-b"]'
+                )
 
     @property
     def application_cost(self) -> float:

@@ -92,8 +92,12 @@ def format_components(kind: str | None = None) -> str:
     for each_kind, section in KINDS.items():
         if kind is not None and each_kind != kind:
             continue
-        table = f"[[{section}]]" if section == "observers" else f"[{section}]"
-        lines.append(f"{each_kind} components ({table} name = ...):")
+        head, _, key = section.partition(".")
+        if key:  # a component table inside a section: [market] choice = { name = ... }
+            lines.append(f"{each_kind} components ([{head}] {key} = {{ name = ... }}):")
+        else:
+            table = f"[[{section}]]" if section == "observers" else f"[{section}]"
+            lines.append(f"{each_kind} components ({table} name = ...):")
         for info in components(each_kind):
             aliases = f" (also {', '.join(info.aliases)})" if info.aliases else ""
             lines.append(f"  {info.name}{aliases}: {info.summary}")

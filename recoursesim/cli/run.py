@@ -74,9 +74,11 @@ def format_summary(result: RunResult) -> str:
     summary = result.summary
     scenario = result.scenario
     effort = "score gain" if scenario.effort_measure == "score_gain" else "feature-space cost"
+    lenders = result.model.lender_names if result.model.market is not None else ()
+    market = f" · {len(lenders)} lenders: {', '.join(lenders)}" if lenders else ""
     header = [
         f"scenario {scenario.name} · seed {result.seed} · steps 0..{scenario.steps} · "
-        f"{int(summary['entered'].sum())} agents",
+        f"{int(summary['entered'].sum())} agents{market}",
         f"ETR = mean effort to recourse ({effort}); TTR = mean steps to recourse; "
         f"rETR, dTTR against {result.reference_group}",
         "",

@@ -152,14 +152,8 @@ def build_market(scenario: Scenario, population: Any, mixed: dict[str, Any], n_i
     tables = lender_tables(spec)
     if not tables:
         return None
-    from recoursesim.market import Lender, Market
-    from recoursesim.refit_order import act_then_refit
+    from recoursesim.market import Lender, Market, check_lenders
 
-    for section in ("outcome", "observers"):
-        if section in spec:
-            raise ConfigError(
-                section, "is not supported in a market of lenders yet", f"remove [{section}] or the [market]"
-            )
     lenders = []
     for index, name, sections in tables:
         where = f"lenders[{index}]."
@@ -174,15 +168,8 @@ def build_market(scenario: Scenario, population: Any, mixed: dict[str, Any], n_i
                 f"set k to at most {n_initial}, or raise population.initial",
             )
         lenders.append(Lender(name, scorer, selector, recourse, trainer))
-    if len(lenders) > 1:
-        for (index, _, _), lender in zip(tables, lenders, strict=True):
-            if lender.refit_order is not act_then_refit:
-                raise ConfigError(
-                    f"lenders[{index}].training",
-                    f"asks to refit before the applicants act (order {getattr(lender.trainer, 'order', '?')!r}); "
-                    "in a market every lender refits after the applicants acted",
-                    "use a trainer with the default order (refit, cda, strategic, performative), or one lender",
-                )
+    fields = [f"lenders[{index}]" for index, _, _ in tables]
+    check_lenders(lenders, outcome="outcome" in spec, observers="observers" in spec, fields=fields)
     market = spec["market"]
     choice = build(
         "choice", market.get("choice", DEFAULT_CHOICE), section="market.choice", allow_imports=scenario.allow_imports

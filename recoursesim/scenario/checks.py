@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from typing import Any
 
-from recoursesim._validate import check_bool, check_choice, check_int
+from recoursesim._validate import check_bool, check_choice, check_int, check_keys, key_fix
 from recoursesim.errors import ConfigError
 from recoursesim.registry import names
-from recoursesim.scenario.market import check_market
+
+__all__ = ["SECTIONS", "check_keys", "check_table", "key_fix"]
+from recoursesim.market import CULTURES
+from recoursesim.scenario.market import DEFAULT_CHOICE, check_market
 from recoursesim.scenario.tables import scorer_shorthand
 
 #: Top-level scenario keys and what they hold.
@@ -69,6 +71,8 @@ def check_table(data: dict[str, Any]) -> dict[str, Any]:
     if "metrics" in data:
         _check_metrics(data["metrics"])
     check_market(data)
+    if "market" in data:  # the defaults written out, so a saved scenario says them and sweeps reach them
+        data["market"] = {"choice": dict(DEFAULT_CHOICE), "culture": CULTURES[0], **data["market"]}
     for key in ("initial", "entrants"):
         if key not in data["population"]:
             raise ConfigError(f"population.{key}", "is required", f"add {key} = ... to [population]")
@@ -127,17 +131,3 @@ def _check_metrics(metrics: Mapping[str, Any]) -> None:
     reference = metrics.get("reference_group")
     if reference is not None and not isinstance(reference, str):
         raise ConfigError("metrics.reference_group", "must be a group name", 'write reference_group = "..."')
-
-
-def check_keys(section: str, table: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
-    """Refuse a key of ``[section]`` that is not in ``allowed`` (suggesting the closest)."""
-    for key in table:
-        if key not in allowed:
-            raise ConfigError(f"{section}.{key}", "unknown key", key_fix(key, allowed))
-
-
-def key_fix(key: str, allowed: Any) -> str:
-    """The fix for an unknown key: the closest allowed key, and all of them."""
-    close = difflib.get_close_matches(key, list(allowed), n=1)
-    hint = f"did you mean {close[0]!r}? " if close else ""
-    return f"{hint}allowed keys: {', '.join(allowed)}"

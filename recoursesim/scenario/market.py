@@ -21,11 +21,10 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from recoursesim._validate import check_choice, check_int
+from recoursesim._validate import check_choice, check_int, check_keys
 from recoursesim.errors import ConfigError
+from recoursesim.market import CULTURES
 
-#: The two ways lenders' models relate: each its own (fitted on its own rows), or all lender 0's.
-CULTURES: tuple[str, ...] = ("polyculture", "monoculture")
 #: The keys of ``[market]``.
 MARKET_KEYS: tuple[str, ...] = ("choice", "culture", "copies")
 #: A lender's own sections: each defaults to the scenario's top-level section of the same name.
@@ -42,8 +41,6 @@ def check_market(data: Mapping[str, Any]) -> None:
     Raises:
         ConfigError: the first problem, naming its field.
     """
-    from recoursesim.scenario.checks import check_keys
-
     if "market" not in data:
         if "lenders" in data:
             raise ConfigError(
@@ -74,12 +71,18 @@ def check_market(data: Mapping[str, Any]) -> None:
                 "keep one [[lenders]] table as the template, or remove copies",
             )
     _check_lenders(lenders)
+    if market.get("culture") == "monoculture":
+        own = next((i for i, lender in enumerate(lenders) if i > 0 and "scorer" in lender), None)
+        if own is not None:
+            raise ConfigError(
+                f"lenders[{own}].scorer",
+                "is ignored: in a monoculture every lender scores with lender 0's model",
+                'remove it, or set culture = "polyculture"',
+            )
 
 
 def _check_lenders(lenders: list[Any]) -> None:
     """Each ``[[lenders]]`` table: its keys, a unique non-empty name, its sections as component tables."""
-    from recoursesim.scenario.checks import check_keys
-
     seen: dict[str, int] = {}
     for i, lender in enumerate(lenders):
         where = f"lenders[{i}]"

@@ -11,6 +11,7 @@ from recoursesim.market import Lender, Market
 from recoursesim.model import RecourseModel
 from recoursesim.populations.base import Cohort
 from recoursesim.recourse.linear import LinearRecourse
+from recoursesim.refit_order import refit_order_of
 from recoursesim.registry import build
 from recoursesim.scoring.linear import LinearScorer
 from recoursesim.selection.threshold import ThresholdSelector
@@ -43,9 +44,18 @@ def lenders(k_b: int = 2) -> tuple[Lender, Lender]:
     )
 
 
-def market_model(choice: dict[str, Any] | None = None, steps: int = 1, k_b: int = 2, **market: Any) -> RecourseModel:
+def market_model(
+    choice: dict[str, Any] | None = None,
+    steps: int = 1,
+    k_b: int = 2,
+    trainers: tuple[Any, Any] = (None, None),
+    **market: Any,
+) -> RecourseModel:
     """The two-lender market of :func:`lenders` on :class:`FixedPopulation`, with ``choice`` (default all)."""
     pair = lenders(k_b)
+    for lender, trainer in zip(pair, trainers, strict=True):
+        lender.trainer = trainer
+        lender.refit_order = refit_order_of(trainer)
     return RecourseModel(
         FixedPopulation(),
         pair[0].scorer,

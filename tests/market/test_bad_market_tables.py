@@ -48,6 +48,11 @@ BAD_TABLES = {
         + '[[lenders]]\nname = "a"\ntraining = { name = "refit", order = "reference" }\n[[lenders]]\nname = "b"\n',
         "lenders[0].training",
     ),
+    "a monoculture lender's own scorer": (
+        '[market]\nculture = "monoculture"\n[[lenders]]\nname = "a"\n[[lenders]]\nname = "b"\n'
+        'scorer = { name = "linear", weights = [1.0, 0.0] }\n',
+        "lenders[1].scorer",
+    ),
     "a loan outcome in a market": (MARKET + TWO + '[outcome]\nname = "repayment"\n', "outcome"),
 }
 

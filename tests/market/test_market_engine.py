@@ -7,9 +7,12 @@ import pickle
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from joblib import Parallel, delayed
 
 from recoursesim.ledger import by_applicant
+from recoursesim.market import TrainingShare, training_shares
 from recoursesim.metrics.market import systemic_exclusion
 from recoursesim.scenario import Scenario
 from recoursesim.simulate import simulate
@@ -227,3 +230,48 @@ def test_best_odds_uses_last_thresholds_after_the_first_step():
     assert dict(zip(step1["agent_id"], step1["lender"].astype(str), strict=True)) == {2: "B", 3: "B"}
     assert step1["selected"].all()
     np.testing.assert_allclose(model.ledger["rec_x"].iloc[4:6], [0.2, 0.2])
+
+
+class SpyTrainer:
+    """Keeps the model; records how many rows and which scores each refit saw."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[int, list[float]]] = []
+
+    def update(self, context):
+        self.seen.append((context.features.shape[0], np.round(context.scores, 6).tolist()))
+        return context.scorer
+
+
+def test_each_lender_retrains_on_its_own_applicants_and_a_lender_nobody_applied_to_keeps_its_model():
+    spies = (SpyTrainer(), SpyTrainer())
+    model = market_model({"name": "best-odds"}, steps=1, trainers=spies)
+    model.run()
+    # Step 0: A's applicants are 4, 5 (scores x), B's are 0-3 (scores 1 - x). Step 1: agents 2 and 3
+    # try B only; A had no applicant and is not refitted.
+    assert spies[0].seen == [(2, [0.5, 0.6])]
+    assert spies[1].seen == [(4, [0.9, 0.8, 0.7, 0.6]), (2, [0.8, 0.8])]
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 500), st.integers(1, 7), st.integers(0, 2**16))
+def test_training_shares_are_disjoint_near_equal_and_cover_the_rows(n_rows, n_lenders, seed):
+    shares = training_shares(n_rows, n_lenders, np.random.default_rng(seed))
+    assert len(shares) == n_lenders
+    together = np.concatenate(shares)
+    assert sorted(together.tolist()) == list(range(n_rows))  # disjoint and covering
+    sizes = [share.size for share in shares]
+    assert max(sizes) - min(sizes) <= 1
+
+
+def test_a_training_share_shows_only_its_rows():
+    class Rows:
+        feature_names = ("x",)
+
+        def training_data(self):
+            return np.arange(10.0)[:, None], np.arange(10) % 2
+
+    share = TrainingShare(Rows(), np.array([1, 4, 7]))
+    features, labels = share.training_data()
+    assert features[:, 0].tolist() == [1.0, 4.0, 7.0] and labels.tolist() == [1, 0, 1]
+    assert share.feature_names == ("x",)
