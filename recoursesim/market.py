@@ -86,11 +86,16 @@ class Market:
 
 
 def scalar_threshold(threshold: float | np.ndarray) -> float:
-    """A lender's threshold as one number: itself, or the median of a per-applicant threshold (NaN if none)."""
-    if np.isscalar(threshold):
-        return float(threshold)
-    values = np.asarray(threshold, dtype=float)
+    """A lender's threshold as one finite number: itself, or the median of a per-applicant threshold.
+
+    NaN when there is none: before the first step, or when the threshold is not finite (a top-k
+    lender nobody applied to has the threshold +inf; counted as a real cut-off it would keep every
+    applicant choosing by odds away from that lender for good).
+    """
+    values = np.atleast_1d(np.asarray(threshold, dtype=float))
     values = values[np.isfinite(values)]
+    if np.isscalar(threshold):
+        return float(values[0]) if values.size else float("nan")
     return float(np.median(values)) if values.size else float("nan")
 
 

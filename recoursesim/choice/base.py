@@ -25,7 +25,8 @@ class ChoiceContext:
         agent_id: ``(n,)`` the applicants' ids.
         scores: ``(n, L)`` every lender's score of every applicant (its model's predicted odds).
         last_threshold: ``(L,)`` each lender's threshold at the previous step (NaN at the first
-            step; a per-applicant threshold is summarised by its median).
+            step and where it was not finite, e.g. a top-k lender nobody applied to; a
+            per-applicant threshold is summarised by its median).
         last_cost: ``(n, L)`` the cost of the recommendation lender ``j`` gave applicant ``i`` at
             the previous step (NaN where it gave none).
         capacity: ``(n,)`` each applicant's effort capacity (what it can spend in one step).

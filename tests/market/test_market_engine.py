@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from joblib import Parallel, delayed
 
 from recoursesim.ledger import by_applicant
-from recoursesim.market import TrainingShare, training_shares
+from recoursesim.market import TrainingShare, scalar_threshold, training_shares
 from recoursesim.metrics.market import systemic_exclusion
 from recoursesim.scenario import Scenario
 from recoursesim.simulate import simulate
@@ -275,3 +275,10 @@ def test_a_training_share_shows_only_its_rows():
     features, labels = share.training_data()
     assert features[:, 0].tolist() == [1.0, 4.0, 7.0] and labels.tolist() == [1, 0, 1]
     assert share.feature_names == ("x",)
+
+
+def test_a_lender_nobody_applied_to_is_not_shut_out_by_its_infinite_threshold():
+    # Top-k with no applicant returns the threshold +inf; the choice context says "none" (NaN).
+    assert np.isnan(scalar_threshold(float("inf"))) and scalar_threshold(0.4) == 0.4
+    assert scalar_threshold(np.array([0.2, np.inf, 0.4])) == pytest.approx(0.3)
+    assert np.isnan(scalar_threshold(np.array([np.inf])))

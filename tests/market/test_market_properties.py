@@ -33,6 +33,8 @@ def markets(draw):
     spec = spec | {"run": {"steps": 3, "seed": draw(st.integers(0, 2**16))}}
     spec["population"] = spec["population"] | {"initial": 30, "entrants": 5}
     market = {"choice": choice, "culture": draw(st.sampled_from(["polyculture", "monoculture"]))}
+    if market["culture"] == "monoculture":  # lender 0's model is everybody's
+        lenders = [lenders[0]] + [{k: v for k, v in lender.items() if k != "scorer"} for lender in lenders[1:]]
     return Scenario.from_dict(spec | {"market": market, "lenders": lenders})
 
 

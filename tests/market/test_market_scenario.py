@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import pickle
+
+import numpy as np
 import pytest
 
+from recoursesim import registry
 from recoursesim.errors import ConfigError
 from recoursesim.resources import estimate_run
 from recoursesim.scenario import Scenario
+from recoursesim.simulate import simulate
 from recoursesim.sweep.plan import SweepPlan
 from recoursesim.sweep.runner import run_sweep
 
@@ -51,3 +56,24 @@ def test_a_sweep_over_the_number_of_lenders_and_the_choice_policy(tmp_path):
     assert sorted(len(point.scenario.build_model().lenders) for point in plan.points) == [1, 1, 3, 3]
     report = run_sweep(plan, tmp_path / "sweep", progress=False)
     assert not report.failures and report.succeeded == 4
+
+
+class LastLender:
+    """A plug-in choice policy: everybody applies to the lender declared last."""
+
+    def choose(self, context):
+        applied = np.zeros(context.scores.shape, dtype=bool)
+        applied[:, -1] = True
+        return applied
+
+
+def test_a_plug_in_choice_travels_with_the_pickled_scenario(monkeypatch):
+    monkeypatch.setitem(registry._REGISTRY, "choice", dict(registry._REGISTRY["choice"]))
+    registry.register("choice", "last-lender")(LastLender)
+    spec = {"base": "default", "run": {"steps": 2}, "market": {"choice": {"name": "last-lender"}}}
+    scenario = Scenario.from_dict({**spec, "lenders": [{"name": "a"}, {"name": "b"}]})
+    assert registry.plugin_classes(scenario.spec) == {"choice": {"last-lender": LastLender}}
+    shipped = pickle.dumps(scenario)
+    del registry._REGISTRY["choice"]["last-lender"]  # a worker process that never registered it
+    ledger = simulate(pickle.loads(shipped)).ledger
+    assert ledger["lender"].astype(str).eq("b").all()
