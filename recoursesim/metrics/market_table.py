@@ -277,18 +277,14 @@ def portability_pairs(ledger: pd.DataFrame) -> pd.DataFrame:
         rows = masks.at(k)
         applied_next, accepted_next = _next_step(masks, k)
         codes = np.zeros(rows.stop - rows.start, dtype=np.int64)
-        for source in range(n_lenders):
-            for target in range(n_lenders):
-                if source != target:
+        for a in range(n_lenders):
+            for b in range(n_lenders):
+                if a != b:
                     hits, total = portability_counts(
-                        masks.recommended[rows][:, source],
-                        applied_next[:, [target]],
-                        accepted_next[:, [target]],
-                        codes,
-                        1,
+                        masks.recommended[rows][:, a], applied_next[:, [b]], accepted_next[:, [b]], codes, 1
                     )
-                    ported[source, target] += hits[0]
-                    pairs[source, target] += total[0]
+                    ported[a, b] += hits[0]
+                    pairs[a, b] += total[0]
     source, target = np.nonzero(~np.eye(n_lenders, dtype=bool))
     with np.errstate(divide="ignore", invalid="ignore"):
         share = np.where(pairs > 0, ported / np.where(pairs > 0, pairs, 1), np.nan)

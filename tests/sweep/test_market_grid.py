@@ -1,4 +1,7 @@
-"""A sweep over the number of lenders and the choice policy: a 2 x 2 grid at tiny sizes; the summary carries the market measures."""
+"""A sweep over the number of lenders and the choice policy: a 2 x 2 grid at tiny sizes.
+
+The summary carries the market measures per cell.
+"""
 
 import pandas as pd
 import pytest
