@@ -17,6 +17,8 @@ from recoursesim.durability import durability_summary, recommendation_fates
 from recoursesim.errors import ConfigError
 from recoursesim.ledger import by_applicant, write_parquet
 from recoursesim.metrics import agent_outcomes, recourse_over_time, recourse_summary, until_first_success
+from recoursesim.metrics.market_ledger import is_market
+from recoursesim.metrics.market_table import market_table
 from recoursesim.model import RecourseModel
 from recoursesim.resources import check_run_memory
 from recoursesim.scenario import Scenario, load_scenario
@@ -32,6 +34,8 @@ RESULT_FILES: dict[str, str] = {
     "durability.parquet": "one row per recommendation: valid h = 0..5 steps later, steps until it expired",
     "observations.parquet": "one row per (step, observer, group, metric) from the per-step auditors",
     "loans.parquet": "one row per loan (runs with an outcome): repayment probability, repaid, utility, score moved",
+    "market.parquet": "market runs: one row per (step, lender or market, group): selection and recourse rates, "
+    "systemic exclusion, homogenization, portability, ETR_t/TTR_t per lender and for the market",
     "scenario.json": "the resolved scenario and the seed",
 }
 
@@ -62,6 +66,19 @@ class RunResult:
         Without a market, the :attr:`ledger` itself. Every metric below reads this one.
         """
         return by_applicant(self.ledger)
+
+    @cached_property
+    def market(self) -> pd.DataFrame | None:
+        """Per step, lender (and the market) and group: :func:`~recoursesim.metrics.market_table.market_table`.
+
+        ``None`` for a run without a ``lender`` column in its ledger (no ``[market]``).
+        """
+        if not is_market(self.ledger):
+            return None
+        return market_table(
+            self.ledger, list(self.model.group_names), effort=self.scenario.effort_measure,
+            reference_group=self.reference_group,
+        )  # fmt: skip
 
     @cached_property
     def recourse_ledger(self) -> pd.DataFrame:
@@ -136,6 +153,8 @@ class RunResult:
             frames["observations.parquet"] = self.model.observations
         if self.model.outcome is not None:
             frames["loans.parquet"] = self.model.loans
+        if self.market is not None:
+            frames["market.parquet"] = self.market
         written = []
         for name, frame in frames.items():
             write_parquet(frame, directory / name)

@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 
 from recoursesim.dashboard import figures
 from recoursesim.dashboard.session import DashboardSession
-from recoursesim.dashboard.settings import DISTRIBUTIONS, MITIGATIONS, DashboardSettings
+from recoursesim.dashboard.settings import CHOICES, DISTRIBUTIONS, MAX_LENDERS, MITIGATIONS, DashboardSettings
 from recoursesim.errors import RecourseSimError
 from recoursesim.metrics import recourse_summary
 
@@ -86,6 +86,8 @@ def Controls() -> None:  # noqa: N802 (Solara components are capitalised)
             step=0.05,
             on_value=functools.partial(_set_weight, s.weights, j),
         )
+    SliderInt("lenders", value=s.lenders, min=1, max=MAX_LENDERS, on_value=lambda v: _set(lenders=v))
+    solara.Select("applicants apply to", values=list(CHOICES), value=s.choice, on_value=lambda v: _set(choice=v))
     solara.InputInt("seed", value=s.seed, on_value=lambda v: _set(seed=max(int(v or 0), 0)), classes=["rs-seed"])
     solara.Text("colour agents by (ground truth: x0 is the qualification, x1 a proxy)")
     solara.ToggleButtonsSingle(
@@ -116,7 +118,9 @@ def _metrics_markdown(session: DashboardSession) -> str:
     if session.ledger.empty:
         return "\n".join([*lines, "No step run yet."])
     pooled = recourse_summary(
-        session.ledger, effort=session.scenario.effort_measure, reference_group=session.scenario.reference_group
+        session.applicant_ledger,
+        effort=session.scenario.effort_measure,
+        reference_group=session.scenario.reference_group,
     )
     latest = session.metrics()
     latest = latest.loc[latest["step"] == latest["step"].max()].set_index("group")
@@ -206,10 +210,22 @@ def Panels(session: DashboardSession, tick: int) -> None:  # noqa: N802 (a Solar
         with solara.Div(classes=["rs-story"]):
             solara.Markdown("### Story: Anne and Dawn\n\n" + _story_markdown(session))
             StepFigure(lambda: figures.story_figure(session), [session, tick])
-        if session.settings.auditor:
+        if session.settings.auditor and not session.is_market:
             with solara.Div(classes=["rs-auditor"]):
                 solara.Markdown("### Auditor: equality of effort")
                 StepFigure(lambda: figures.auditor_figure(session), [session, tick])
+    if session.is_market:
+        with solara.Div(classes=["rs-lenders"]):
+            solara.Markdown(
+                f"### Lenders: a market of {session.settings.lenders}\n\n"
+                "Each lender's selection rate, and for the market as a whole the share of applicants refused by "
+                "every lender they applied to (systemic exclusion) and that share over what lenders deciding "
+                "independently would give (homogenization; 1 = as independent as chance). The other panels show "
+                "the market: an agent succeeds when any lender it applied to selects it. The auditor and "
+                "durability panels do not run in a market yet."
+            )
+            StepFigure(lambda: figures.lenders_figure(session), [session, tick])
+        return
     with solara.Div(classes=["rs-durability"]):
         solara.Markdown(
             "### Durability: do recommendations still work later?\n\n"

@@ -7,7 +7,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from recoursesim.dashboard.session import DURABILITY_HORIZONS, DashboardSession
-from recoursesim.report.figures import effort_label, step_axis
+from recoursesim.metrics.market import ALL
+from recoursesim.metrics.market_ledger import MARKET
+from recoursesim.report.figures import COLOURS, effort_label, step_axis
 from recoursesim.scoring import linear_form_of
 
 #: Colours of the groups, in the order of the model's group names.
@@ -222,4 +224,37 @@ def durability_figure(session: DashboardSession) -> Figure:
             ax.legend(fontsize=7, loc="lower left")
     if fates.empty:
         axes[0].text(0.5, 0.5, "no recommendation issued yet", ha="center", va="center", transform=axes[0].transAxes)
+    return fig
+
+
+def lenders_figure(session: DashboardSession) -> Figure:
+    """A market's panel: each lender's selection rate; the market's systemic exclusion and homogenization per group."""
+    fig = Figure(figsize=(11, 3.2), layout="constrained")
+    axes = fig.subplots(1, 3)
+    table = session.market()
+    everyone = table.loc[table["group"].astype(str) == ALL]
+    lenders = [name for name in table["lender"].cat.categories if name != MARKET]
+    for i, lender in enumerate(lenders):
+        mine = everyone.loc[everyone["lender"].astype(str) == lender]
+        colour = COLOURS[i % len(COLOURS)]
+        axes[0].plot(mine["step"], mine["selection_rate"], marker="o", markersize=3, color=colour, label=lender)
+    market = table.loc[table["lender"].astype(str) == MARKET]
+    names = session.model.group_names
+    for group in [*names, ALL]:
+        mine = market.loc[market["group"].astype(str) == group]
+        colour, style = ("black", "--") if group == ALL else (_colour(names, group), "-")
+        for ax, column in zip(axes[1:], ("systemic_exclusion", "homogenization"), strict=True):
+            ax.plot(mine["step"], mine[column], style, marker="o", markersize=3, color=colour, label=group)
+    axes[2].axhline(1.0, color="grey", lw=0.8, ls=":")
+    titles = ("selection rate per lender", "systemic exclusion", "homogenization")
+    labels = ("share of applicants", "share refused everywhere", "observed / independent")
+    for ax, title, label in zip(axes, titles, labels, strict=True):
+        ax.set_title(title, fontsize=10)
+        ax.set_ylabel(label, fontsize=9)
+        ax.set_xlim(-0.5, max(session.scenario.steps, 1) + 0.5)
+        step_axis(ax)
+        ax.legend(fontsize=7)
+    axes[0].set_ylim(-0.02, 1.02)
+    axes[1].set_ylim(-0.02, 1.02)
+    axes[2].set_ylim(bottom=0)
     return fig

@@ -10,7 +10,9 @@ import pandas as pd
 
 from recoursesim.dashboard.settings import DashboardSettings
 from recoursesim.groundtruth.observer import GroundTruthObserver
+from recoursesim.ledger import by_applicant
 from recoursesim.metrics import recourse_over_time
+from recoursesim.metrics.market_table import market_table
 from recoursesim.model import RecourseModel
 from recoursesim.scenario import Scenario
 
@@ -73,6 +75,7 @@ class DashboardSession:
         self._ledger: pd.DataFrame | None = None
         self._fates: pd.DataFrame | None = None
         self._view: DurabilityView | None = None
+        self._market: pd.DataFrame | None = None
         # Play steps the model in a worker thread while the page draws: the fates are read under
         # the same lock as a step, so they never see a step half done.
         self._lock = threading.Lock()
@@ -96,6 +99,7 @@ class DashboardSession:
             self.model.step()
             self._ledger = None
             self._fates = None
+            self._market = None
         if not self.story:
             self.story = self._choose_story()
         return True
@@ -107,11 +111,35 @@ class DashboardSession:
             self._ledger = self.model.ledger
         return self._ledger
 
+    @property
+    def applicant_ledger(self) -> pd.DataFrame:
+        """One row per (step, agent): in a market, the ledger folded per applicant (selected = by any lender)."""
+        return by_applicant(self.ledger)
+
+    @property
+    def is_market(self) -> bool:
+        """Whether the run is a market of several lenders."""
+        return "market" in self.scenario.spec
+
     def metrics(self) -> pd.DataFrame:
-        """ETR_t, TTR_t, rETR_t, dTTR_t and selection rates per (step, group) so far."""
+        """ETR_t, TTR_t, rETR_t, dTTR_t and selection rates per (step, group) so far (the market's, in a market)."""
         return recourse_over_time(
-            self.ledger, effort=self.scenario.effort_measure, reference_group=self.scenario.reference_group
+            self.applicant_ledger, effort=self.scenario.effort_measure, reference_group=self.scenario.reference_group
         )
+
+    def market(self) -> pd.DataFrame:
+        """The market table so far (:func:`~recoursesim.metrics.market_table.market_table`; cached until the next step).
+
+        Per step, lender (and ``market``) and group (and ``all``): selection and recourse rates,
+        systemic exclusion, homogenization, portability and ETR/TTR. What the lenders panel draws.
+        """
+        with self._lock:
+            if self._market is None:
+                self._market = market_table(
+                    self.ledger, list(self.model.group_names), effort=self.scenario.effort_measure,
+                    reference_group=self.scenario.reference_group,
+                )  # fmt: skip
+            return self._market
 
     def durability_view(self) -> DurabilityView:
         """What the durability panel draws, computed once per step from :meth:`durability`'s columns.
@@ -146,8 +174,8 @@ class DashboardSession:
             return self._fates
 
     def latest(self) -> pd.DataFrame:
-        """The ledger rows of the latest step run (empty before the first step)."""
-        ledger = self.ledger
+        """The ledger rows of the latest step run, one per agent (empty before the first step)."""
+        ledger = self.applicant_ledger
         if ledger.empty:
             return ledger
         return ledger.loc[ledger["step"] == ledger["step"].max()]
@@ -186,7 +214,7 @@ class DashboardSession:
                     "gap", "selected", "recommended_move", "effort",
                 ]
             )  # fmt: skip
-        ledger = self.ledger
+        ledger = self.applicant_ledger
         names = list(self.model.feature_names)
         rows = []
         for agent in self.story:

@@ -23,6 +23,17 @@ DISTRIBUTIONS: dict[str, str] = {
     "mixture": "mixture of normals",
 }
 
+#: Where applicants apply in a market of several lenders (the registered choice policies).
+CHOICES: dict[str, str] = {
+    "all": "all lenders",
+    "best-odds": "the lender with the best odds",
+    "cheapest": "the lender whose advice is cheapest",
+    "sequential": "one at a time, best odds first",
+    "random": "a lender at random",
+}
+#: The most lenders the dashboard offers.
+MAX_LENDERS = 5
+
 #: The feature box agents' recommendations are kept in (the reference code's [-0.1, 1.1]).
 _BOX = {"lower": [-0.1, -0.1], "upper": [1.1, 1.1]}
 
@@ -46,6 +57,9 @@ class DashboardSettings:
         weights: Ranker coefficients of the two features.
         seed: Run seed.
         auditor: Run the equality-of-effort observer every step (the auditor panel).
+        lenders: Lenders in the market (1: a single lender, no ``[market]``); each uses the
+            settings' scorer, selection, recourse and mitigation.
+        choice: Where applicants apply when there are several lenders (one of :data:`CHOICES`).
     """
 
     initial: int = 200
@@ -61,6 +75,8 @@ class DashboardSettings:
     weights: tuple[float, float] = field(default=(0.5, 0.5))
     seed: int = 0
     auditor: bool = True
+    lenders: int = 1
+    choice: str = "all"
 
     def to_spec(self) -> dict[str, Any]:
         """Return the scenario table (as :meth:`Scenario.from_dict` takes it) for these settings.
@@ -76,6 +92,10 @@ class DashboardSettings:
             raise ConfigError("mitigation", f"unknown {self.mitigation!r}", f"use one of {', '.join(MITIGATIONS)}")
         if not self.difficulty > 0:
             raise ConfigError("difficulty", f"must be positive, got {self.difficulty}", "use a value such as 1.0")
+        if not 1 <= int(self.lenders) <= MAX_LENDERS:
+            raise ConfigError("lenders", f"must be 1 … {MAX_LENDERS}, got {self.lenders}", "choose 1 to 5 lenders")
+        if self.choice not in CHOICES:
+            raise ConfigError("choice", f"unknown {self.choice!r}", f"use one of {', '.join(CHOICES)}")
         spec: dict[str, Any] = {
             "name": "dashboard",
             "run": {"steps": int(self.steps), "seed": int(self.seed)},
@@ -88,6 +108,10 @@ class DashboardSettings:
         }
         if self.mitigation in ("cda", "cns_cda"):
             spec["training"] = {"name": "cda", "initial_threshold": 0.5}
+        if int(self.lenders) > 1:  # observers do not run in a market yet: no auditor, no ground truth
+            spec["market"] = {"choice": {"name": self.choice}, "copies": int(self.lenders)}
+            spec["lenders"] = [{"name": "bank"}]
+            return spec
         spec["observers"] = [self._ground_truth()]
         if self.auditor:
             spec["observers"].append({"name": "equality_of_effort", "every": 1})

@@ -10,6 +10,8 @@ given; a share with an empty denominator is NaN. The definitions are in docs/mar
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from recoursesim.errors import ConfigError
@@ -44,31 +46,12 @@ def _codes(group: np.ndarray | None, n: int) -> tuple[np.ndarray, list[str]]:
     return codes.astype(np.int64), [str(label) for label in labels]
 
 
-def _shares(hits: np.ndarray, counts: np.ndarray, codes: np.ndarray, labels: list[str]) -> dict[str, float]:
-    """``Σ hits / Σ counts`` pooled and per group (NaN for an empty denominator)."""
-    size = max(len(labels), 1)
-    numerator = np.bincount(codes, weights=hits, minlength=size)
-    denominator = np.bincount(codes, weights=counts, minlength=size)
-    return _ratio_dict(numerator, denominator, labels)
-
-
 def _ratio_dict(numerator: np.ndarray, denominator: np.ndarray, labels: list[str]) -> dict[str, float]:
     with np.errstate(invalid="ignore", divide="ignore"):
         total = float(numerator.sum() / denominator.sum()) if denominator.sum() > 0 else float("nan")
         per_group = np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1), np.nan)
     by_group = zip(labels, per_group, strict=True) if labels else ()
     return {ALL: total, **{label: float(value) for label, value in by_group}}
-
-
-def _exclusions(
-    applied: np.ndarray, accepted: np.ndarray, group: np.ndarray | None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str]]:
-    """The checked ``applied`` mask, who applied somewhere, who was excluded (as 0/1), group codes and labels."""
-    applied, accepted = _masks(applied, accepted)
-    codes, labels = _codes(group, applied.shape[0])
-    applicant = applied.any(axis=1)
-    excluded = (applicant & ~accepted.any(axis=1)).astype(float)
-    return applied, applicant, excluded, codes, labels
 
 
 def systemic_exclusion(applied: np.ndarray, accepted: np.ndarray, group: np.ndarray | None = None) -> dict[str, float]:
@@ -85,8 +68,10 @@ def systemic_exclusion(applied: np.ndarray, accepted: np.ndarray, group: np.ndar
     Returns:
         ``{"all": share, "<group>": share, ...}``.
     """
-    applied, applicant, excluded, codes, labels = _exclusions(applied, accepted, group)
-    return _shares(excluded, applicant.astype(float), codes, labels)
+    applied, accepted = _masks(applied, accepted)
+    codes, labels = _codes(group, applied.shape[0])
+    counts = exclusion_counts(applied, accepted, codes, max(len(labels), 1))
+    return _ratio_dict(counts.excluded, counts.applicants, labels)
 
 
 def rejection_rates(applied: np.ndarray, accepted: np.ndarray, group: np.ndarray | None = None) -> np.ndarray:
@@ -96,7 +81,11 @@ def rejection_rates(applied: np.ndarray, accepted: np.ndarray, group: np.ndarray
     """
     applied, accepted = _masks(applied, accepted)
     codes, labels = _codes(group, applied.shape[0])
-    size = max(len(labels), 1)
+    return _rejection_rates(applied, accepted, codes, max(len(labels), 1))
+
+
+def _rejection_rates(applied: np.ndarray, accepted: np.ndarray, codes: np.ndarray, size: int) -> np.ndarray:
+    """:func:`rejection_rates` on checked masks, for integer group codes in ``0 .. size - 1``."""
     rows = np.zeros((size, applied.shape[0]))
     rows[codes, np.arange(applied.shape[0])] = 1.0
     counts = rows @ applied
@@ -130,20 +119,63 @@ def homogenization(applied: np.ndarray, accepted: np.ndarray, group: np.ndarray 
     Returns:
         ``{"all": ratio, "<group>": ratio, ...}``.
     """
-    applied, applicant, excluded, codes, labels = _exclusions(applied, accepted, group)
-    size = max(len(labels), 1)
+    applied, accepted = _masks(applied, accepted)
+    codes, labels = _codes(group, applied.shape[0])
+    counts = exclusion_counts(applied, accepted, codes, max(len(labels), 1))
+    result = _ratio_dict(counts.excluded, counts.expected, labels)
+    pooled = counts.expected_pooled
+    result[ALL] = float(counts.excluded.sum() / pooled) if pooled > 0 else float("nan")
+    return result
+
+
+@dataclass(frozen=True)
+class ExclusionCounts:
+    """The counts behind systemic exclusion and homogenization, per group (arrays of length ``G``).
+
+    Counts add up over steps or runs, so pooled shares and ratios are sums of these.
+
+    Attributes:
+        applicants: Applicants who applied to at least one lender.
+        excluded: Of those, the ones rejected by every lender they applied to.
+        expected: The exclusion expected from independent lenders at their per-group rejection rates.
+        expected_pooled: The same over all applicants, at the lenders' pooled rates (a number).
+    """
+
+    applicants: np.ndarray
+    excluded: np.ndarray
+    expected: np.ndarray
+    expected_pooled: float
+
+
+def exclusion_counts(applied: np.ndarray, accepted: np.ndarray, codes: np.ndarray, size: int) -> ExclusionCounts:
+    """Count applicants, the systemically excluded and the exclusion independent lenders would give.
+
+    Args:
+        applied: ``(n, L)`` bool, applicant ``i`` applied to lender ``j``.
+        accepted: ``(n, L)`` bool, lender ``j`` accepted applicant ``i`` (ignored where not applied).
+        codes: ``(n,)`` integer group code of each applicant, in ``0 .. size - 1``.
+        size: The number of groups (groups with no applicant get zero counts).
+
+    Returns:
+        The per-group counts (:class:`ExclusionCounts`); see :func:`homogenization` for the expectation.
+    """
+    applied, accepted = _masks(applied, accepted)
+    codes = np.asarray(codes, dtype=np.int64)
+    applicant = applied.any(axis=1)
+    excluded = (applicant & ~accepted.any(axis=1)).astype(float)
 
     def expected(rates: np.ndarray, rows: np.ndarray) -> np.ndarray:
         chance = np.where(applied, np.nan_to_num(rates[rows]), 1.0).prod(axis=1)
         return np.where(applicant, chance, 0.0)
 
-    per_group = expected(rejection_rates(applied, accepted, group), codes)
-    pooled = expected(rejection_rates(applied, accepted), np.zeros_like(codes))
-    observed = np.bincount(codes, weights=excluded, minlength=size)
-    chance = np.bincount(codes, weights=per_group, minlength=size)
-    result = _ratio_dict(observed, chance, labels)
-    result[ALL] = float(excluded.sum() / pooled.sum()) if pooled.sum() > 0 else float("nan")
-    return result
+    per_group = expected(_rejection_rates(applied, accepted, codes, size), codes)
+    pooled = expected(_rejection_rates(applied, accepted, np.zeros_like(codes), 1), np.zeros_like(codes))
+    return ExclusionCounts(
+        applicants=np.bincount(codes, weights=applicant, minlength=size),
+        excluded=np.bincount(codes, weights=excluded, minlength=size),
+        expected=np.bincount(codes, weights=per_group, minlength=size),
+        expected_pooled=float(pooled.sum()),
+    )
 
 
 def recourse_portability(
@@ -180,6 +212,31 @@ def recourse_portability(
         )
     codes, labels = _codes(group, applied_next.shape[0])
     recommended = np.isfinite(recommendation).all(axis=1)
-    pairs = (applied_next & recommended[:, None]).sum(axis=1)
-    ported = (accepted_next & recommended[:, None]).sum(axis=1)
-    return _shares(ported.astype(float), pairs.astype(float), codes, labels)
+    ported, pairs = portability_counts(recommended, applied_next, accepted_next, codes, max(len(labels), 1))
+    return _ratio_dict(ported, pairs, labels)
+
+
+def portability_counts(
+    recommended: np.ndarray, applied_next: np.ndarray, accepted_next: np.ndarray, codes: np.ndarray, size: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The counts behind :func:`recourse_portability`, per group: ``(accepted pairs, pairs)``.
+
+    Args:
+        recommended: ``(n,)`` bool, lender A gave applicant ``i`` a recommendation at ``t``.
+        applied_next: ``(n, L-1)`` bool, applicant applied to each other lender at ``t + 1``.
+        accepted_next: ``(n, L-1)`` bool, each other lender's acceptance at ``t + 1``.
+        codes: ``(n,)`` integer group code of each applicant, in ``0 .. size - 1``.
+        size: The number of groups.
+
+    Returns:
+        Two arrays of length ``size``: the (recommended applicant, other lender) pairs accepted, and all pairs.
+    """
+    applied_next, accepted_next = _masks(applied_next, accepted_next)
+    recommended = np.asarray(recommended, dtype=bool)[:, None]
+    pairs = (applied_next & recommended).sum(axis=1)
+    ported = (accepted_next & recommended).sum(axis=1)
+    codes = np.asarray(codes, dtype=np.int64)
+    return (
+        np.bincount(codes, weights=ported, minlength=size),
+        np.bincount(codes, weights=pairs, minlength=size),
+    )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ import pandas as pd
 
 from recoursesim.datasets.user import read_parquet_file
 from recoursesim.errors import ConfigError, DataError
+from recoursesim.ledger import by_applicant
 from recoursesim.scenario import Scenario
 from recoursesim.scenario.checks import check_table
 from recoursesim.scenario.scenario import ScenarioError
@@ -48,6 +49,7 @@ FLAG_COLUMNS = frozenset({"selected", "expired"})
 SCENARIO_FILE = "scenario.json"
 OBSERVATIONS_FILE = "observations.parquet"
 DURABILITY_FILE = "durability.parquet"
+MARKET_FILE = "market.parquet"
 
 
 @dataclass(frozen=True)
@@ -57,11 +59,13 @@ class SeedRun:
     Attributes:
         directory: Where they were read from.
         seed: The seed record (an int, or a spawned seed's ``entropy``/``spawn_key``).
-        ledger: One row per (agent, step) (``None`` for a sweep's run, which keeps no ledger).
+        ledger: One row per (agent, step) (``None`` for a sweep's run, which keeps no ledger); for
+            a market run, its ledger folded per applicant (:func:`~recoursesim.ledger.by_applicant`).
         metrics: One row per (step, group).
         summary: One row per group.
         observations: Per-step auditor rows (empty if the run had no observers).
         durability: One row per recommendation (empty if the run kept none or predates the file).
+        market: Per step, lender and group (``market.parquet``; empty for a single-lender run).
     """
 
     directory: Path
@@ -71,6 +75,7 @@ class SeedRun:
     summary: pd.DataFrame
     observations: pd.DataFrame
     durability: pd.DataFrame
+    market: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def seed_label(self) -> str:
@@ -329,14 +334,22 @@ def _read_run(run_dir: Path, meta: dict[str, Any]) -> SeedRun:
         if durability_path.exists()
         else pd.DataFrame()
     )
+    market_path = run_dir / MARKET_FILE
+    market = (
+        _checked_table(market_path, read_parquet_file(market_path, "RESULTS", _REWRITE))
+        if market_path.exists()
+        else pd.DataFrame()
+    )
+    ledger = frames["ledger.parquet"]
     return SeedRun(
         directory=run_dir,
         seed=meta["seed"],
-        ledger=frames["ledger.parquet"],
+        ledger=by_applicant(ledger),
         metrics=frames["metrics.parquet"],
         summary=frames["summary.parquet"],
         observations=observations,
         durability=durability,
+        market=market,
     )
 
 
@@ -356,6 +369,7 @@ def load_sweep_results(directory: str | Path, point: int | None = None) -> Resul
             sweep run without per-step metrics.
     """
     from recoursesim.sweep import SweepStore, iter_point_results
+    from recoursesim.sweep.market_rows import is_market_metric, market_table_from_rows
 
     directory = Path(directory)
     manifest = SweepStore(directory).read_manifest()  # its shape is checked there
@@ -378,7 +392,11 @@ def load_sweep_results(directory: str | Path, point: int | None = None) -> Resul
         )
     runs = []
     root = manifest.get("root_seed", 0)
-    for seed_index, run_rows in rows.groupby("seed_index", sort=True):
+    spec = points[point]["scenario"]
+    lenders = [str(item.get("name")) for item in spec.get("lenders", []) if isinstance(item, dict)]
+    for seed_index, all_rows in rows.groupby("seed_index", sort=True):
+        market = market_table_from_rows(all_rows, lenders)
+        run_rows = all_rows.loc[~is_market_metric(all_rows["metric"])]
         per_step = run_rows.loc[run_rows["step"].notna()]
         pooled = run_rows.loc[run_rows["step"].isna()]
         metrics = per_step.pivot_table(index=["step", "group"], columns="metric", values="value", dropna=False)
@@ -394,7 +412,7 @@ def load_sweep_results(directory: str | Path, point: int | None = None) -> Resul
                 summary=summary.reset_index().rename_axis(columns=None),
                 observations=pd.DataFrame(columns=_OBSERVATION_COLUMNS),
                 durability=pd.DataFrame(),
+                market=market,
             )
         )
-    spec = points[point]["scenario"]
     return Results(directory, recorded_scenario(spec, str(directory)), tuple(runs))

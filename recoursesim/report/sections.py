@@ -12,6 +12,8 @@ from recoursesim.report import figures as draw
 from recoursesim.report.auditor_figure import auditor_figure
 from recoursesim.report.document import ReportFigure, Section
 from recoursesim.report.durability import durability_section as report_durability
+from recoursesim.report.market import lenders_section as report_lenders
+from recoursesim.report.market import market_section as report_market
 from recoursesim.report.results import Results, code_named
 from recoursesim.report.scenario_table import scenario_table
 from recoursesim.report.shift import shift_observers, shift_section
@@ -211,6 +213,16 @@ def utility_section(data: ReportData) -> Section:
     )
 
 
+def lenders_section(data: ReportData) -> Section | None:
+    """Each lender's selections, advice and ETR/TTR (market runs only)."""
+    return report_lenders(data.results, data.groups, data.n_seeds)
+
+
+def market_section(data: ReportData) -> Section | None:
+    """Systemic exclusion, homogenization and portability (market runs only)."""
+    return report_market(data.results, data.groups, data.reference, data.n_seeds)
+
+
 def auditors_section(data: ReportData) -> Section:
     """The per-step auditors' metrics over time, or how to add them."""
     section = Section("auditors", "Auditors over time")
@@ -249,6 +261,12 @@ def boundary_section(data: ReportData) -> Section:
     """The agents' features and the decision boundary at the first, middle and last step (numeric features only)."""
     if not data.results.has_ledgers:
         return no_ledger_section("boundary", "Agents and the decision boundary")
+    if any(not run.market.empty for run in data.results.runs):
+        return Section(
+            "boundary",
+            "Agents and the decision boundary",
+            ["Not drawn: in a market each lender has its own decision boundary; the Lenders section compares them."],
+        )
     if not numeric_features(data.results.ledgers()[0]):
         return Section(
             "boundary",
@@ -357,6 +375,8 @@ SECTION_BUILDERS: tuple[Callable[[ReportData], Section | None], ...] = (
     disparities_section,
     selection_section,
     utility_section,
+    lenders_section,
+    market_section,
     auditors_section,
     shift_and_truth_section,
     durability_section,

@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 
 from recoursesim.simulate import simulate
 from recoursesim.sweep.identity import canonical_json
+from recoursesim.sweep.market_rows import market_rows
 from recoursesim.sweep.plan import RunTask
 
 #: Columns of a shard, in order. ``step`` is null on the pooled (whole-run) rows.
@@ -102,12 +103,13 @@ def fresh_seed(seed: np.random.SeedSequence) -> np.random.SeedSequence:
 DURABILITY_METRICS = ("validity_1", "validity_3", "validity_5")
 
 
-def _run(task: RunTask) -> tuple[pd.DataFrame | None, pd.DataFrame]:
+def _run(task: RunTask) -> tuple[pd.DataFrame | None, pd.DataFrame, pd.DataFrame | None]:
     result = simulate(task.scenario, fresh_seed(task.seed))
     metrics = result.metrics if task.per_step else None
+    market = market_rows(result, per_step=task.per_step)
     if not task.durability:
-        return metrics, result.summary
-    return metrics, with_durability(result.summary, result.durability_summary)
+        return metrics, result.summary, market
+    return metrics, with_durability(result.summary, result.durability_summary), market
 
 
 def with_durability(summary: pd.DataFrame, durability: pd.DataFrame) -> pd.DataFrame:
@@ -124,16 +126,21 @@ def with_durability(summary: pd.DataFrame, durability: pd.DataFrame) -> pd.DataF
     return summary.assign(**{name: groups.map(by_group[name]).astype(float) for name in DURABILITY_METRICS})
 
 
-def encode_shard(task: RunTask, metrics: pd.DataFrame | None, summary: pd.DataFrame) -> bytes:
+def encode_shard(
+    task: RunTask, metrics: pd.DataFrame | None, summary: pd.DataFrame, market: pd.DataFrame | None = None
+) -> bytes:
     """Tidy rows ``(step, group, metric, value)`` of a run, labelled with the run, as Parquet bytes.
 
     Every numeric column of ``metrics`` (per step and group) and of ``summary`` (pooled per group,
-    ``step`` null) becomes one row per (step, group) and metric.
+    ``step`` null) becomes one row per (step, group) and metric. A market run's ``market`` rows
+    (:func:`~recoursesim.sweep.market_rows.market_rows`, already long) follow, their metrics named
+    ``<lender>:<measure>``.
 
     Args:
         task: The run the results belong to.
         metrics: Per-step metrics with ``step`` and ``group`` columns, or ``None``.
         summary: The pooled per-group summary with a ``group`` column.
+        market: Long market rows (``step``, -1 for pooled; ``group``; ``metric``; ``value``), or ``None``.
 
     Returns:
         The shard, deterministic for the same inputs.
@@ -141,6 +148,15 @@ def encode_shard(task: RunTask, metrics: pd.DataFrame | None, summary: pd.DataFr
     parts = [_long(summary, None)]
     if metrics is not None:
         parts.insert(0, _long(metrics, metrics["step"].to_numpy()))
+    if market is not None:
+        parts.append(
+            (
+                market["step"].to_numpy(dtype=np.int64),
+                market["group"].to_numpy(dtype=object),
+                market["metric"].to_numpy(dtype=object),
+                market["value"].to_numpy(dtype=float),
+            )
+        )
     step = np.concatenate([p[0] for p in parts])
     n = len(step)
     table = pa.table(

@@ -198,3 +198,38 @@ def test_the_server_log_keeps_errors_but_not_upgrade_advice_or_the_cookie_notice
     )
     done = subprocess.run([sys.executable, "-c", code], env=server_environment(), capture_output=True, text=True)
     assert "samesite" not in done.stderr and "something the user must see" in done.stderr
+
+
+def test_a_market_session_gives_its_lenders_panel_the_market_table():
+    settings = dataclasses.replace(SMALL, lenders=3, choice="best-odds")
+    spec = settings.to_spec()
+    assert spec["market"] == {"choice": {"name": "best-odds"}, "copies": 3} and "observers" not in spec
+    session = DashboardSession(settings)
+    assert session.is_market
+    session.step()
+    session.step()
+    table = session.market()
+    assert list(table["lender"].cat.categories) == ["bank-1", "bank-2", "bank-3", "market"]
+    assert sorted(table["step"].unique()) == [0, 1]
+    market = table.loc[(table["lender"] == "market") & (table["group"] == "all")]
+    # best odds: each applicant applies to one lender, so the market's applicants are the lenders' together
+    lenders = table.loc[(table["lender"] != "market") & (table["group"] == "all")]
+    assert market["n_applicants"].tolist() == lenders.groupby("step")["n_applicants"].sum().tolist()
+    assert np.allclose(market["homogenization"], 1.0)
+    assert session.market() is table  # kept until the next step
+    # the other panels read the market: one row per agent and step
+    assert not session.applicant_ledger.duplicated(["step", "agent_id"]).any()
+    assert len(session.latest()) == market["n_applicants"].iloc[-1]
+    figure = figures.lenders_figure(session)
+    assert [ax.get_title() for ax in figure.axes] == [
+        "selection rate per lender",
+        "systemic exclusion",
+        "homogenization",
+    ]
+    assert len(figure.axes[0].get_lines()) == 3
+
+
+@pytest.mark.parametrize(("field", "value"), [("lenders", 0), ("lenders", 6), ("choice", "nowhere")])
+def test_bad_market_settings_are_refused(field, value):
+    with pytest.raises(ConfigError, match=field):
+        dataclasses.replace(SMALL, **{field: value}).to_spec()

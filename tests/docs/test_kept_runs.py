@@ -31,6 +31,7 @@ from recoursesim.reproductions import (
     eoe_german,
     eoe_synthetic,
     liu2018,
+    market_monoculture,
     real_data,
     recourse_durability,
     shift_dynamics,
@@ -60,6 +61,7 @@ KEPT: dict[str, tuple[Path, str, Callable[[pd.DataFrame, list[str]], str]]] = {
         delayed_impact_agents.markdown_table,
     ),
     "calibration_recovery": (RUNS / "calibration_recovery.csv.gz", "scenario", calibration_recovery.markdown_table),
+    "market_monoculture": (RUNS / "market_monoculture.csv.gz", "dataset", market_monoculture.markdown_table),
 }
 CASES = [
     pytest.param(name, words.split(), block, id=f"{path.name}: {name}{words}")
@@ -80,6 +82,7 @@ def test_the_long_experiments_tables_come_from_kept_runs() -> None:
     assert sum(case.values[0] == "delayed_impact_over_time" for case in CASES) >= 2
     assert sum(case.values[0] == "delayed_impact_agents" for case in CASES) >= 1
     assert sum(case.values[0] == "calibration_recovery" for case in CASES) >= 2
+    assert sum(case.values[0] == "market_monoculture" for case in CASES) >= 2
 
 
 @pytest.mark.parametrize(("experiment", "parts", "block"), CASES)
