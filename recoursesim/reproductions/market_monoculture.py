@@ -32,11 +32,11 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from recoursesim.cli._common import Parser, positive_int, two_or_more
-from recoursesim.cli._output import atomic_output_dir
 from recoursesim.errors import ConfigError
 from recoursesim.metrics.market import ALL
 from recoursesim.metrics.market_ledger import MARKET
 from recoursesim.metrics.market_table import market_summary
+from recoursesim.output import atomic_output_dir
 from recoursesim.report.document import pipe_table
 from recoursesim.report.figures import COLOURS
 from recoursesim.report.market import over_seeds
