@@ -37,8 +37,13 @@ from recoursesim.scenario import Scenario
 SCENARIOS: dict[str, tuple[dict[str, Any], list[str]]] = {
     "bell2024": ({"base": "bell2024-baseline"}, ["population.adaptation=0.1:1.0", "population.q=0:3"]),
     "german-credit": (
-        {"base": "german-credit-lending", "population": {"initial": 200, "entrants": 10}, "selection": {"k": 10}},
-        ["population.effort.scale=0.02:0.3"],
+        {
+            "base": "german-credit-lending",
+            "population": {"initial": 200, "entrants": 10},
+            "selection": {"k": 10},
+            "recourse": {"search": {"rounds": 0}},
+        },
+        ["population.effort.scale=0.02:0.3", "selection.k=4:20"],
     ),
     "fico": (
         {"base": "fico-delayed-impact-recourse", "population": {"initial": 500}},
