@@ -102,4 +102,3 @@ class PanelSimulator:
         """Statistics of ``seeds`` runs at ``params``; run seeds come from NumPy's global state, which pyabc seeds."""
         seeds = [int(s) for s in np.random.randint(0, 2**31 - 1, size=self.seeds)]  # noqa: NPY002
         return flatten(self.panel(params, seeds), self.statistics)
-
