@@ -39,5 +39,5 @@ def test_overrides_without_validation_set_the_same_table_and_still_refuse_a_key_
     unchecked = scenario.with_overrides({"population.q": 2.5, "selection.k": 7}, validate=False)
     assert unchecked.spec == checked.spec
     assert scenario.spec["population"]["q"] != 2.5  # the original is not changed
-    with pytest.raises(ConfigError, match="populaton.q: is not a scenario key"):
+    with pytest.raises(ConfigError, match=r"populaton\.q: is not a scenario key"):
         scenario.with_overrides({"populaton.q": 1.0}, validate=False)
