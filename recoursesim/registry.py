@@ -301,9 +301,10 @@ def build(
                 f"unknown parameter for {kind} {spec['name']!r}",
                 f"{hint}accepted parameters: {listed}",
             )
+    signature = constructor_signature(cls)
     missing = [
         p.name
-        for p in inspect.signature(cls).parameters.values()
+        for p in signature.parameters.values()
         if p.default is inspect.Parameter.empty
         and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
         and p.name not in params
@@ -312,7 +313,6 @@ def build(
     if missing:
         raise ConfigError(f"{section}.{missing[0]}", "is required", f"add {missing[0]} = ... to [{section}]")
     # The values are checked by the constructor, the one place each parameter's rules are written.
-    signature = inspect.signature(cls)
     kwargs = {**params, **{k: v for k, v in extra.items() if k in signature.parameters}}
     try:
         return cls(**kwargs)
@@ -332,9 +332,19 @@ def accepted_parameters(cls: type) -> list[str]:
     """Return the keyword parameters of ``cls.__init__`` a scenario may set."""
     return [
         p.name
-        for p in inspect.signature(cls).parameters.values()
+        for p in constructor_signature(cls).parameters.values()
         if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in _SUPPLIED
     ]
+
+
+@cache
+def constructor_signature(cls: type) -> inspect.Signature:
+    """``inspect.signature(cls)``, read once per class.
+
+    A scenario built thousands of times (a calibration's particles) would read it again for every
+    component of every run; a class's constructor does not change while it is registered.
+    """
+    return inspect.signature(cls)
 
 
 #: Constructor arguments supplied by the builder, never by a scenario.

@@ -54,7 +54,7 @@ def panel_statistics(ledger: pd.DataFrame, groups: Sequence[str], steps: int) ->
     again = np.zeros(len(step), dtype=bool)
     again[order[1:]] = (agent[order[1:]] == agent[order[:-1]]) & ~selected[order[:-1]]
     names = list(groups)
-    code = pd.Categorical(ledger["group"].astype(str), categories=names).codes.astype(np.int64)
+    code = _group_codes(ledger["group"], names)
     keep = (code >= 0) & (step <= steps)
     cell = (step * len(names) + code)[keep]
     size = (steps + 1) * len(names)
@@ -74,6 +74,15 @@ def panel_statistics(ledger: pd.DataFrame, groups: Sequence[str], steps: int) ->
             "mean_score": mean_score,
         }
     )
+
+
+def _group_codes(group: pd.Series, names: list[str]) -> np.ndarray:
+    """Each row's index in ``names`` (-1 for a group not in it), from a categorical column's codes when it is one."""
+    if isinstance(group.dtype, pd.CategoricalDtype):  # a run's ledger: recode the categories, not every row
+        lookup = pd.Index(names).get_indexer(group.cat.categories.astype(str))
+        codes = group.cat.codes.to_numpy(dtype=np.int64)
+        return np.where(codes >= 0, lookup[codes], -1)
+    return pd.Categorical(group.astype(str), categories=names).codes.astype(np.int64)
 
 
 def read_panel(path: str | Path, groups: Sequence[str], steps: int) -> pd.DataFrame:

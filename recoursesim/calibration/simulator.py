@@ -3,6 +3,14 @@
 One call runs the scenario with the particle's parameters for ``seeds`` seeds and averages their
 panels (:func:`~recoursesim.calibration.panel.panel_statistics`); :func:`flatten` turns a panel,
 observed or simulated, into the named summary statistics the distance compares.
+
+A calibration runs one scenario thousands of times, so what does not change between its runs is
+reused: the scenario is validated once (at each range's bounds, by
+:func:`~recoursesim.calibration.calibrate.panel_simulator`) rather than at every particle (see
+:meth:`PanelSimulator.run`). Everything a run draws or fits from its seed
+(the population, its split and scaler, the decision model) is built afresh, as a plain run builds
+it: a run through :meth:`PanelSimulator.run` is bit-identical to
+:func:`~recoursesim.simulate.simulate` of the scenario with the same overrides and seed.
 """
 
 from __future__ import annotations
@@ -16,7 +24,7 @@ import pandas as pd
 from recoursesim.calibration.panel import panel_statistics
 from recoursesim.policy.space import ParamRange
 from recoursesim.scenario import Scenario
-from recoursesim.simulate import simulate
+from recoursesim.simulate import RunResult, simulate
 
 
 def flatten(panel: pd.DataFrame, statistics: Sequence[str]) -> dict[str, float]:
@@ -66,8 +74,7 @@ class PanelSimulator:
 
     def panel(self, params: Mapping[str, float], seeds: Sequence[int]) -> pd.DataFrame:
         """The mean panel over runs at ``params`` with the given run seeds."""
-        scenario = self.scenario.with_overrides(parameter_overrides(self.ranges, params))
-        panels = [self._one(scenario, seed) for seed in seeds]
+        panels = [self._one(self.run(params, seed)) for seed in seeds]
         if len(panels) == 1:
             return panels[0]
         mean = panels[0].copy()
@@ -75,9 +82,19 @@ class PanelSimulator:
         mean[columns] = np.mean([p[columns].to_numpy(dtype=float) for p in panels], axis=0)
         return mean
 
-    def _one(self, scenario: Scenario, seed: int) -> pd.DataFrame:
-        result = simulate(scenario, seed)
-        panel = panel_statistics(result.ledger, list(result.model.group_names), scenario.steps)
+    def run(self, params: Mapping[str, float], seed: int) -> RunResult:
+        """One run at ``params`` with run seed ``seed``, the scenario not validated again.
+
+        :meth:`Scenario.with_overrides` validates the whole table by building every component once
+        more (a dry run); the keys were validated at both bounds of their ranges when the
+        calibration began (:func:`~recoursesim.calibration.calibrate.panel_simulator`), and a value
+        between the bounds is a number of the same kind, so each particle skips it.
+        """
+        overrides = parameter_overrides(self.ranges, params)
+        return simulate(self.scenario.with_overrides(overrides, validate=False), seed)
+
+    def _one(self, result: RunResult) -> pd.DataFrame:
+        panel = panel_statistics(result.ledger, list(result.model.group_names), result.scenario.steps)
         panel = panel[(panel["step"] <= self.last_step) & panel["group"].isin(self.groups)]
         return panel.reset_index(drop=True)
 

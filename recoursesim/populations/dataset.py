@@ -32,6 +32,27 @@ def _bundled(name: str) -> Dataset:
     return LOADERS[name]()
 
 
+def _complete_rows(frame: pd.DataFrame, needed: list[str]) -> pd.DataFrame:
+    """The rows with no missing value in a ``needed`` column, numbered from 0."""
+    return frame.loc[~frame[needed].isna().any(axis=1)].reset_index(drop=True)
+
+
+@functools.cache
+def _bundled_codes(name: str, features: tuple[str, ...], group: str) -> np.ndarray:
+    """The code-space features of a bundled data set's usable rows, encoded once per process.
+
+    A calibration builds the population thousands of times; every build with the same data set,
+    features and group would encode the same rows into the same codes. The array is read-only:
+    every population built from it shares it, and takes copies of the rows it uses.
+    """
+    data = _bundled(name)
+    schema = FeatureSchema.from_dataset(data, list(features))
+    frame = _complete_rows(data.frame, [*schema.names, group, data.target])
+    codes = schema.encode(frame, field="data")
+    codes.flags.writeable = False
+    return codes
+
+
 @register("population", "dataset")
 class DatasetPopulation(Component):
     """Agents bootstrapped from the rows of a real data set, with the group from a protected column.
@@ -122,7 +143,10 @@ class DatasetPopulation(Component):
         self.default_action_set = self._action_defaults(defaults)
         needed = [*self.schema.names, group, target_name]
         frame = self._usable_rows(frame, needed)
-        self.codes = self.schema.encode(frame, field="data")
+        if self.dataset is not None:  # the same rows and columns encode alike: once per process
+            self.codes = _bundled_codes(self.dataset, tuple(self.schema.names), group)
+        else:
+            self.codes = self.schema.encode(frame, field="data")
         self.labels = self._labels(frame[target_name], target_name)
         values = frame[group]
         names = sorted(values.unique().tolist(), key=str)
@@ -233,11 +257,10 @@ class DatasetPopulation(Component):
         return merged
 
     def _usable_rows(self, frame: pd.DataFrame, needed: list[str]) -> pd.DataFrame:
-        missing = frame[needed].isna().any(axis=1)
-        if missing.any() and self.dataset is None:
+        if self.dataset is None and frame[needed].isna().any(axis=None):
             column = next(name for name in needed if frame[name].isna().any())
             raise DataError(column, f"has missing values in {self.path or 'the DataFrame'}", "fill or drop those rows")
-        return frame.loc[~missing].reset_index(drop=True)
+        return _complete_rows(frame, needed)
 
     def _labels(self, column: pd.Series, name: str) -> np.ndarray:
         labels = favourable_labels(column, self.favourable, field="target", favourable_field="favourable")

@@ -37,8 +37,13 @@ from recoursesim.scenario import Scenario
 SCENARIOS: dict[str, tuple[dict[str, Any], list[str]]] = {
     "bell2024": ({"base": "bell2024-baseline"}, ["population.adaptation=0.1:1.0", "population.q=0:3"]),
     "german-credit": (
-        {"base": "german-credit-lending", "population": {"initial": 200, "entrants": 10}, "selection": {"k": 10}},
-        ["population.effort.scale=0.02:0.3"],
+        {
+            "base": "german-credit-lending",
+            "population": {"initial": 200, "entrants": 10},
+            "selection": {"k": 10},
+            "recourse": {"search": {"rounds": 0}},
+        },
+        ["population.effort.scale=0.02:0.3", "selection.k=4:20"],
     ),
     "fico": (
         {"base": "fico-delayed-impact-recourse", "population": {"initial": 500}},
@@ -106,8 +111,13 @@ def one_panel(label: str, panel: int, args: argparse.Namespace) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
+def panel_file(label: str, panel: int, steps: int) -> str:
+    """The file a finished panel is kept in, under ``--out/panels``."""
+    return f"{label}-{steps}steps-{panel:03d}.csv"
+
+
 def _run_panel(label: str, panel: int, args: argparse.Namespace) -> None:
-    path = args.out / "panels" / f"{label}-{panel:03d}.csv"
+    path = args.out / "panels" / panel_file(label, panel, args.steps)
     if path.exists():
         return
     frame = one_panel(label, panel, args)
@@ -115,18 +125,20 @@ def _run_panel(label: str, panel: int, args: argparse.Namespace) -> None:
 
 
 def markdown_table(rows: pd.DataFrame, scenarios: list[str]) -> str:
-    """Per scenario and parameter: panels, median |error|, 90 % interval coverage, and the rank KS test.
+    """Per scenario, run length and parameter: panels, median |error|, 90 % interval coverage, and the rank KS test.
 
     The KS test of the ranks' uniformity needs :data:`MIN_KS_PANELS` panels; with fewer it reads "n/a".
     """
     out = []
-    for (label, key), part in rows[rows["scenario"].isin(scenarios)].groupby(["scenario", "parameter"], sort=False):
+    chosen = rows[rows["scenario"].isin(scenarios)]
+    for (label, steps, key), part in chosen.groupby(["scenario", "steps", "parameter"], sort=False):
         ranks = part["rank"].to_numpy(dtype=float)
         ks = f"{stats.kstest(ranks, 'uniform').pvalue:.2f}" if len(part) >= MIN_KS_PANELS else "n/a"
         covered = int(part["covered"].sum())
         out.append(
             {
                 "scenario": label,
+                "steps": int(steps),
                 "parameter": key,
                 "panels": len(part),
                 "particles × generations": f"{int(part['particles'].iloc[0])} × {int(part['generations'].iloc[0])}",
@@ -160,7 +172,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Run the experiment; write ``--out/calibration_recovery.csv.gz`` and print the table.
 
-    Rows already in that file for scenarios not run now are kept, so one file holds every scenario's panels.
+    Rows already in that file for scenarios not run now, or run now at another ``--steps``, are kept, so one
+    file holds every scenario's panels at every run length.
     """
     args = parse_args(argv)
     (args.out / "panels").mkdir(parents=True, exist_ok=True)
@@ -168,15 +181,16 @@ def main(argv: list[str] | None = None) -> int:
     jobs = [(label, panel) for label in args.scenario for panel in range(args.panels)]
     if not args.collect:
         Parallel(n_jobs=args.workers)(delayed(_run_panel)(label, panel, args) for label, panel in jobs)
-    paths = [args.out / "panels" / f"{label}-{panel:03d}.csv" for label, panel in jobs]
+    paths = [args.out / "panels" / panel_file(label, panel, args.steps) for label, panel in jobs]
     frames = [pd.read_csv(path) for path in paths if path.is_file()]
     if not frames:
         raise ConfigError("--out", f"{args.out} holds no finished panel", "run the experiment without --collect")
     rows = pd.concat(frames, ignore_index=True)
     kept = args.out / "calibration_recovery.csv.gz"
-    if kept.is_file():  # the kept rows of scenarios not run now stay
+    if kept.is_file():  # the kept rows of scenarios and run lengths not run now stay
         earlier = pd.read_csv(kept)
-        rows = pd.concat([earlier[~earlier["scenario"].isin(args.scenario)], rows], ignore_index=True)
+        replaced = earlier["scenario"].isin(args.scenario) & (earlier["steps"] == args.steps)
+        rows = pd.concat([earlier[~replaced], rows], ignore_index=True)
     data = gzip.compress(rows.to_csv(index=False).encode("utf-8"), mtime=0)
     write_atomic(kept, data)
     print(markdown_table(rows, args.scenario))

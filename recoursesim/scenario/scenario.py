@@ -205,12 +205,19 @@ class Scenario:
         )
         return replace(scenario, import_folders=self.import_folders)
 
-    def with_overrides(self, overrides: Mapping[str, Any]) -> Scenario:
+    def with_overrides(self, overrides: Mapping[str, Any], *, validate: bool = True) -> Scenario:
         """Return a new validated scenario with dotted keys replaced (``{"selection.k": 50}``).
 
         A market's lender is named by position or name: ``lenders.0.selection.k`` or
         ``lenders.bank-a.selection.k``; a section the lender inherits from the top level is copied
         into the lender first, so only that lender changes.
+
+        Args:
+            overrides: Dotted key -> value.
+            validate: Validate the new table, building every component once (a dry run). A caller
+                that sets the same keys many times to values it has validated at their bounds (a
+                calibration's particles) may skip it: the scenario is then the same one, only not
+                checked again.
         """
         spec = copy.deepcopy(self.spec)
         for dotted, value in overrides.items():
@@ -231,6 +238,8 @@ class Scenario:
                     raise ScenarioError(self.source, ConfigError(dotted, "is not a scenario key", key_fix(part, table)))
                 table = table[part]
             table[parts[-1]] = value
+        if not validate:
+            return replace(self, spec=spec)
         scenario = Scenario.from_dict(
             spec, source=self.source, inputs=self.inputs, allow_imports=self.allow_imports, trusted=self.trusted
         )

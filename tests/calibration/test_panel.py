@@ -50,6 +50,17 @@ def test_panel_statistics_match_hand_counts():
     pd.testing.assert_frame_equal(panel, expected, check_dtype=False)
 
 
+@pytest.mark.parametrize("categories", [["A", "B"], ["B", "A"], ["C", "B", "A"]])
+def test_a_categorical_group_column_gives_the_panel_its_strings_give(categories):
+    # A run's ledger holds the group as a categorical, its categories not necessarily in the order of the
+    # groups counted, and possibly with a category no row has.
+    ledger = hand_ledger()
+    as_categorical = ledger.assign(group=pd.Categorical(ledger["group"], categories=categories))
+    pd.testing.assert_frame_equal(
+        panel_statistics(as_categorical, GROUPS, steps=2), panel_statistics(ledger, GROUPS, steps=2), check_exact=True
+    )
+
+
 def test_flatten_names_each_statistic_group_and_step_and_counts_an_empty_mean_as_zero():
     stats = flatten(panel_statistics(hand_ledger(), GROUPS, steps=2), ["approvals", "mean_score"])
     assert stats["approvals|B|2"] == 2

@@ -53,6 +53,26 @@ def _quoted(page: str) -> tuple[dict, list[list[str]], str]:
     return json.loads((ROOT / path).read_text(encoding="utf-8"))["scripts"], rows, path
 
 
+#: Row label -> how the calibration benchmark's figures for that scenario print in that row.
+CALIBRATION_ROWS = {
+    "`bell2024`, 10 steps": "bell2024",
+    "German credit, 6 steps": "german-credit",
+}
+
+
+def test_calibration_page_quotes_its_results_file() -> None:
+    scripts, rows, _ = _quoted("calibration.md")
+    figures = scripts["calibration"]["figures"]
+    assert [label.strip() for label, _ in rows] == list(CALIBRATION_ROWS)
+    for label, value in rows:
+        f = figures[CALIBRATION_ROWS[label.strip()]]
+        printed = (
+            f"{f['afresh_cpu_s_per_run']:.3f} CPU s a run | {f['reusing_cpu_s_per_run']:.3f} CPU s a run | "
+            f"{f['speedup_cpu']:.2f}"
+        )
+        assert value.strip() == printed, label
+
+
 def test_performance_page_quotes_its_results_file() -> None:
     scripts, rows, _ = _quoted("performance.md")
     figures = scripts["engine"]["figures"]

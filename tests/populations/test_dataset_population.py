@@ -10,6 +10,7 @@ import pytest
 
 from recoursesim.errors import ConfigError, DataError
 from recoursesim.populations import DatasetPopulation
+from recoursesim.populations.dataset import _bundled
 
 
 def _fitted(seed: int = 0, **kwargs: object) -> DatasetPopulation:
@@ -174,3 +175,25 @@ def test_a_dataframe_replaces_the_file_and_actions_add_to_the_defaults(tmp_path)
         DatasetPopulation("sex", data_fingerprint="abc", target="ok")
     with pytest.raises(ConfigError, match=r"^actions\.immutable: unknown feature 'height'"):
         DatasetPopulation("sex", data=frame, target="ok", actions={"immutable": ["height"]})
+
+
+@pytest.mark.parametrize(
+    ("dataset", "group", "features"),
+    [
+        ("german", "sex", None),
+        ("german", "sex", ["duration", "purpose"]),
+        ("adult", "race", None),
+        ("compas", "race", None),
+    ],
+)
+def test_a_bundled_data_set_is_encoded_once_as_a_fresh_encoding_would(dataset, group, features) -> None:
+    kwargs = {"features": features} if features else {}
+    first = DatasetPopulation(group=group, dataset=dataset, **kwargs)
+    again = DatasetPopulation(group=group, dataset=dataset, **kwargs)
+    assert again.codes is first.codes  # shared between populations, hence read-only
+    assert not first.codes.flags.writeable
+    bundled = _bundled(dataset)
+    needed = [*first.schema.names, group, bundled.target]
+    rows = bundled.frame.loc[~bundled.frame[needed].isna().any(axis=1)].reset_index(drop=True)
+    assert len(rows) == len(first.labels) == first.codes.shape[0]
+    np.testing.assert_array_equal(first.codes, first.schema.encode(rows, field="data"), strict=True)
