@@ -3,20 +3,7 @@
 import pytest
 
 from recoursesim.scenario import Scenario
-
-
-class _Recorder:
-    """An observer keeping the step of every snapshot it is given."""
-
-    name = "recorder"
-    every = 1
-
-    def __init__(self):
-        self.steps = []
-
-    def observe(self, snapshot):
-        self.steps.append(snapshot.step)
-        return {"n": float(snapshot.agent_id.size)}
+from tests.engine.test_step_phases import _Recorder
 
 
 def _model(steps=3, seed=0):
@@ -72,8 +59,8 @@ def test_observers_see_the_step_being_run_and_snapshot_between_steps_the_next():
     recorder = _Recorder()
     model.observers = (recorder,)
     model.step()
-    assert recorder.steps == [0]
+    assert [snap.step for snap in recorder.snapshots] == [0]
     assert model.snapshot().step == 1  # between steps: the step to run next
     model.run()
-    assert recorder.steps == [0, 1, 2, 3]
+    assert [snap.step for snap in recorder.snapshots] == [0, 1, 2, 3]
     assert set(model.observations["step"]) == {0, 1, 2, 3}
