@@ -58,6 +58,9 @@ class RecourseModel(mesa.Model):
     :attr:`agents` is read and kept in sync from then on, so runs that never look at individual
     agents pay nothing for them.
 
+    The model keeps no clock of its own: :attr:`t` is read from Mesa's clock
+    (:attr:`mesa.Model.time`), which every :meth:`step` call advances by one.
+
     Components built by hand without a mixed-type population's feature schema (a recourse
     generator, behaviour, trainer or observer that takes ``schema``) are rebuilt with the
     population's schema and default action set, as a scenario builds them
@@ -148,7 +151,6 @@ class RecourseModel(mesa.Model):
         nul = next((name for name in self.group_names if "\x00" in str(name)), None)
         if nul is not None:  # a NUL ends a string in C code: the files written would garble the name
             raise ConfigError("population", f"the group name {nul!r} holds a NUL byte", "remove it from the name")
-        self.t = 0
         self.table = AgentTable(len(self.feature_names), capacity=self.n_initial + int(self.entrants.sum()))
         #: The population's feature schema (mixed-type populations), else ``None``.
         self.schema = schema_of(population)
@@ -278,11 +280,27 @@ class RecourseModel(mesa.Model):
 
     # ------------------------------------------------------------------ the loop
 
+    @property
+    def t(self) -> int:
+        """The next step to run, ``0 … T + 1``: the number of steps run so far, read from Mesa's clock.
+
+        Mesa's ``step()`` advances :attr:`mesa.Model.time` by one and then runs this model's step
+        body (Mesa 3's ``Model.steps`` counts the same; Mesa 4 keeps only ``time``), so between
+        steps ``t`` is ``time``. A ``step()`` refused after the last step still advances Mesa's
+        clock; ``t`` stays at ``T + 1``.
+        """
+        return min(int(self.time), self.n_steps + 1)
+
     def step(self) -> None:
-        """Run one step ``t`` of the loop (see the class docstring) and advance ``t``."""
-        if self.t > self.n_steps:
+        """Run one step ``t`` of the loop (see the class docstring); Mesa's clock advances ``t``.
+
+        Raises:
+            RuntimeError: The run has ended (step ``T`` has run).
+        """
+        t = int(self.time) - 1  # Mesa advanced its clock to the end of this step before calling us
+        if t > self.n_steps:
             raise RuntimeError(f"the run has ended after step T={self.n_steps}; build a new model to run again")
-        state, scores = self._score()
+        state, scores = self._score(t)
         if self._market_step is None:
             self._select(state)
             self._record(state)
@@ -294,10 +312,9 @@ class RecourseModel(mesa.Model):
         if self.outcome is not None:  # borrowers apply again at the next step
             self._reapply(state, winners)
             winners = winners[:0]
-        self._observe(state.step)
-        self._admit_entrants(state.step, np.concatenate([winners, gave_up]))
-        self.t = state.step + 1
-        self.running = self.t <= self.n_steps
+        self._observe(t)
+        self._admit_entrants(t, np.concatenate([winners, gave_up]))
+        self.running = t + 1 <= self.n_steps
 
     def run(self, until: int | None = None) -> RecourseModel:
         """Run steps up to and including step ``until`` (default ``T``, the end); return ``self``."""
@@ -308,13 +325,13 @@ class RecourseModel(mesa.Model):
 
     # ------------------------------------------------------------------ phases
 
-    def _score(self) -> tuple[StepState, np.ndarray]:
-        """Score every waiting agent (by every lender); an agent's first score (lender 0's) is its initial score.
+    def _score(self, t: int) -> tuple[StepState, np.ndarray]:
+        """Score every waiting agent at step ``t`` (by every lender); its first score (lender 0's) is its initial score.
 
         Returns:
             The step's state (lender 0's scores) and the ``(n, L)`` scores of every lender.
         """
-        t, rows = self.t, self._active
+        rows = self._active
         features = self.table.features[rows]
         if self._market_step is None:
             every = numeric_scores(self.scorer.score(features), rows.size)[:, None]
@@ -486,7 +503,7 @@ class RecourseModel(mesa.Model):
         for observer in self.observers:
             if t % observer.every == 0:
                 try:
-                    result = observer.observe(self.snapshot())
+                    result = observer.observe(self._snapshot(t))
                 except ConfigError as error:
                     raise error.under(f"observers[{self.observers.index(observer)}]") from None
                 self._observations.append(observation_rows(observer.name, t, result))
@@ -553,10 +570,14 @@ class RecourseModel(mesa.Model):
 
     def snapshot(self) -> PopulationSnapshot:
         """Return the waiting agents with the current decision model and their thresholds, for auditors."""
+        return self._snapshot(self.t)
+
+    def _snapshot(self, step: int) -> PopulationSnapshot:
+        """The waiting agents at ``step`` (an observer's snapshot is of the step being run)."""
         ids = self._active
         threshold = self._active_threshold
         return PopulationSnapshot(
-            step=self.t,
+            step=step,
             agent_id=ids.copy(),
             features=self.table.features[ids].copy(),
             group=self.table.group[ids].copy(),

@@ -169,7 +169,7 @@ class RecourseEnv(gymnasium.Env):
         n = int(policy.selected_.sum())
         reward = (min(n, self.budget) - max(0, n - self.budget)) / self.budget - self.fairness_weight * gap
         info = {
-            "step": int(self.model.t) - 1,
+            "step": self.model.t - 1,
             "selected": policy.selected_.copy(),
             "scored": policy.scored_.copy(),
             "selection_rate_gap": gap,
