@@ -303,7 +303,7 @@ def test_a_runs_selection_rates_count_every_application_and_its_recourse_the_fir
     ],
 )
 def test_a_scenarios_own_bad_tables_exit_2_naming_the_table(table, old, new, message, tmp_path, capsys) -> None:
-    from tests.lending.test_fico_tables import _copy, _edit
+    from tests.datasets.test_fico_tables import _copy, _edit
 
     folder = tmp_path / "tables"
     folder.mkdir()
@@ -321,7 +321,7 @@ def test_a_scenarios_own_bad_tables_exit_2_naming_the_table(table, old, new, mes
 
 
 def test_a_scenarios_own_good_tables_run_like_the_bundled_ones(tmp_path) -> None:
-    from tests.lending.test_fico_tables import _copy
+    from tests.datasets.test_fico_tables import _copy
 
     own = FicoPopulation(tables_dir=str(_copy(tmp_path)))
     bundled = FicoPopulation()
