@@ -62,6 +62,20 @@ def check_market(data: Mapping[str, Any]) -> None:
         raise ConfigError(
             "lenders", "a market has no lenders", 'add a [[lenders]] table per lender, each with name = "..."'
         )
+    _check_size(market, lenders)
+    _check_lenders(lenders)
+    if market.get("culture") == "monoculture":
+        own = next((i for i, lender in enumerate(lenders) if i > 0 and "scorer" in lender), None)
+        if own is not None:
+            raise ConfigError(
+                f"lenders[{own}].scorer",
+                "is ignored: in a monoculture every lender scores with lender 0's model",
+                'remove it, or set culture = "polyculture"',
+            )
+
+
+def _check_size(market: Mapping[str, Any], lenders: list[Any]) -> None:
+    """At most :data:`MAX_LENDERS` lenders, declared or made by ``copies`` (from one template)."""
     if len(lenders) > MAX_LENDERS:
         raise ConfigError(
             "lenders", f"declares {len(lenders)} lenders, more than {MAX_LENDERS}", f"declare at most {MAX_LENDERS}"
@@ -80,15 +94,6 @@ def check_market(data: Mapping[str, Any]) -> None:
                 f"makes copies of one [[lenders]] table, but there are {len(lenders)}",
                 "keep one [[lenders]] table as the template, or remove copies",
             )
-    _check_lenders(lenders)
-    if market.get("culture") == "monoculture":
-        own = next((i for i, lender in enumerate(lenders) if i > 0 and "scorer" in lender), None)
-        if own is not None:
-            raise ConfigError(
-                f"lenders[{own}].scorer",
-                "is ignored: in a monoculture every lender scores with lender 0's model",
-                'remove it, or set culture = "polyculture"',
-            )
 
 
 def _check_lenders(lenders: list[Any]) -> None:
@@ -104,7 +109,8 @@ def _check_lenders(lenders: list[Any]) -> None:
             raise ConfigError(f"{where}.name", f"must be a non-empty string, got {name!r}", f'add name = "lender-{i}"')
         problem = _name_problem(name)
         if problem:
-            raise ConfigError(f"{where}.name", f"{problem}, got {name[:MAX_NAME_LENGTH]!r}", f'write e.g. name = "lender-{i}"')
+            shown = name[:MAX_NAME_LENGTH]
+            raise ConfigError(f"{where}.name", f"{problem}, got {shown!r}", f'write e.g. name = "lender-{i}"')
         if name in seen:
             raise ConfigError(
                 f"{where}.name",
