@@ -105,3 +105,18 @@ def test_a_plug_in_choice_returning_a_bad_mask_is_refused(case, tmp_path, capsys
     registry.register("choice", "bad-choice")(policy)
     err = refused(tmp_path, capsys, '[market]\nchoice = { name = "bad-choice" }\n' + lenders("a", "b"), "market.choice")
     assert problem in err
+
+
+class _NaNScorer:
+    """A plug-in scorer whose scores are NaN (a model that diverged)."""
+
+    def score(self, features):
+        return np.full(features.shape[0], np.nan)
+
+
+def test_a_lender_whose_model_scores_non_finite_is_named(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(registry._REGISTRY, "scorer", dict(registry._REGISTRY["scorer"]))
+    registry.register("scorer", "nan-scorer")(_NaNScorer)
+    table = MARKET + lenders("a") + '[[lenders]]\nname = "b"\nscorer = { name = "nan-scorer" }\n'
+    err = refused(tmp_path, capsys, table, "lenders.b.scorer")
+    assert "returned nan" in err
