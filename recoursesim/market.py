@@ -32,6 +32,15 @@ DEFAULT_LENDER = "default"
 #: The two ways lenders' models relate: each its own (fitted on its own rows), or all lender 0's.
 CULTURES: tuple[str, ...] = ("polyculture", "monoculture")
 
+#: The most lenders a market may declare (``[[lenders]]`` tables or ``copies``). Every lender
+#: scores every waiting applicant each step and keeps its own model, so a market far larger than
+#: this is almost surely a typo; refusing it before any lender is built keeps a huge ``copies``
+#: from exhausting memory before the run's memory estimate is reached.
+MAX_LENDERS = 1000
+
+#: The longest lender name (names label ledger categories, table columns and figure legends).
+MAX_NAME_LENGTH = 64
+
 
 @dataclass(eq=False)
 class Lender:

@@ -22,7 +22,7 @@ from recoursesim.agent_table import AgentTable, Status
 from recoursesim.behaviour.base import ActionContext, Behaviour
 from recoursesim.choice.base import ChoiceContext
 from recoursesim.durability.decision import Decision
-from recoursesim.errors import ConfigError
+from recoursesim.errors import ConfigError, DataError
 from recoursesim.ledger import Ledger
 from recoursesim.market import Lender, cheapest, first_true, scalar_threshold
 from recoursesim.refit_order import StepState, rows_of
@@ -83,7 +83,10 @@ class MarketStep:
         n = features.shape[0]
         for lender in self.lenders:
             if id(lender.scorer) not in columns:
-                columns[id(lender.scorer)] = numeric_scores(lender.scorer.score(features), n)
+                try:
+                    columns[id(lender.scorer)] = numeric_scores(lender.scorer.score(features), n)
+                except DataError as error:  # name the lender whose model scored badly
+                    raise DataError(f"lenders.{lender.name}.scorer", error.problem, error.fix) from None
         return np.column_stack([columns[id(lender.scorer)] for lender in self.lenders]).reshape(n, len(self.lenders))
 
     def run(self, state: StepState, scores: np.ndarray) -> np.ndarray:

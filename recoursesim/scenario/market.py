@@ -23,7 +23,7 @@ from typing import Any
 
 from recoursesim._validate import check_choice, check_int, check_keys
 from recoursesim.errors import ConfigError
-from recoursesim.market import CULTURES
+from recoursesim.market import CULTURES, MAX_LENDERS, MAX_NAME_LENGTH
 
 #: The keys of ``[market]``.
 MARKET_KEYS: tuple[str, ...] = ("choice", "culture", "copies")
@@ -62,14 +62,7 @@ def check_market(data: Mapping[str, Any]) -> None:
         raise ConfigError(
             "lenders", "a market has no lenders", 'add a [[lenders]] table per lender, each with name = "..."'
         )
-    if "copies" in market:
-        check_int("market.copies", market["copies"], minimum=1)
-        if len(lenders) != 1:
-            raise ConfigError(
-                "market.copies",
-                f"makes copies of one [[lenders]] table, but there are {len(lenders)}",
-                "keep one [[lenders]] table as the template, or remove copies",
-            )
+    _check_size(market, lenders)
     _check_lenders(lenders)
     if market.get("culture") == "monoculture":
         own = next((i for i, lender in enumerate(lenders) if i > 0 and "scorer" in lender), None)
@@ -78,6 +71,28 @@ def check_market(data: Mapping[str, Any]) -> None:
                 f"lenders[{own}].scorer",
                 "is ignored: in a monoculture every lender scores with lender 0's model",
                 'remove it, or set culture = "polyculture"',
+            )
+
+
+def _check_size(market: Mapping[str, Any], lenders: list[Any]) -> None:
+    """At most :data:`MAX_LENDERS` lenders, declared or made by ``copies`` (from one template)."""
+    if len(lenders) > MAX_LENDERS:
+        raise ConfigError(
+            "lenders", f"declares {len(lenders)} lenders, more than {MAX_LENDERS}", f"declare at most {MAX_LENDERS}"
+        )
+    if "copies" in market:
+        copies = check_int("market.copies", market["copies"], minimum=1)
+        if copies > MAX_LENDERS:
+            raise ConfigError(
+                "market.copies",
+                f"makes {copies} lenders, more than a market may have ({MAX_LENDERS})",
+                f"set copies to at most {MAX_LENDERS}",
+            )
+        if len(lenders) != 1:
+            raise ConfigError(
+                "market.copies",
+                f"makes copies of one [[lenders]] table, but there are {len(lenders)}",
+                "keep one [[lenders]] table as the template, or remove copies",
             )
 
 
@@ -92,6 +107,10 @@ def _check_lenders(lenders: list[Any]) -> None:
         name = lender.get("name")
         if not isinstance(name, str) or not name.strip():
             raise ConfigError(f"{where}.name", f"must be a non-empty string, got {name!r}", f'add name = "lender-{i}"')
+        problem = _name_problem(name)
+        if problem:
+            shown = name[:MAX_NAME_LENGTH]
+            raise ConfigError(f"{where}.name", f"{problem}, got {shown!r}", f'write e.g. name = "lender-{i}"')
         if name in seen:
             raise ConfigError(
                 f"{where}.name",
@@ -105,6 +124,25 @@ def _check_lenders(lenders: list[Any]) -> None:
                 raise ConfigError(
                     f"{where}.{section}", "must be a table with a name", f"write {section} = {{ name = ... }}"
                 )
+
+
+def _name_problem(name: str) -> str:
+    """What makes a non-empty lender name unusable ("" if nothing).
+
+    A name labels the ledger's ``lender`` category, tables and legends, and addresses the lender in
+    a sweep key (``lenders.<name>.selection.k``, split at dots, where a number is a position).
+    """
+    if len(name) > MAX_NAME_LENGTH:
+        return f"is {len(name)} characters long, more than {MAX_NAME_LENGTH}"
+    if not name.isprintable():
+        return "contains a control character (a newline, tab or NUL)"
+    if name != name.strip():
+        return "starts or ends with a space"
+    if "." in name:
+        return "contains a dot (a sweep key lenders.<name>.… could not address it)"
+    if name.isdigit():
+        return "is a number (a sweep key lenders.<number>.… addresses a lender by position)"
+    return ""
 
 
 def lender_tables(spec: Mapping[str, Any]) -> list[tuple[int, str, dict[str, Any]]]:

@@ -298,3 +298,92 @@ def test_fuzz_an_interrupted_command_leaves_no_partial_output(files_before_inter
             status, err = run_cli(["sweep", "s.toml", "--seeds", "3", "--out", "out", "--resume", "--quiet"], folder)
             assert status == 0, err
             assert len(list((folder / "out" / "runs").glob("*.parquet"))) == 3
+
+
+# Generated markets over the small scenario: random lender counts, names, choice policies, k values,
+# copies and cultures either run or are refused with one line (exit 2), never a traceback.
+
+
+def mostly(draw: st.DrawFn, valid: st.SearchStrategy[Any], hostile: st.SearchStrategy[Any]) -> Any:
+    """A value from ``valid`` seven times in eight, else from ``hostile`` (so that some markets run)."""
+    return draw(hostile) if draw(st.integers(0, 7)) == 0 else draw(valid)
+
+
+HOSTILE_NAMES = st.one_of(
+    st.sampled_from(["", " ", "a ", "0", "7", "a.b", "../x", "a\x00b", "a\nb", "n" * 65]),
+    st.text(max_size=6),
+    HOSTILE_INTS,
+)
+HOSTILE_K = st.one_of(HOSTILE_INTS, HOSTILE_FLOATS, st.sampled_from([0, 41, 10**12]))
+
+
+@st.composite
+def lender_table(draw: st.DrawFn, i: int = 0) -> dict[str, Any]:
+    """A ``[[lenders]]`` table: a name, maybe its own k, scorer and trainer, rarely an unknown key."""
+    table: dict[str, Any] = {
+        "name": mostly(
+            draw, st.sampled_from(["a", "bank-", "market", "default"]).map(lambda name: f"{name}{i}"), HOSTILE_NAMES
+        )
+    }
+    if draw(st.booleans()):
+        table["selection"] = {"name": "top_k", "k": mostly(draw, st.integers(1, 8), HOSTILE_K)}
+    if draw(st.integers(0, 3)) == 0:
+        weights = mostly(draw, st.lists(st.floats(-1, 1), min_size=2, max_size=2), st.lists(HOSTILE_FLOATS, max_size=3))
+        table["scorer"] = {"name": "linear", "weights": weights}
+    if draw(st.integers(0, 3)) == 0:
+        table["training"] = {"name": draw(st.sampled_from(["refit", "cda", "nope"]))}
+    if draw(st.integers(0, 31)) == 0:
+        table["bogus"] = draw(SCALARS)
+    return table
+
+
+@st.composite
+def market_table(draw: st.DrawFn, names: list[Any]) -> Any:
+    """A ``[market]`` table: a choice policy (maybe sequential with a cost and order), culture, copies."""
+    policy = mostly(
+        draw,
+        st.sampled_from(["all", "best-odds", "cheapest", "random", "sequential"]),
+        st.sampled_from(["nope", "", "ALL"]),
+    )
+    choice: Any = {"name": policy}
+    if policy == "sequential" and draw(st.booleans()):
+        choice["cost"] = mostly(draw, st.floats(0, 2), st.one_of(HOSTILE_FLOATS, HOSTILE_INTS, st.just("1")))
+    if policy == "sequential" and draw(st.booleans()):
+        known = [name for name in names if isinstance(name, str)] + ["a0-1", "a0-2"]
+        choice["order"] = mostly(
+            draw, st.permutations(known).map(lambda p: p[:2]), st.lists(st.sampled_from([*known, "zz", 3]), max_size=3)
+        )
+    if draw(st.integers(0, 15)) == 0:
+        choice = draw(st.one_of(SCALARS, st.just({"name": "all", "price": 1})))
+    market: dict[str, Any] = {"choice": choice}
+    if draw(st.booleans()):
+        market["culture"] = mostly(draw, st.sampled_from(["polyculture", "monoculture"]), SCALARS)
+    if (len(names) == 1 and draw(st.booleans())) or draw(st.integers(0, 7)) == 0:
+        market["copies"] = mostly(
+            draw, st.integers(1, 3), st.one_of(HOSTILE_INTS, st.sampled_from([10**9, 2.5, True, "2"]))
+        )
+    return market if draw(st.integers(0, 15)) else draw(SCALARS)
+
+
+@st.composite
+def markets(draw: st.DrawFn) -> tuple[Any, Any]:
+    """``([market], [[lenders]])``: one to four lenders, rarely none, a bare table or a scalar."""
+    tables: Any = [draw(lender_table(i)) for i in range(draw(st.integers(1, 4)))]
+    if draw(st.integers(0, 15)) == 0:
+        tables = draw(st.one_of(st.just([]), lender_table(), SCALARS))
+    names = [table.get("name") for table in tables] if isinstance(tables, list) else []
+    return draw(market_table(names)), tables
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck), database=None)
+@given(generated=markets())
+def test_fuzz_markets(generated):
+    market, tables = generated
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        # top-level keys (inline tables) precede the scenario's first table
+        text = f"market = {toml_value(market)}\nlenders = {toml_value(tables)}\n" + small_text(steps=1)
+        (folder / "s.toml").write_text(text, encoding="utf-8")
+        before = set(folder.rglob("*"))
+        status, err = run_cli(["run", "s.toml", "--out", "r"], folder)
+        judge(status, err, before, folder)
