@@ -52,7 +52,7 @@ def test_unusable_lender_names_are_refused(case, tmp_path, capsys):
 
 def test_names_that_are_only_unusual_run(tmp_path, capsys):
     path = tmp_path / "s.toml"
-    path.write_text('base = "default"\n[run]\nsteps = 1\n' + MARKET + lenders("market", "default", "bank/b", "x" * 64))
+    path.write_text('base = "default"\n[run]\nsteps = 1\n' + MARKET + lenders("markets", "default", "bank/b", "x" * 64))
     assert main(["run", str(path), "--out", str(tmp_path / "out")]) == 0, capsys.readouterr().err
 
 

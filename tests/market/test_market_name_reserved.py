@@ -11,5 +11,5 @@ def test_a_lender_named_market_is_refused_before_anything_is_written(tmp_path, c
     )
     assert main(["run", str(path), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and " lenders.name:" in err and "fix:" in err and "Traceback" not in err, err
+    assert err.count("\n") == 1 and " lenders[0].name:" in err and "fix:" in err and "Traceback" not in err, err
     assert [p.name for p in tmp_path.iterdir()] == ["bad.toml"]
