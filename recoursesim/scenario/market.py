@@ -24,7 +24,6 @@ from typing import Any
 from recoursesim._validate import check_choice, check_int, check_keys
 from recoursesim.errors import ConfigError
 from recoursesim.market import CULTURES, MAX_LENDERS, MAX_NAME_LENGTH
-from recoursesim.metrics.market_ledger import MARKET
 
 #: The keys of ``[market]``.
 MARKET_KEYS: tuple[str, ...] = ("choice", "culture", "copies")
@@ -143,6 +142,8 @@ def _name_problem(name: str) -> str:
         return "contains a dot (a sweep key lenders.<name>.… could not address it)"
     if name.isdigit():
         return "is a number (a sweep key lenders.<number>.… addresses a lender by position)"
+    from recoursesim.metrics.market_ledger import MARKET  # pandas: only once a market is declared
+
     if name == MARKET:
         return f"is {MARKET!r}, the name of the whole market's rows in the market table"
     return ""
