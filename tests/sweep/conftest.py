@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 
 from recoursesim.scenario import Scenario
+from tests.hostile.conftest import cli, scenario_file  # noqa: F401  (the hostile-input tests' fixtures)
 
 
 @pytest.fixture
