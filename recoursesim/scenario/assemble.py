@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -16,31 +17,51 @@ from recoursesim.scoring.fitted import RefitsUserModel
 
 if TYPE_CHECKING:
     from recoursesim.market import Market
-    from recoursesim.scenario.scenario import Scenario
 
 
-def model_arguments(scenario: Scenario, *, dry_run: bool = False) -> dict[str, Any]:
-    """Fresh components and sizes of a run of ``scenario`` (see :meth:`Scenario.model_arguments`)."""
-    spec = scenario.spec
+@dataclass(frozen=True)
+class BuildInputs:
+    """What building a run's components reads from a scenario: data, not the scenario itself.
+
+    Attributes:
+        spec: The resolved, validated scenario table.
+        steps: ``T``, the last step.
+        reference_group: The group disparities compare against (``None``: the first).
+        inputs: Objects given in Python rather than in the file (``data``, ``model``).
+        allow_imports: Modules the person running allowed to be imported for plug-ins.
+        trusted: Types the person running trusts in a model file.
+    """
+
+    spec: Mapping[str, Any]
+    steps: int
+    reference_group: str | None
+    inputs: Mapping[str, Any] = field(default_factory=dict)
+    allow_imports: tuple[str, ...] = ()
+    trusted: tuple[str, ...] = ()
+
+
+def model_arguments(given: BuildInputs, *, dry_run: bool = False) -> dict[str, Any]:
+    """Fresh components and sizes of a run (see :meth:`Scenario.model_arguments`)."""
+    spec = given.spec
     population_spec = dict(spec["population"])
     n_initial = check_int("population.initial", population_spec.pop("initial", None), minimum=1)
     entrants = population_spec.pop("entrants", 0)
-    allowed = scenario.allow_imports
-    population = build("population", population_spec, data=scenario.inputs.get("data"), allow_imports=allowed)
+    allowed = given.allow_imports
+    population = build("population", population_spec, data=given.inputs.get("data"), allow_imports=allowed)
     # Mixed-type populations hand their schema and default action set to the parts that need them.
     mixed: dict[str, Any] = {
         "schema": schema_of(population),
         "action_defaults": action_defaults_of(population),
     }
-    scorer, selector, recourse, trainer = decision_parts(scenario, spec, population, mixed, "")
+    scorer, selector, recourse, trainer = decision_parts(given, spec, population, mixed, "")
     behaviour = build("behaviour", spec["behaviour"], allow_imports=allowed, **mixed)
-    market = build_market(scenario, population, mixed, n_initial)
+    market = build_market(given, population, mixed, n_initial)
     if market is not None:
         first = market.lenders[0]
         scorer, selector, recourse, trainer = first.scorer, first.selector, first.recourse, first.trainer
     outcome = build("outcome", spec["outcome"], allow_imports=allowed) if "outcome" in spec else None
     observers = build_observers(spec.get("observers", []), population, mixed, allowed)
-    reference = scenario.reference_group
+    reference = given.reference_group
     if reference is not None and reference not in population.group_names:
         raise ConfigError(
             "metrics.reference_group",
@@ -55,7 +76,7 @@ def model_arguments(scenario: Scenario, *, dry_run: bool = False) -> dict[str, A
         if isinstance(entrants, int | np.integer) and not isinstance(entrants, bool):
             check_int("population.entrants", entrants, minimum=0)  # no schedule array: T may be huge
         else:
-            entrants_schedule(entrants, scenario.steps)
+            entrants_schedule(entrants, given.steps)
         if patience is not None:
             check_int("model.patience", patience, minimum=1)
         return {}
@@ -67,7 +88,7 @@ def model_arguments(scenario: Scenario, *, dry_run: bool = False) -> dict[str, A
         behaviour=behaviour,
         n_initial=n_initial,
         entrants=entrants,
-        n_steps=scenario.steps,
+        n_steps=given.steps,
         trainer=trainer,
         observers=observers,
         patience=patience,
@@ -78,12 +99,12 @@ def model_arguments(scenario: Scenario, *, dry_run: bool = False) -> dict[str, A
 
 
 def decision_parts(
-    scenario: Scenario, tables: Mapping[str, Any], population: Any, mixed: dict[str, Any], where: str
+    given: BuildInputs, tables: Mapping[str, Any], population: Any, mixed: dict[str, Any], where: str
 ) -> tuple[Any, Any, Any, Any]:
     """Build one lender's scorer, selector, recourse generator and trainer (``None``) from ``tables``.
 
     Args:
-        scenario: The scenario (its inputs, trust and import allowance).
+        given: What the scenario gives (its inputs, trust and import allowance).
         tables: The sections ``scorer``, ``selection``, ``recourse`` and, optionally, ``training``.
         population: The run's population.
         mixed: The population's schema and default action set.
@@ -91,15 +112,15 @@ def decision_parts(
     """
     from recoursesim.refit_order import refit_order_of
 
-    allowed = scenario.allow_imports
+    allowed = given.allow_imports
     feature_names = tuple(population.feature_names)
     scorer = build(
         "scorer",
         tables["scorer"],
         section=f"{where}scorer",
         population=population,
-        fitted_estimator=scenario.inputs.get("model"),
-        trusted=scenario.trusted,
+        fitted_estimator=given.inputs.get("model"),
+        trusted=given.trusted,
         allow_imports=allowed,
         **mixed,
     )
@@ -140,7 +161,7 @@ def decision_parts(
     return scorer, selector, recourse, trainer
 
 
-def build_market(scenario: Scenario, population: Any, mixed: dict[str, Any], n_initial: int) -> Market | None:
+def build_market(given: BuildInputs, population: Any, mixed: dict[str, Any], n_initial: int) -> Market | None:
     """The scenario's market (``None`` without ``[market]``): its lenders built, its choice and culture.
 
     Raises:
@@ -148,7 +169,7 @@ def build_market(scenario: Scenario, population: Any, mixed: dict[str, Any], n_i
             population, a refit order a market cannot run, a choice ``order`` naming an unknown
             lender, or a section a market does not support (``[outcome]``, ``[[observers]]``).
     """
-    spec = scenario.spec
+    spec = given.spec
     tables = lender_tables(spec)
     if not tables:
         return None
@@ -157,7 +178,7 @@ def build_market(scenario: Scenario, population: Any, mixed: dict[str, Any], n_i
     lenders = []
     for index, name, sections in tables:
         where = f"lenders[{index}]."
-        scorer, selector, recourse, trainer = decision_parts(scenario, sections, population, mixed, where)
+        scorer, selector, recourse, trainer = decision_parts(given, sections, population, mixed, where)
         k = getattr(selector, "k", None)
         places = [k] if isinstance(k, int) else k if isinstance(k, list) else []
         if places and max(places) > n_initial:
@@ -172,7 +193,7 @@ def build_market(scenario: Scenario, population: Any, mixed: dict[str, Any], n_i
     check_lenders(lenders, outcome="outcome" in spec, observers="observers" in spec, fields=fields)
     market = spec["market"]
     choice = build(
-        "choice", market.get("choice", DEFAULT_CHOICE), section="market.choice", allow_imports=scenario.allow_imports
+        "choice", market.get("choice", DEFAULT_CHOICE), section="market.choice", allow_imports=given.allow_imports
     )
     names = [lender.name for lender in lenders]
     order = getattr(choice, "order", None)

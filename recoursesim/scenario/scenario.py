@@ -295,10 +295,18 @@ class Scenario:
         Args:
             dry_run: Only build and check the components; return ``{}`` (no population is drawn).
         """
-        from recoursesim.scenario.assemble import model_arguments
+        from recoursesim.scenario.assemble import BuildInputs, model_arguments
 
+        inputs = BuildInputs(
+            spec=self.spec,
+            steps=self.steps,
+            reference_group=self.reference_group,
+            inputs=self.inputs,
+            allow_imports=self.allow_imports,
+            trusted=self.trusted,
+        )
         with searching(self.import_folders):
-            return model_arguments(self, dry_run=dry_run)
+            return model_arguments(inputs, dry_run=dry_run)
 
 
 def _unpickle_scenario(

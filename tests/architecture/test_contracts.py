@@ -30,11 +30,10 @@ SESSION = {
     **{key: value for key, value in CONFIG.items() if key != "contracts"},
     "root_packages": [CONFIG["root_package"]],
 }
-#: Circles through a type hint in the engine and the scenario builder, which another change rebuilds:
-#: the scenario and its builder (``scenario.assemble``), the Mesa agents typed by the model they
-#: view, and the fates of a finished run typed by the model (which keeps each step's decision).
+#: Circles through a type hint in the engine, which another change rebuilds: the Mesa agents typed
+#: by the model they view, and the fates of a finished run typed by the model (which keeps each
+#: step's decision).
 KNOWN_TYPED_CIRCLES = (
-    "recoursesim.scenario.scenario -> recoursesim.scenario.assemble",
     "recoursesim.agents -> recoursesim.model",
     "recoursesim.durability.fates -> recoursesim.model",
 )
