@@ -190,7 +190,7 @@ class RecourseModel(mesa.Model):
 
         In a polyculture of several lenders each such lender fits on its own disjoint share of the
         training rows (:func:`~recoursesim.market.training_shares`, drawn from ``rng`` once); in a
-        monoculture every lender scores with lender 0's model.
+        monoculture only lender 0's model is fitted (the other lenders take it once it has started).
         """
         lenders = self.lenders[:1] if self.culture == "monoculture" else self.lenders
         fitted = [callable(getattr(lender.scorer, "prepare", None)) for lender in lenders]
@@ -201,8 +201,6 @@ class RecourseModel(mesa.Model):
             if fitted[j]:  # a model fitted on the population's training rows when the run starts
                 population = self.population if shares is None else TrainingShare(self.population, shares[j])
                 lender.scorer = lender.scorer.prepare(population, rng)  # type: ignore[attr-defined]
-        for lender in self.lenders[len(lenders) :]:
-            lender.scorer = self.lenders[0].scorer
 
     # ------------------------------------------------------------------ lenders
 
