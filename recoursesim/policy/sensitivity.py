@@ -26,8 +26,8 @@ from recoursesim.ledger import write_parquet
 from recoursesim.output import replacing
 from recoursesim.policy._deps import require
 from recoursesim.policy.space import MetricSpec, ParamRange
-from recoursesim.policy.streams import study_seed
 from recoursesim.resources import MAX_MORRIS_LEVELS
+from recoursesim.rng import study_seed
 from recoursesim.scenario import Scenario
 from recoursesim.sweep import Executor, Point, RunTask, SweepPlan, iter_point_results, run_sweep
 from recoursesim.sweep.identity import canonical_json
@@ -227,7 +227,7 @@ def analyse(
     """Sensitivity indices of the seed means, with bootstrap confidence intervals (SALib).
 
     The bootstrap draws from the study's ``"bootstrap"`` stream
-    (:func:`~recoursesim.policy.streams.study_seed`) under ``root_seed`` (default: the design's
+    (:func:`~recoursesim.rng.study_seed`) under ``root_seed`` (default: the design's
     seed), so the same inputs give the same intervals.
 
     Sobol: columns ``S1``, ``S1_low``, ``S1_high``, ``ST``, ``ST_low``, ``ST_high``. Morris:

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from recoursesim.policy.streams import STUDY_KEY, STUDY_STREAMS, study_seed
 from recoursesim.resources import MAX_SWEEP_RUNS
+from recoursesim.rng import STUDY_KEY, STUDY_STREAMS, study_seed
 
 
 def test_a_stream_is_a_function_of_the_root_seed():
