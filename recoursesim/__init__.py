@@ -14,7 +14,7 @@ def __getattr__(name: str) -> Any:
     # The model (and Mesa with it) is imported on first use, so that tools that only audit or
     # read results (FACTS, reports) do not pay for it.
     if name == "RecourseModel":
-        from recoursesim.model import RecourseModel
+        from recoursesim.engine.model import RecourseModel
 
         return RecourseModel
     raise AttributeError(f"module 'recoursesim' has no attribute {name!r}")

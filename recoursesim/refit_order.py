@@ -1,6 +1,6 @@
 """Refit orders: when, within a step, the trainer refits the decision model relative to the agents acting.
 
-A step of :class:`~recoursesim.model.RecourseModel` scores, selects and records the agents, then
+A step of :class:`~recoursesim.engine.model.RecourseModel` scores, selects and records the agents, then
 runs three phases whose order depends on the trainer: *recommend* (each rejected agent gets a
 recommendation ``x'``), *act* (agents move toward it) and *retrain* (the trainer returns the next
 decision model). A refit order is a function that runs those phases through a :class:`StepPhases`
@@ -67,7 +67,7 @@ class StepState:
 
 
 class StepPhases(Protocol):
-    """The phases a refit order sequences (implemented by :class:`~recoursesim.model.RecourseModel`)."""
+    """The phases a refit order sequences (implemented by :class:`~recoursesim.engine.model.RecourseModel`)."""
 
     scorer: Scorer
 

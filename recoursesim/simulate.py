@@ -14,12 +14,12 @@ import pandas as pd
 
 from recoursesim._validate import check_int
 from recoursesim.durability import durability_summary, recommendation_fates
+from recoursesim.engine.model import RecourseModel
 from recoursesim.errors import ConfigError
 from recoursesim.ledger import by_applicant, write_parquet
 from recoursesim.metrics import agent_outcomes, recourse_over_time, recourse_summary, until_first_success
 from recoursesim.metrics.market_ledger import is_market
 from recoursesim.metrics.market_table import market_table
-from recoursesim.model import RecourseModel
 from recoursesim.resources import check_run_memory
 from recoursesim.scenario import Scenario, load_scenario
 from recoursesim.threads import threads_for_run

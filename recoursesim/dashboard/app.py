@@ -1,7 +1,7 @@
 """The Solara page of ``recoursesim dashboard`` (needs the ``dashboard`` extra).
 
 Controls on the left build a :class:`DashboardSettings`; any change resets the run. Step, Play
-and Reset drive the same :class:`~recoursesim.model.RecourseModel` as ``recoursesim run``.
+and Reset drive the same :class:`~recoursesim.engine.model.RecourseModel` as ``recoursesim run``.
 """
 
 from __future__ import annotations

@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 
 from recoursesim.dashboard.settings import DashboardSettings
+from recoursesim.engine.model import RecourseModel
 from recoursesim.groundtruth.observer import GroundTruthObserver
 from recoursesim.ledger import by_applicant
 from recoursesim.metrics import recourse_over_time
 from recoursesim.metrics.market_table import market_table
-from recoursesim.model import RecourseModel
 from recoursesim.scenario import Scenario
 
 #: The longest horizon (steps after issue) the durability view follows.

@@ -1,6 +1,5 @@
 """Durability of recourse: how long a recommendation stays valid after it is issued (docs/durability.md)."""
 
-from recoursesim.durability.decision import Decision
 from recoursesim.durability.fates import recommendation_fates
 from recoursesim.durability.measures import (
     durability_by_step,
@@ -10,6 +9,7 @@ from recoursesim.durability.measures import (
     validity_columns,
 )
 from recoursesim.durability.survival import kaplan_meier
+from recoursesim.engine.decision import Decision
 
 __all__ = [
     "Decision",

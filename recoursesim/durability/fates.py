@@ -9,11 +9,11 @@ import pandas as pd
 
 from recoursesim._categories import category_dtype
 from recoursesim._validate import check_int
-from recoursesim.agent_table import Status
+from recoursesim.engine.agent_table import Status
 from recoursesim.errors import ConfigError
 
 if TYPE_CHECKING:
-    from recoursesim.model import RecourseModel
+    from recoursesim.engine.model import RecourseModel
 
 #: Relative slack when comparing a recommendation's score with a cut-off: generators land exactly
 #: on the cut-off, and a score recomputed there may differ from it in the last bits.

@@ -10,10 +10,10 @@ import mesa
 import numpy as np
 
 from recoursesim._validate import check_float, check_int
+from recoursesim.engine.model import RecourseModel
 from recoursesim.errors import ConfigError
 from recoursesim.mesa_native.reporters import MODEL_REPORTERS, reporter_names, step_reporters
 from recoursesim.mesa_native.scenario import RecourseScenario
-from recoursesim.model import RecourseModel
 from recoursesim.resources import check_run_memory
 from recoursesim.scenario import Scenario, load_scenario
 from recoursesim.simulate import check_seed
@@ -25,7 +25,7 @@ SCENARIO_KEYS: dict[str, str] = {
     "initial": "population.initial",
     "entrants": "population.entrants",
 }
-#: Agent-level reporters (attributes of :class:`~recoursesim.agents.RecourseAgent`).
+#: Agent-level reporters (attributes of :class:`~recoursesim.engine.agents.RecourseAgent`).
 AGENT_REPORTERS: tuple[str, ...] = ("group", "score", "effort", "effort_spent", "entry_step")
 
 

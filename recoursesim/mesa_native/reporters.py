@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from recoursesim.agent_table import Status
+from recoursesim.engine.agent_table import Status
 from recoursesim.metrics.outcomes import EffortMeasure
 
 if TYPE_CHECKING:
-    from recoursesim.model import RecourseModel
+    from recoursesim.engine.model import RecourseModel
 
 #: Per-group reporters: name prefix -> what it holds. Reporter names are ``<prefix>_<group>``.
 GROUP_REPORTERS: dict[str, str] = {

@@ -108,7 +108,7 @@ def agent_outcomes(ledger: pd.DataFrame, effort: EffortMeasure = "cost") -> pd.D
 def until_first_success(ledger: pd.DataFrame) -> pd.DataFrame:
     """Each agent's rows up to and including its first positive outcome (all rows if it has none).
 
-    With an outcome component (:class:`~recoursesim.model.RecourseModel`'s ``outcome``) the
+    With an outcome component (:class:`~recoursesim.engine.model.RecourseModel`'s ``outcome``) the
     selected agents stay and apply again, so an agent may have several positive outcomes; effort
     and time to recourse are measured to the first one, which is what this ledger keeps.
     """

@@ -1,4 +1,4 @@
-"""Building a scenario's components: the keyword arguments of a :class:`~recoursesim.model.RecourseModel`."""
+"""Building a scenario's components: the keyword arguments of a :class:`~recoursesim.engine.model.RecourseModel`."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from recoursesim.scenario.market import DEFAULT_CHOICE, lender_tables
 from recoursesim.scoring.fitted import RefitsUserModel
 
 if TYPE_CHECKING:
-    from recoursesim.market import Market
+    from recoursesim.engine.market import Market
 
 
 @dataclass(frozen=True)
@@ -173,7 +173,7 @@ def build_market(given: BuildInputs, population: Any, mixed: dict[str, Any], n_i
     tables = lender_tables(spec)
     if not tables:
         return None
-    from recoursesim.market import Lender, Market, check_lenders
+    from recoursesim.engine.market import Lender, Market, check_lenders
 
     lenders = []
     for index, name, sections in tables:

@@ -10,7 +10,7 @@ from recoursesim.errors import ConfigError
 from recoursesim.registry import names
 
 __all__ = ["SECTIONS", "check_keys", "check_table", "key_fix"]
-from recoursesim.market import CULTURES
+from recoursesim.engine.market import CULTURES
 from recoursesim.scenario.market import DEFAULT_CHOICE, check_market
 from recoursesim.scenario.tables import scorer_shorthand
 

@@ -22,8 +22,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from recoursesim._validate import check_choice, check_int, check_keys
+from recoursesim.engine.market import CULTURES, MAX_LENDERS, MAX_NAME_LENGTH
 from recoursesim.errors import ConfigError
-from recoursesim.market import CULTURES, MAX_LENDERS, MAX_NAME_LENGTH
 
 #: The keys of ``[market]``.
 MARKET_KEYS: tuple[str, ...] = ("choice", "culture", "copies")

@@ -270,7 +270,7 @@ class Scenario:
         return (_unpickle_scenario, state)
 
     def build_model(self, seed: int | np.random.SeedSequence | None = None, *, dry_run: bool = False) -> Any:
-        """Construct a fresh :class:`~recoursesim.model.RecourseModel` for ``seed``.
+        """Construct a fresh :class:`~recoursesim.engine.model.RecourseModel` for ``seed``.
 
         Args:
             seed: The run seed (default: the scenario's ``run.seed``).
@@ -282,12 +282,12 @@ class Scenario:
         arguments = self.model_arguments(dry_run=dry_run)
         if dry_run:
             return None
-        from recoursesim.model import RecourseModel
+        from recoursesim.engine.model import RecourseModel
 
         return RecourseModel(**arguments, seed=self.seed if seed is None else seed)
 
     def model_arguments(self, *, dry_run: bool = False) -> dict[str, Any]:
-        """Fresh components and sizes of a run: the keyword arguments of :class:`~recoursesim.model.RecourseModel`.
+        """Fresh components and sizes of a run: the keyword arguments of the engine's ``RecourseModel``.
 
         Every call builds new components, so two models never share state. Subclasses of the
         model (:class:`~recoursesim.mesa_native.ScenarioModel`) are built from these too.

@@ -3,7 +3,7 @@
 An *outcome* component turns a step's positive outcomes into consequences. With one in a model,
 the selected agents do not leave: their loan is resolved (:meth:`RepaymentOutcome.resolve`) and
 they apply again at the next step, as borrowers in Liu et al. (2018) and in repeated lending do
-(see ``outcome`` in :class:`~recoursesim.model.RecourseModel`). Without one (the default), the
+(see ``outcome`` in :class:`~recoursesim.engine.model.RecourseModel`). Without one (the default), the
 selected agents leave for good, as before.
 """
 

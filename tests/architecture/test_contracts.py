@@ -34,8 +34,8 @@ SESSION = {
 #: by the model they view, and the fates of a finished run typed by the model (which keeps each
 #: step's decision).
 KNOWN_TYPED_CIRCLES = (
-    "recoursesim.agents -> recoursesim.model",
-    "recoursesim.durability.fates -> recoursesim.model",
+    "recoursesim.engine.agents -> recoursesim.engine.model",
+    "recoursesim.durability.fates -> recoursesim.engine.model",
 )
 
 
@@ -70,7 +70,7 @@ def test_the_contracts_are_kept(monkeypatch) -> None:
 @pytest.mark.parametrize(
     ("kind", "contract_id", "importer", "imported"),
     [
-        (LayersContract, "layers", "recoursesim.features.cost", "recoursesim.model"),  # upward
+        (LayersContract, "layers", "recoursesim.features.cost", "recoursesim.engine.model"),  # upward
         (IndependenceContract, "components", "recoursesim.selection.top_k", "recoursesim.recourse.base"),
         (AcyclicSiblingsContract, "acyclic", "recoursesim.recourse.spheres", "recoursesim.recourse.search"),  # a circle
     ],
@@ -88,7 +88,7 @@ def test_a_module_outside_every_layer_breaks_the_layers(graph) -> None:
 
 def level(module: str) -> int:
     """The layer of a module of recoursesim, counted from the lowest (0); the package's root is in the engine's."""
-    unit = module.split(".")[1] if "." in module else "model"  # the root hands out RecourseModel (lazily)
+    unit = module.split(".")[1] if "." in module else "engine"  # the root hands out RecourseModel (lazily)
     return next(number for number, layer in enumerate(layers()) if unit in layer)
 
 

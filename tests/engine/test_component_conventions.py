@@ -154,7 +154,7 @@ def test_repr_shows_only_changed_parameters():
 def test_refit_trainer_takes_an_estimator_object_and_refits_a_clone():
     from sklearn.linear_model import LogisticRegression
 
-    from recoursesim.model import RecourseModel
+    from recoursesim.engine.model import RecourseModel
     from recoursesim.scenario import Scenario
     from recoursesim.training import RefitTrainer
 

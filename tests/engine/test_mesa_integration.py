@@ -1,7 +1,7 @@
 import mesa
 import numpy as np
 
-from recoursesim.agents import RecourseAgent
+from recoursesim.engine.agents import RecourseAgent
 from recoursesim.scenario import Scenario
 
 

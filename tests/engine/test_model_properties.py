@@ -5,7 +5,7 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from recoursesim.agent_table import Status
+from recoursesim.engine.agent_table import Status
 from recoursesim.scenario import Scenario
 
 GROUP = {"qualification": [{"means": [0.4], "sds": [0.2]}, {"means": [0.5], "sds": [0.1]}]}

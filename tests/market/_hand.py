@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 
 from recoursesim.behaviour.follow import FollowExactlyBehaviour
-from recoursesim.market import Lender, Market
-from recoursesim.model import RecourseModel
+from recoursesim.engine.market import Lender, Market
+from recoursesim.engine.model import RecourseModel
 from recoursesim.populations.base import Cohort
 from recoursesim.recourse.linear import LinearRecourse
 from recoursesim.refit_order import refit_order_of

@@ -9,7 +9,7 @@ import pytest
 
 from recoursesim import registry
 from recoursesim.cli import main
-from recoursesim.market import MAX_LENDERS, MAX_NAME_LENGTH
+from recoursesim.engine.market import MAX_LENDERS, MAX_NAME_LENGTH
 
 MARKET = '[market]\nchoice = { name = "all" }\n'
 

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from joblib import Parallel, delayed
 
+from recoursesim.engine.market import TrainingShare, scalar_threshold, training_shares
 from recoursesim.ledger import by_applicant
-from recoursesim.market import TrainingShare, scalar_threshold, training_shares
 from recoursesim.metrics.market import systemic_exclusion
 from recoursesim.scenario import Scenario
 from recoursesim.simulate import simulate

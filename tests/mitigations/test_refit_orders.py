@@ -10,7 +10,7 @@ recommendations the agents move toward under which model.
 import numpy as np
 import pytest
 
-from recoursesim.model import RecourseModel
+from recoursesim.engine.model import RecourseModel
 from recoursesim.populations.base import Cohort
 from recoursesim.recourse.linear import LinearRecourse
 from recoursesim.scoring.linear import LinearScorer

@@ -8,8 +8,8 @@ import pytest
 
 from recoursesim.behaviour import BoundedEffortBehaviour
 from recoursesim.behaviour.base import ActionContext
+from recoursesim.engine.model import RecourseModel
 from recoursesim.features import CostModel, Feature, FeatureSchema, MixedActionSet
-from recoursesim.model import RecourseModel
 from recoursesim.populations import DatasetPopulation
 from recoursesim.registry import build
 from recoursesim.scoring import ModelScorer

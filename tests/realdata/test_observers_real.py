@@ -9,7 +9,7 @@ from recoursesim.auditors.ccm.observer import CounterfactualSwitchObserver, _cat
 from recoursesim.auditors.facts.observer import FactsObserver
 from recoursesim.auditors.facts.population_view import population_view
 from recoursesim.behaviour import BoundedEffortBehaviour
-from recoursesim.model import RecourseModel
+from recoursesim.engine.model import RecourseModel
 from recoursesim.populations import DatasetPopulation
 from recoursesim.scoring import ModelScorer
 from recoursesim.selection import TopKSelector

@@ -10,15 +10,15 @@ import pandas as pd
 
 from recoursesim._rows import put_rows
 from recoursesim._validate import check_int
-from recoursesim.agent_table import AgentTable, Status
-from recoursesim.agents import RecourseAgent
 from recoursesim.behaviour.base import ActionContext, Behaviour
-from recoursesim.durability.decision import Decision
+from recoursesim.engine.agent_table import AgentTable, Status
+from recoursesim.engine.agents import RecourseAgent
+from recoursesim.engine.decision import Decision
+from recoursesim.engine.market import DEFAULT_LENDER, Lender, Market, TrainingShare, check_lenders, training_shares
+from recoursesim.engine.market_step import MarketParts, MarketStep, found_of
 from recoursesim.errors import ConfigError
 from recoursesim.features.capabilities import OffersTrainingData, repayment_of, schema_of
 from recoursesim.ledger import Ledger
-from recoursesim.market import DEFAULT_LENDER, Lender, Market, TrainingShare, check_lenders, training_shares
-from recoursesim.market_step import MarketParts, MarketStep, found_of
 from recoursesim.observers import Observer, PopulationSnapshot, observation_rows
 from recoursesim.populations.base import Cohort, PopulationGenerator, entrants_schedule
 from recoursesim.populations.binding import bind_to_population
@@ -53,8 +53,8 @@ class RecourseModel(mesa.Model):
     :mod:`recoursesim.refit_order`): by default as listed; the other orders refit first. The
     order is chosen once, when the model is built.
 
-    State is columnar (:class:`~recoursesim.agent_table.AgentTable`), and the step is one
-    vectorised pass. :class:`~recoursesim.agents.RecourseAgent` views are created the first time
+    State is columnar (:class:`~recoursesim.engine.agent_table.AgentTable`), and the step is one
+    vectorised pass. :class:`~recoursesim.engine.agents.RecourseAgent` views are created the first time
     :attr:`agents` is read and kept in sync from then on, so runs that never look at individual
     agents pay nothing for them.
 
@@ -86,12 +86,12 @@ class RecourseModel(mesa.Model):
             repaid or not (drawn from the run's ``outcome`` stream), their features move by the
             outcome, :attr:`loans` records it, and they stay in the market and are scored again
             at the next step; only the agents not selected get recommendations and act.
-        market: A declared market (:class:`~recoursesim.market.Market`): its lenders replace
+        market: A declared market (:class:`~recoursesim.engine.market.Market`): its lenders replace
             ``scorer``, ``selector``, ``recourse`` and ``trainer`` (pass lender 0's there), and each
             step runs the market phases (docs/markets.md). ``None``: the one-lender model.
         seed: The run seed (or a ``SeedSequence`` from a sweep); a run is a pure function of it.
 
-    The decision makers are :attr:`lenders`, a tuple of :class:`~recoursesim.market.Lender`
+    The decision makers are :attr:`lenders`, a tuple of :class:`~recoursesim.engine.market.Lender`
     values; ``scorer``, ``selector``, ``recourse``, ``trainer``, ``threshold``, ``decisions``,
     ``initial_scorer`` and ``refit_order`` name lender 0's.
     """
@@ -189,7 +189,7 @@ class RecourseModel(mesa.Model):
         """Fit the lenders' models that are fitted on the population's training rows when the run starts.
 
         In a polyculture of several lenders each such lender fits on its own disjoint share of the
-        training rows (:func:`~recoursesim.market.training_shares`, drawn from ``rng`` once); in a
+        training rows (:func:`~recoursesim.engine.market.training_shares`, drawn from ``rng`` once); in a
         monoculture only lender 0's model is fitted (the other lenders take it once it has started).
         """
         lenders = self.lenders[:1] if self.culture == "monoculture" else self.lenders

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 import mesa
 import numpy as np
 
-from recoursesim.agent_table import Status
+from recoursesim.engine.agent_table import Status
 
 if TYPE_CHECKING:
-    from recoursesim.model import RecourseModel
+    from recoursesim.engine.model import RecourseModel
 
 
 class RecourseAgent(mesa.Agent):

@@ -1,6 +1,6 @@
 """The phases of one market step with several lenders (docs/markets.md, "The step").
 
-:class:`~recoursesim.model.RecourseModel` runs a step of a market with several lenders through a
+:class:`~recoursesim.engine.model.RecourseModel` runs a step of a market with several lenders through a
 :class:`MarketStep` built once from the run's state (the agent table, the ledger, the behaviour,
 the random streams): every waiting applicant is scored by every lender; the choice policy says
 where each applies; each lender selects among its own applicants; the ledger records one row per
@@ -18,13 +18,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from recoursesim._rows import put_rows
-from recoursesim.agent_table import AgentTable, Status
 from recoursesim.behaviour.base import ActionContext, Behaviour
 from recoursesim.choice.base import ChoiceContext
-from recoursesim.durability.decision import Decision
+from recoursesim.engine.agent_table import AgentTable, Status
+from recoursesim.engine.decision import Decision
+from recoursesim.engine.market import Lender, cheapest, first_true, scalar_threshold
 from recoursesim.errors import ConfigError, DataError
 from recoursesim.ledger import Ledger
-from recoursesim.market import Lender, cheapest, first_true, scalar_threshold
 from recoursesim.refit_order import StepState, rows_of
 from recoursesim.scoring.base import numeric_scores
 from recoursesim.selection.base import Selection, SelectionContext

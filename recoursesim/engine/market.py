@@ -19,7 +19,7 @@ from recoursesim._validate import check_choice
 from recoursesim.errors import ConfigError
 
 if TYPE_CHECKING:  # the scenario checks read CULTURES without importing the components
-    from recoursesim.durability.decision import Decision
+    from recoursesim.engine.decision import Decision
     from recoursesim.recourse.base import RecourseGenerator
     from recoursesim.refit_order import RefitOrder
     from recoursesim.scoring.base import Scorer
