@@ -63,9 +63,6 @@ FICO_SCALE: tuple[tuple[float, float], ...] = (
     (850, 0.0),
 )
 
-#: The score range of the FICO scale.
-FICO_MIN, FICO_MAX = 300.0, 850.0
-
 CITATION = (
     "Board of Governors of the Federal Reserve System (2007). Report to the Congress on Credit Scoring "
     "and Its Effects on the Availability and Affordability of Credit (TransRisk score tables, SSA sample)."

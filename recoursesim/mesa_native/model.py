@@ -12,7 +12,7 @@ import numpy as np
 from recoursesim._validate import check_float, check_int
 from recoursesim.engine.model import RecourseModel
 from recoursesim.errors import ConfigError
-from recoursesim.mesa_native.reporters import MODEL_REPORTERS, reporter_names, step_reporters
+from recoursesim.mesa_native.reporters import reporter_names, step_reporters
 from recoursesim.mesa_native.scenario import RecourseScenario
 from recoursesim.resources import check_run_memory
 from recoursesim.scenario import Scenario, load_scenario
@@ -121,13 +121,6 @@ class ScenarioModel(RecourseModel):
     def reporters(self) -> dict[str, float]:
         """Every reporter after the latest step (a copy): :func:`~recoursesim.mesa_native.reporter_names` order."""
         return dict(self._reported)
-
-    @staticmethod
-    def describe_reporters() -> dict[str, str]:
-        """What each model-level reporter holds (per-group ones are ``<prefix>_<group>``)."""
-        from recoursesim.mesa_native.reporters import GROUP_REPORTERS
-
-        return {**MODEL_REPORTERS, **{f"{prefix}_<group>": text for prefix, text in GROUP_REPORTERS.items()}}
 
 
 def resolve(parameters: dict[str, Any]) -> Scenario:

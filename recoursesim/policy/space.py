@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import math
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from recoursesim.errors import ConfigError
@@ -220,11 +219,6 @@ def check_disjoint(ranges: Sequence[ParamRange], choices: Sequence[Choice] = ())
     for key in keys:
         if keys.count(key) > 1:
             raise ConfigError(f"--param {key}", "is both a range and a choice", "give it once")
-
-
-def point_params(values: Mapping[str, Any]) -> dict[str, Any]:
-    """Plain, JSON-ready parameters of a sweep point (numpy scalars unwrapped)."""
-    return {key: value.item() if isinstance(value, np.generic) else value for key, value in values.items()}
 
 
 def _number(key: str, text: str) -> int | float:

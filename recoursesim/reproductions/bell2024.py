@@ -16,7 +16,6 @@ import pandas as pd
 from recoursesim.errors import ConfigError, RecourseSimError
 from recoursesim.report.document import pipe_table
 from recoursesim.scenario import Scenario
-from recoursesim.simulate import simulate
 from recoursesim.stats import mean_interval
 from recoursesim.sweep import Point, SweepPlan, iter_point_results, make_executor, run_sweep
 
@@ -103,13 +102,6 @@ def setting_scenario(effort: str, q: int, strategy: str = "baseline") -> Scenari
         "population": {"q": float(q), "effort": effort},
     }
     return Scenario.from_dict(spec, source=f"bell2024 {strategy} {effort} q={q}")
-
-
-def run_disparities(scenario: Scenario, seed: int) -> tuple[float, float]:
-    """One run's (rETR, dTTR) of the disadvantaged group against the advantaged group."""
-    summary = simulate(scenario, seed).summary.set_index("group")
-    row = summary.loc["disadvantaged"]
-    return float(row["retr"]), float(row["dttr"])
 
 
 def reproduce(

@@ -73,12 +73,3 @@ class FactsConfig:
             raise ConfigError(
                 "config", f"names columns the data lacks: {missing}", "remove them or pass the matching data"
             )
-
-    @classmethod
-    def from_types(cls, types: Mapping[str, str], **kwargs: object) -> FactsConfig:
-        """Build a configuration from :class:`~recoursesim.datasets.Dataset`-style feature types.
-
-        ``"binary"`` becomes categorical; other types are kept.
-        """
-        mapped = {name: ("categorical" if kind == "binary" else kind) for name, kind in types.items()}
-        return cls(feature_types=mapped, **kwargs)  # type: ignore[arg-type]

@@ -35,11 +35,6 @@ class ItemSpace:
     numeric: tuple[bool, ...]
     dtypes: tuple[object, ...]
 
-    @property
-    def n_items(self) -> int:
-        """Return the number of items (feature-value pairs)."""
-        return int(self.offsets[-1] + len(self.values[-1])) if self.features else 0
-
     def item_feature(self) -> np.ndarray:
         """Return the feature index of every item id."""
         return np.repeat(np.arange(len(self.features)), [len(v) for v in self.values])
