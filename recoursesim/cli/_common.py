@@ -75,18 +75,12 @@ def add_scenario_argument(parser: argparse.ArgumentParser, *, optional: bool = F
 
 def positive_int(text: str) -> int:
     """Argparse type: an integer >= 1."""
-    value = _integer(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
-    return value
+    return _at_least(text, 1, "must be a positive integer")
 
 
 def two_or_more(text: str) -> int:
     """Argparse type: an integer >= 2 (a count of seeds that an interval across seeds needs)."""
-    value = _integer(text)
-    if value < 2:
-        raise argparse.ArgumentTypeError(f"must be at least 2 (an interval across seeds needs two), got {text}")
-    return value
+    return _at_least(text, 2, "must be at least 2 (an interval across seeds needs two)")
 
 
 def seed_count(text: str) -> int:
@@ -101,17 +95,17 @@ def seed_count(text: str) -> int:
 
 def non_negative_int(text: str) -> int:
     """Argparse type: an integer >= 0."""
-    value = _integer(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text}")
-    return value
+    return _at_least(text, 0, "must be a non-negative integer")
 
 
-def _integer(text: str) -> int:
+def _at_least(text: str, minimum: int, problem: str) -> int:
     try:
-        return int(text)
+        value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"{problem}, got {text}")
+    return value
 
 
 #: Control characters (a newline, a NUL, an escape sequence) that a user's text may carry into a message.
