@@ -9,7 +9,7 @@ import pandas as pd
 
 from recoursesim.metrics import agent_outcomes, until_first_success, utility_over_time
 from recoursesim.report.results import Results
-from recoursesim.stats import describe_groups
+from recoursesim.stats import describe_groups, format_interval
 
 #: Per-step metrics averaged across seeds (columns of ``metrics.parquet`` plus demographic parity).
 STEP_METRICS = (
@@ -63,6 +63,20 @@ def mean_ci(
         names = {"n": f"{column}_n", "mean": f"{column}_mean", "ci_low": f"{column}_low", "ci_high": f"{column}_high"}
         renamed = described[[*keys, *names]].rename(columns=names)
         out = out.merge(renamed, on=keys, how="left")
+    return out
+
+
+def interval_texts(summary: pd.DataFrame, column: str, digits: int = 3) -> list[str]:
+    """``column``'s ``mean [low, high]`` per row of a :func:`mean_ci` table."""
+    parts = (summary[f"{column}_{part}"] for part in ("mean", "low", "high", "n"))
+    return [format_interval(m, lo, hi, int(n), digits) for m, lo, hi, n in zip(*parts, strict=True)]
+
+
+def interval_columns(frame: pd.DataFrame, columns: dict[str, str], digits: int = 3) -> pd.DataFrame:
+    """A table of ``mean [low, high]`` texts (:func:`interval_texts`) per group: ``columns`` maps column to label."""
+    out = pd.DataFrame({"group": frame["group"]})
+    for column, label in columns.items():
+        out[label] = interval_texts(frame, column, digits)
     return out
 
 

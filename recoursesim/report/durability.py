@@ -8,10 +8,9 @@ from matplotlib.ticker import MaxNLocator
 
 from recoursesim.durability import durability_by_step, durability_summary, survival_by_group
 from recoursesim.durability.measures import HORIZONS, group_gaps
-from recoursesim.report.aggregate import mean_ci
+from recoursesim.report.aggregate import interval_columns, interval_texts, mean_ci
 from recoursesim.report.document import ReportFigure, Section
 from recoursesim.report.figures import ci_note, colour_of, step_axis
-from recoursesim.stats import format_interval
 
 #: Table columns: summary column -> label.
 COLUMNS: dict[str, str] = {
@@ -63,21 +62,15 @@ def durability_section(
     summaries, curves, steps = per_seed(frame)
     summaries["group"] = summaries["group"].astype(str)
     stats = mean_ci(summaries, ["group"], list(COLUMNS))
-    table = pd.DataFrame({"group": stats["group"]})
-    for column, label in COLUMNS.items():
-        cells = zip(*(stats[f"{column}_{part}"] for part in ("mean", "low", "high", "n")), strict=True)
-        table[label] = [format_interval(m, lo, hi, int(n)) for m, lo, hi, n in cells]
-    section.tables.append(table)
+    section.tables.append(interval_columns(stats, COLUMNS))
     gaps = group_gaps(summaries, reference, [f"validity_{h}" for h in HORIZONS], by=["seed"])
     others = gaps[gaps["group"].astype(str) != reference]
     if not others.empty:
         gap_stats = mean_ci(others, ["group"], [f"validity_{h}_gap" for h in HORIZONS])
         gap_table = pd.DataFrame({"group": gap_stats["group"]})
         for h in HORIZONS:
-            cells = zip(*(gap_stats[f"validity_{h}_gap_{p}"] for p in ("mean", "low", "high", "n")), strict=True)
-            gap_table[f"valid {h} step{'s' if h > 1 else ''} later, minus {reference}'s"] = [
-                format_interval(m, lo, hi, int(n)) for m, lo, hi, n in cells
-            ]
+            label = f"valid {h} step{'s' if h > 1 else ''} later, minus {reference}'s"
+            gap_table[label] = interval_texts(gap_stats, f"validity_{h}_gap")
         section.tables.append(gap_table)
     never = never_valid_note(summaries, recourse)
     if never:

@@ -19,11 +19,10 @@ from matplotlib.figure import Figure
 from recoursesim.metrics.market import ALL
 from recoursesim.metrics.market_ledger import MARKET
 from recoursesim.metrics.market_table import COUNTS, RATIOS
-from recoursesim.report.aggregate import mean_ci
+from recoursesim.report.aggregate import interval_texts, mean_ci
 from recoursesim.report.document import ReportFigure, Section
 from recoursesim.report.figures import COLOURS, ci_note, step_axis
 from recoursesim.report.results import Results
-from recoursesim.stats import format_interval
 
 #: Shares in [0, 1] and the (non-negative) homogenization ratio: their interval across seeds is the
 #: percentile bootstrap's, which stays inside the range.
@@ -84,10 +83,7 @@ def _intervals(
     frame = frame.sort_values([f"_{key}" for key in order]).reset_index(drop=True)
     out = frame[keys].copy()
     for column, label in labels.items():
-        values = zip(
-            frame[f"{column}_mean"], frame[f"{column}_low"], frame[f"{column}_high"], frame[f"{column}_n"], strict=True
-        )
-        out[label] = [format_interval(m, lo, hi, int(k), 3) for m, lo, hi, k in values]
+        out[label] = interval_texts(frame, column)
     return out
 
 

@@ -9,6 +9,7 @@ import pandas as pd
 
 from recoursesim.report import aggregate
 from recoursesim.report import figures as draw
+from recoursesim.report.aggregate import interval_columns
 from recoursesim.report.auditor_figure import auditor_figure
 from recoursesim.report.document import ReportFigure, Section
 from recoursesim.report.durability import durability_section as report_durability
@@ -19,7 +20,6 @@ from recoursesim.report.scenario_table import scenario_table
 from recoursesim.report.shift import shift_observers, shift_section
 from recoursesim.report.summary import plain_summary
 from recoursesim.scenario import Scenario
-from recoursesim.stats import format_interval
 
 
 @dataclass(frozen=True)
@@ -384,17 +384,6 @@ SECTION_BUILDERS: tuple[Callable[[ReportData], Section | None], ...] = (
     distributions_section,
     outcomes_section,
 )
-
-
-def interval_columns(frame: pd.DataFrame, columns: dict[str, str], digits: int = 3) -> pd.DataFrame:
-    """A table of ``mean [low, high]`` texts (:func:`recoursesim.stats.format_interval`) per group."""
-    out = pd.DataFrame({"group": frame["group"]})
-    for column, label in columns.items():
-        values = zip(
-            frame[f"{column}_mean"], frame[f"{column}_low"], frame[f"{column}_high"], frame[f"{column}_n"], strict=True
-        )
-        out[label] = [format_interval(m, lo, hi, int(k), digits) for m, lo, hi, k in values]
-    return out
 
 
 def pooled_table(pooled: pd.DataFrame) -> pd.DataFrame:

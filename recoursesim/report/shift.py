@@ -12,10 +12,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from recoursesim.report.aggregate import mean_ci
+from recoursesim.report.aggregate import interval_texts, mean_ci
 from recoursesim.report.document import ReportFigure, Section
 from recoursesim.report.figures import ci_note, step_axis
-from recoursesim.stats import format_interval
 
 #: Everyone (rows whose group is NA) in the tables and figures of this section.
 EVERYONE = "all agents"
@@ -107,16 +106,7 @@ def reliability_table(frame: pd.DataFrame, groups: list[str]) -> pd.DataFrame:
     out = pd.DataFrame({"group": summary["group"]})
     for column, label in columns.items():
         digits = 1 if column == "n_recourse_success" else 3
-        out[label] = [
-            format_interval(m, lo, hi, int(n), digits)
-            for m, lo, hi, n in zip(
-                summary[f"{column}_mean"],
-                summary[f"{column}_low"],
-                summary[f"{column}_high"],
-                summary[f"{column}_n"],
-                strict=True,
-            )
-        ]
+        out[label] = interval_texts(summary, column, digits)
     return out
 
 

@@ -37,12 +37,12 @@ from recoursesim.metrics.market import ALL
 from recoursesim.metrics.market_ledger import MARKET
 from recoursesim.metrics.market_table import market_summary
 from recoursesim.output import atomic_output_dir
+from recoursesim.report.aggregate import interval_texts
 from recoursesim.report.document import pipe_table
 from recoursesim.report.figures import COLOURS
 from recoursesim.report.market import over_seeds
 from recoursesim.scenario import Scenario
 from recoursesim.simulate import simulate
-from recoursesim.stats import format_interval
 
 #: Data set -> (bundled scenario, the reference group of dTTR).
 DATASETS: dict[str, tuple[str, str]] = {
@@ -186,8 +186,7 @@ def markdown_table(rows: pd.DataFrame, datasets: list[str], lenders: int = TABLE
     ).sort_values(["_c", "_k", "_g"])
     out = summary[["choice", "culture", "group"]].copy()
     for name, label in MEASURES.items():
-        parts = zip(*(summary[f"{name}_{p}"] for p in ("mean", "low", "high", "n")), strict=True)
-        out[label] = [format_interval(m, lo, hi, int(n), 3) for m, lo, hi, n in parts]
+        out[label] = interval_texts(summary, name)
     return pipe_table(out.reset_index(drop=True).fillna("n/a"))
 
 

@@ -24,11 +24,10 @@ from joblib import Parallel, delayed
 
 from recoursesim.cli._common import Parser, positive_int, two_or_more
 from recoursesim.output import atomic_output_dir
-from recoursesim.report.aggregate import mean_ci
+from recoursesim.report.aggregate import interval_texts, mean_ci
 from recoursesim.report.document import pipe_table
 from recoursesim.scenario import Scenario
 from recoursesim.simulate import simulate
-from recoursesim.stats import format_interval
 
 #: Real-data scenarios and the places per step each runs with under every policy.
 SCENARIOS: dict[str, int] = {"german-credit-lending": 50, "adult-income-threshold": 200}
@@ -90,9 +89,7 @@ def table(summary: pd.DataFrame) -> pd.DataFrame:
     """One row per scenario, policy and group: ``mean [low, high]`` of rETR and dTTR."""
     out = summary[["scenario", "policy", "group"]].copy()
     for name, label in (("retr", "rETR"), ("dttr", "dTTR")):
-        columns = [summary[f"{name}_{part}"] for part in ("mean", "low", "high", "n")]
-        cells = zip(*columns, strict=True)
-        out[label] = [format_interval(m, lo, hi, int(n)) for m, lo, hi, n in cells]
+        out[label] = interval_texts(summary, name)
     order = {p: i for i, p in enumerate(POLICIES)}
     return out.sort_values(["scenario", "policy", "group"], key=lambda s: s.map(order) if s.name == "policy" else s)
 

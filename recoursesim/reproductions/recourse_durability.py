@@ -33,11 +33,10 @@ from recoursesim.cli._common import Parser, positive_int, two_or_more
 from recoursesim.durability import durability_summary, survival_by_group
 from recoursesim.errors import ConfigError
 from recoursesim.output import atomic_output_dir
-from recoursesim.report.aggregate import mean_ci
+from recoursesim.report.aggregate import interval_texts, mean_ci
 from recoursesim.report.document import pipe_table
 from recoursesim.scenario import Scenario
 from recoursesim.simulate import simulate
-from recoursesim.stats import format_interval
 
 #: Scenarios by label: the scenario table each starts from.
 SCENARIOS: dict[str, dict[str, Any]] = {
@@ -203,8 +202,7 @@ def table(rows: pd.DataFrame) -> pd.DataFrame:
     out = stats[keys].copy()
     out["seeds"] = out[keys].merge(rows.groupby(keys, as_index=False)["seed"].nunique(), on=keys, how="left")["seed"]
     for column, label in columns.items():
-        cells = zip(*(stats[f"{column}_{p}"] for p in ("mean", "low", "high", "n")), strict=True)
-        out[label] = [format_interval(m, lo, hi, int(n), 2) for m, lo, hi, n in cells]
+        out[label] = interval_texts(stats, column, 2)
     order = {name: i for i, name in enumerate((*SCENARIOS, *POLICIES, *GENERATORS))}
     return out.sort_values(keys, key=lambda s: s.map(order) if s.name != "group" else s, ignore_index=True)
 
