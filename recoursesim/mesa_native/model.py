@@ -117,11 +117,6 @@ class ScenarioModel(RecourseModel):
             return float(reported[name])
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    @property
-    def reporters(self) -> dict[str, float]:
-        """Every reporter after the latest step (a copy): :func:`~recoursesim.mesa_native.reporter_names` order."""
-        return dict(self._reported)
-
 
 def resolve(parameters: dict[str, Any]) -> Scenario:
     """The validated scenario the scalar parameters of :class:`ScenarioModel` describe.
