@@ -111,15 +111,8 @@ def load_adult(split: str = "all") -> Dataset:
     frame = pd.concat([_read(name) for name in _FILES[split]], ignore_index=True)
     income = frame["income"].astype(str).str.rstrip(".")
     frame["income"] = np.where(income == ">50K", 1, 0).astype(np.int64)
-    for column in (
-        "age",
-        "fnlwgt",
-        "education-num",
-        "capital-gain",
-        "capital-loss",
-        "hours-per-week",
-    ):
-        frame[column] = frame[column].astype(np.int64)
+    whole = ("age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week")
+    frame = frame.astype(dict.fromkeys(whole, np.int64))
     return Dataset(
         name="adult",
         frame=frame,
