@@ -45,6 +45,16 @@ SCENARIOS: dict[str, tuple[dict[str, Any], list[str]]] = {
         },
         ["population.effort.scale=0.02:0.3", "selection.k=4:20"],
     ),
+    # The same bank lending to everyone it scores at or above a cut-off instead of to its k best.
+    "german-credit-threshold": (
+        {
+            "base": "german-credit-lending",
+            "population": {"initial": 200, "entrants": 10},
+            "selection": {"name": "threshold", "threshold": 0.7},
+            "recourse": {"search": {"rounds": 0}},
+        },
+        ["population.effort.scale=0.02:0.3", "selection.threshold=0.5:0.85"],
+    ),
     "fico": (
         {"base": "fico-delayed-impact-recourse", "population": {"initial": 500}},
         ["population.effort.scale=2:20", "outcome.score_change.repaid=25:125"],
