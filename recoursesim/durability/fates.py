@@ -76,7 +76,9 @@ def recommendation_fates(model: FinishedRun, horizon: int = 5) -> pd.DataFrame:
     ledger = model.ledger_store
     if not ledger.record_recommendations:
         raise ConfigError(
-            "run.record_recommendations", "is off, so the recommendations to judge were not kept", "turn it on"
+            "record_recommendations",
+            "is off, so the recommendations to judge were not kept",
+            "turn it on (model.record_recommendations = true in a scenario)",
         )
     decisions = model.decisions
     last = len(decisions) - 1
