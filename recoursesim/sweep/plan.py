@@ -323,7 +323,7 @@ def check_seeds(n_seeds: object, minimum: int = 1, maximum: int | None = MAX_SWE
         raise ConfigError("--seeds", f"must be an integer, got {n_seeds!r}", "give a whole number of seeds")
     if n_seeds < minimum:
         needs = "a positive integer" if minimum == 1 else f"at least {minimum} (an interval across seeds needs two)"
-        raise ConfigError("--seeds", f"must be {needs}, got {n_seeds}", f"give {max(minimum, 20)} seeds, say")
+        raise ConfigError("--seeds", f"must be {needs}, got {n_seeds}", f"give {minimum} or more (20-100 are typical)")
     if maximum is not None and n_seeds > maximum:
         raise ConfigError(
             "--seeds", f"must be at most {maximum:,} seeds, got {n_seeds:,}", "give fewer seeds (20-100 are typical)"
