@@ -61,7 +61,7 @@ def main() -> None:
                 "run.steps": args.steps,
             }
         )
-        size = estimate_run(scenario)
+        size = estimate_run(scenario.config)
         out = subprocess.run(
             [sys.executable, "-c", CHILD, str(initial), str(args.steps)], capture_output=True, text=True, check=True
         )

@@ -21,6 +21,26 @@ def check_int(name: str, value: object, *, minimum: int | None = None) -> int:
     return int(value)
 
 
+def check_entrants(entrants: Any, n_steps: int, name: str = "entrants") -> int | tuple[int, ...]:
+    """Entrants after each step: one whole number, or a list of ``T`` (steps ``0 … T-1``); no array is made.
+
+    Raises:
+        ConfigError: naming ``name``: a negative count, a list of another length, anything else.
+    """
+    if isinstance(entrants, int | np.integer) and not isinstance(entrants, bool):
+        return check_int(name, entrants, minimum=0)
+    if isinstance(entrants, Sequence) and not isinstance(entrants, str):
+        values = tuple(check_int(f"{name}[{i}]", v, minimum=0) for i, v in enumerate(entrants))
+        if len(values) != n_steps:
+            raise ConfigError(
+                name,
+                f"lists {len(values)} steps but the run has T={n_steps} (entrants join after steps 0..T-1)",
+                f"give exactly {n_steps} numbers, or one number for every step",
+            )
+        return values
+    raise ConfigError(name, f"must be a whole number or a list, got {entrants!r}", "write entrants = 100")
+
+
 def check_float(
     name: str,
     value: object,

@@ -30,6 +30,7 @@ from recoursesim.errors import ConfigError
 from recoursesim.scenario import Scenario
 from recoursesim.stats import check_confidence, describe_groups, format_interval, paired_difference
 from recoursesim.sweep import Executor, Point, SweepPlan, iter_point_results, run_sweep
+from recoursesim.sweep.plan import check_seeds
 
 #: Metrics compared, in display order: pooled per-group values of one run (see :func:`per_seed_metrics`).
 METRICS: dict[str, str] = {
@@ -88,8 +89,7 @@ def comparison_plan(scenarios: Sequence[Scenario], labels: Sequence[str], n_seed
     """
     if len(scenarios) < 2:
         raise ConfigError("scenarios", f"need at least two to compare, got {len(scenarios)}", "give two or more")
-    if isinstance(n_seeds, bool) or not isinstance(n_seeds, int) or n_seeds < 2:
-        raise ConfigError("--seeds", f"must be at least 2 for a confidence interval, got {n_seeds}", "use --seeds 20")
+    check_seeds(n_seeds, minimum=2)
     if len(labels) != len(scenarios) or len(set(labels)) != len(labels):
         raise ConfigError("scenarios", f"policy labels are not distinct: {list(labels)}", "give each its own name")
     points = tuple(Point({POLICY_PARAM: label}, scenario) for label, scenario in zip(labels, scenarios, strict=True))

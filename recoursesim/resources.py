@@ -16,7 +16,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from recoursesim.errors import ConfigError
 
@@ -91,47 +91,53 @@ def waiting_rows(initial: int, entrants: int | list[int], steps: int, k: int) ->
     return (m + 1) * initial - (k - e) * m * (m + 1) // 2 + e * (steps - m)
 
 
-def estimate_run(scenario: Any, *, steps: int | None = None) -> RunSize:
-    """Estimate the peak memory of one run of ``scenario`` without building it.
+class RunShape(Protocol):
+    """What :func:`estimate_run` reads of a run: a :class:`~recoursesim.scenario.RunConfig` has it."""
+
+    @property
+    def steps(self) -> int:
+        """``T``: the run covers steps ``0 … T``."""
+
+    @property
+    def initial(self) -> int:
+        """Agents at step 0."""
+
+    @property
+    def entrants(self) -> int | tuple[int, ...]:
+        """Agents joining after each step: one number, or one per step."""
+
+    @property
+    def k(self) -> int | None:
+        """Places per step, when fixed (``None``: unknown, counted as none)."""
+
+    @property
+    def n_lenders(self) -> int:
+        """Decision makers (each waiting agent has up to one ledger row per lender)."""
+
+    @property
+    def n_features(self) -> int | None:
+        """Features, when known before the population is built (``None``: counted as 2)."""
+
+
+def estimate_run(run: RunShape, *, steps: int | None = None) -> RunSize:
+    """Estimate the peak memory of one run without building it.
 
     Args:
-        scenario: A :class:`~recoursesim.scenario.Scenario` (or anything with its ``spec``).
+        run: The run's sizes: a scenario's :attr:`~recoursesim.scenario.Scenario.config`.
         steps: Override ``T``.
 
     Returns:
         The estimate.
     """
-    spec = scenario.spec
-    population = spec["population"]
-    steps = int(spec["run"]["steps"] if steps is None else steps)
-    initial = int(population["initial"])
-    entrants = population.get("entrants", 0)
-    entrants = [int(v) for v in entrants] if isinstance(entrants, list) else int(entrants)
+    steps = int(run.steps if steps is None else steps)
+    initial = int(run.initial)
+    entrants = [int(v) for v in run.entrants] if isinstance(run.entrants, tuple) else int(run.entrants)
     total = initial + (sum(entrants) if isinstance(entrants, list) else entrants * steps)
-    k = spec["selection"].get("k", 0)
-    k = int(k) if isinstance(k, int) and not isinstance(k, bool) and k > 0 else 0
-    d = _n_features(spec)
+    d = 2 if run.n_features is None else run.n_features
     columns = 8 + 2 * d
-    rows = waiting_rows(initial, entrants, steps, k) * _n_lenders(spec)
+    rows = waiting_rows(initial, entrants, steps, run.k or 0) * run.n_lenders
     size = BASE_BYTES + rows * columns * BYTES_PER_CELL + total * (8 + d) * BYTES_PER_AGENT_CELL
     return RunSize(total, rows, columns, size)
-
-
-def _n_lenders(spec: dict[str, Any]) -> int:
-    """The lenders of a market (each waiting agent has up to one ledger row per lender); 1 without one."""
-    market, lenders = spec.get("market"), spec.get("lenders")
-    if not isinstance(market, dict) or not isinstance(lenders, list):
-        return 1
-    copies = market.get("copies")
-    return int(copies) if isinstance(copies, int) and copies > 0 else max(len(lenders), 1)
-
-
-def _n_features(spec: dict[str, Any]) -> int:
-    weights = spec.get("scorer", {}).get("weights")
-    if isinstance(weights, list):
-        return len(weights)
-    features = spec["population"].get("features")
-    return len(features) if isinstance(features, list) else 2
 
 
 def available_memory() -> int | None:
@@ -163,11 +169,11 @@ def format_bytes(n: float) -> str:
     return f"{n:.1f} PiB"  # pragma: no cover - loop always returns
 
 
-def check_run_memory(scenario: Any, *, steps: int | None = None, runs_at_once: int = 1, force: bool = False) -> RunSize:
+def check_run_memory(run: RunShape, *, steps: int | None = None, runs_at_once: int = 1, force: bool = False) -> RunSize:
     """Refuse a run (or ``runs_at_once`` parallel runs) that would not fit in the available memory.
 
     Args:
-        scenario: The scenario.
+        run: The run's sizes: a scenario's :attr:`~recoursesim.scenario.Scenario.config`.
         steps: Override ``T``.
         runs_at_once: Runs that execute at the same time (parallel workers).
         force: Skip the comparison with the available memory (absurd sizes are still refused).
@@ -178,7 +184,7 @@ def check_run_memory(scenario: Any, *, steps: int | None = None, runs_at_once: i
     Raises:
         ConfigError: naming the size, the memory available and what to change.
     """
-    size = estimate_run(scenario, steps=steps)
+    size = estimate_run(run, steps=steps)
     needed = size.bytes * runs_at_once
     what = f"{size.agents:,} agents and up to {size.rows:,} ledger rows × {size.columns} columns" + (
         f", {runs_at_once} runs at once" if runs_at_once > 1 else ""

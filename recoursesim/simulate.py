@@ -214,7 +214,7 @@ def simulate(
     seed = check_seed(seed)
     if steps is not None:
         steps = check_int("steps", steps, minimum=0)
-    check_run_memory(scenario, steps=steps, force=force)
+    check_run_memory(scenario.config, steps=steps, force=force)
     if steps is not None:
         scenario = scenario.with_overrides({"run.steps": steps})
     if seed is None:

@@ -78,19 +78,30 @@ def positive_int(text: str) -> int:
     return _at_least(text, 1, "must be a positive integer")
 
 
-def two_or_more(text: str) -> int:
-    """Argparse type: an integer >= 2 (a count of seeds that an interval across seeds needs)."""
-    return _at_least(text, 2, "must be at least 2 (an interval across seeds needs two)")
-
-
 def seed_count(text: str) -> int:
-    """Argparse type: a number of seeds, from 1 to the most runs a sweep may hold (checked before any run)."""
-    from recoursesim.resources import MAX_SWEEP_RUNS
+    """Argparse type of ``--seeds``: from 1 to the most runs a sweep may hold (checked before any run)."""
+    return _seeds(text, 1)
 
-    value = positive_int(text)
-    if value > MAX_SWEEP_RUNS:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_SWEEP_RUNS:,} seeds, got {value:,}")
-    return value
+
+def two_or_more(text: str) -> int:
+    """Argparse type of ``--seeds`` where an interval across seeds is computed: at least 2."""
+    return _seeds(text, 2)
+
+
+def sweep_seed_count(text: str) -> int:
+    """Argparse type of a sweep's ``--seeds``: at least 1 (its plan bounds points × seeds, naming the runs)."""
+    return _seeds(text, 1, bounded=False)
+
+
+def _seeds(text: str, minimum: int, *, bounded: bool = True) -> int:
+    """``text`` as a number of seeds, checked by :func:`~recoursesim.sweep.plan.check_seeds`."""
+    from recoursesim.resources import MAX_SWEEP_RUNS
+    from recoursesim.sweep.plan import check_seeds
+
+    try:
+        return check_seeds(_integer(text), minimum, MAX_SWEEP_RUNS if bounded else None)
+    except ConfigError as error:
+        raise argparse.ArgumentTypeError(error.problem) from None
 
 
 def non_negative_int(text: str) -> int:
@@ -99,13 +110,17 @@ def non_negative_int(text: str) -> int:
 
 
 def _at_least(text: str, minimum: int, problem: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+    value = _integer(text)
     if value < minimum:
         raise argparse.ArgumentTypeError(f"{problem}, got {text}")
     return value
+
+
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
 
 
 #: Control characters (a newline, a NUL, an escape sequence) that a user's text may carry into a message.

@@ -82,7 +82,7 @@ def check_executor(args: argparse.Namespace, n_runs: int, scenarios: Sequence[Sc
     dask_local, dask_note = (None, None) if args.dask_local is None else cap_workers(args.dask_local, n_runs)
     at_once = dask_local or workers
     for scenario in scenarios:  # a remote scheduler's memory is not ours to judge: only absurd sizes are refused
-        check_run_memory(scenario, runs_at_once=at_once, force=args.force or args.scheduler is not None)
+        check_run_memory(scenario.config, runs_at_once=at_once, force=args.force or args.scheduler is not None)
     for line in (note, dask_note and dask_note.replace("--workers", "--dask-local")):
         if line:
             print(line, file=sys.stderr)

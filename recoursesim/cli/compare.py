@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from recoursesim.cli._allow_import import add_trust_arguments
-from recoursesim.cli._common import FilesHelpFormatter, non_negative_int, positive_int, with_files
+from recoursesim.cli._common import FilesHelpFormatter, non_negative_int, seed_count, with_files
 from recoursesim.cli._executor_options import add_worker_arguments
 from recoursesim.compare import Comparison, compare_policies, comparison_figure, format_comparison
 from recoursesim.errors import ConfigError
@@ -43,7 +43,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         formatter_class=FilesHelpFormatter,
     )
     parser.add_argument("scenarios", nargs="+", help="two or more scenario TOML files or bundled names")
-    parser.add_argument("--seeds", type=positive_int, default=20, help="seeds per scenario (default 20; at least 2)")
+    parser.add_argument("--seeds", type=seed_count, default=20, help="seeds per scenario (default 20; at least 2)")
     parser.add_argument(
         "--root-seed", type=non_negative_int, default=None, help="root entropy (default: the first scenario's run.seed)"
     )
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         labels = [Path(name).stem for name in args.scenarios]
     workers, note = cap_workers(args.workers, len(scenarios) * args.seeds)
     for scenario in scenarios:
-        check_run_memory(scenario, runs_at_once=workers, force=args.force)
+        check_run_memory(scenario.config, runs_at_once=workers, force=args.force)
     if note:
         print(note, file=sys.stderr)
     started = time.perf_counter()

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from recoursesim.cli._allow_import import add_allow_import_argument
-from recoursesim.cli._common import non_negative_int, positive_int, writing
+from recoursesim.cli._common import non_negative_int, sweep_seed_count, writing
 from recoursesim.cli._executor_options import add_executor_arguments, check_executor
 from recoursesim.errors import ConfigError, quote_path
 from recoursesim.output import check_replaceable_file, out_path, slug
@@ -61,7 +61,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         metavar="NAME",
         help="the policy control's name for each scenario, in order (default: the scenarios' names)",
     )
-    parser.add_argument("--seeds", type=positive_int, required=True, help="runs per combination of values")
+    parser.add_argument("--seeds", type=sweep_seed_count, required=True, help="runs per combination of values")
     parser.add_argument("--out", type=out_path, default=Path("lesson.html"), help="the page (default lesson.html)")
     parser.add_argument(
         "--runs", type=out_path, default=None, help="where the runs are kept (default: results/lesson-<scenario names>)"

@@ -18,7 +18,7 @@ import argparse
 import sys
 import time
 
-from recoursesim.cli._common import positive_int
+from recoursesim.cli._common import positive_int, sweep_seed_count
 from recoursesim.cli._executor_options import check_executor
 from recoursesim.cli._study import add_study_arguments, add_study_parser, study_directory, study_out
 from recoursesim.errors import ConfigError
@@ -67,7 +67,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--constraint", action="append", default=[], metavar="EXPR", help="e.g. 'selected:all >= 900'; repeat"
     )
     parser.add_argument("--trials", type=positive_int, default=40, help="trials in total (default 40)")
-    parser.add_argument("--seeds", type=positive_int, default=4, help="seeds per trial (default 4)")
+    parser.add_argument("--seeds", type=sweep_seed_count, default=4, help="seeds per trial (default 4)")
     parser.add_argument(
         "--batch", type=positive_int, default=None, help="trials run together (default: --workers or --dask-local)"
     )

@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(given, "is given with --no-write, which writes nothing", f"drop --no-write or {given}")
     scenario = load_scenario(args.scenario, allow_imports=args.allow_imports, trusted=args.trusted)
     seed = scenario.seed if args.seed is None else args.seed
-    check_run_memory(scenario, steps=args.steps, force=args.force)
+    check_run_memory(scenario.config, steps=args.steps, force=args.force)
     if args.no_write:
         result = simulate(scenario, seed, steps=args.steps, force=True)
         print(format_summary(result))

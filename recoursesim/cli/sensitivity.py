@@ -11,7 +11,7 @@ import argparse
 import math
 
 from recoursesim import output
-from recoursesim.cli._common import positive_int
+from recoursesim.cli._common import positive_int, sweep_seed_count
 from recoursesim.cli._executor_options import check_executor
 from recoursesim.cli._study import add_study_arguments, add_study_parser, study_directory, study_out
 from recoursesim.errors import ConfigError
@@ -43,7 +43,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         metavar="N",
         help="Sobol base sample size (power of two; N·(D+2) samples) or Morris trajectories (N·(D+1)); default 64",
     )
-    parser.add_argument("--seeds", type=positive_int, default=4, help="seeds per sample (default 4)")
+    parser.add_argument("--seeds", type=sweep_seed_count, default=4, help="seeds per sample (default 4)")
     parser.add_argument("--levels", type=positive_int, default=4, help="Morris grid levels (default 4)")
     parser.add_argument("--resamples", type=positive_int, default=500, help="bootstrap resamples (default 500)")
     add_study_arguments(parser, command="sensitivity", seeded="the design, and of the bootstrap", study="analysis")

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from recoursesim.cli._allow_import import add_trust_arguments
-from recoursesim.cli._common import add_scenario_argument, non_negative_int, positive_int, status
+from recoursesim.cli._common import add_scenario_argument, non_negative_int, status, sweep_seed_count
 from recoursesim.cli._executor_options import ExecutorChoice, add_executor_arguments, check_executor
 from recoursesim.errors import ConfigError
 from recoursesim.output import atomic_output_dir, check_out, input_files, out_path, slug
@@ -36,7 +36,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         ),
     )
     add_scenario_argument(parser)
-    parser.add_argument("--seeds", type=positive_int, required=True, help="runs per grid point")
+    parser.add_argument("--seeds", type=sweep_seed_count, required=True, help="runs per grid point")
     parser.add_argument(
         "--grid",
         action="append",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 import pandas as pd
@@ -13,14 +13,41 @@ from recoursesim.engine.agent_table import Status
 from recoursesim.errors import ConfigError
 
 if TYPE_CHECKING:
-    from recoursesim.engine.model import RecourseModel
+    from recoursesim.engine.agent_table import AgentTable
+    from recoursesim.engine.decision import Decision
+    from recoursesim.ledger import Ledger
+
+
+class FinishedRun(Protocol):
+    """What judging recommendations reads of a run (a :class:`~recoursesim.engine.model.RecourseModel` that has run)."""
+
+    @property
+    def ledger_store(self) -> Ledger:
+        """Every step's records, the recommendations among them."""
+
+    @property
+    def decisions(self) -> list[Decision]:
+        """Per step, the decision model in force and its cut-offs."""
+
+    @property
+    def table(self) -> AgentTable:
+        """The agents' state at the end: group, status, exit step."""
+
+    @property
+    def group_names(self) -> tuple[str, ...]:
+        """The group names, by group code."""
+
+    @property
+    def feature_names(self) -> tuple[str, ...]:
+        """The feature names."""
+
 
 #: Relative slack when comparing a recommendation's score with a cut-off: generators land exactly
 #: on the cut-off, and a score recomputed there may differ from it in the last bits.
 TOLERANCE = 1e-9
 
 
-def recommendation_fates(model: RecourseModel, horizon: int = 5) -> pd.DataFrame:
+def recommendation_fates(model: FinishedRun, horizon: int = 5) -> pd.DataFrame:
     """One row per recommendation issued in ``model``'s run, judged under every later decision.
 
     A *recommendation* is a point ``x'`` a waiting agent was told to reach at step ``t`` that
@@ -49,7 +76,9 @@ def recommendation_fates(model: RecourseModel, horizon: int = 5) -> pd.DataFrame
     ledger = model.ledger_store
     if not ledger.record_recommendations:
         raise ConfigError(
-            "run.record_recommendations", "is off, so the recommendations to judge were not kept", "turn it on"
+            "record_recommendations",
+            "is off, so the recommendations to judge were not kept",
+            "turn it on (model.record_recommendations = true in a scenario)",
         )
     decisions = model.decisions
     last = len(decisions) - 1
@@ -87,7 +116,7 @@ def recommendation_fates(model: RecourseModel, horizon: int = 5) -> pd.DataFrame
     return pd.DataFrame(columns)
 
 
-def _issued(model: RecourseModel) -> dict[str, np.ndarray]:
+def _issued(model: FinishedRun) -> dict[str, np.ndarray]:
     """Every recommendation that asks for a move: step, agent, group, point, effort, end of follow-up."""
     ledger, table = model.ledger_store, model.table
     last = len(model.decisions) - 1

@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import mesa
 import numpy as np
 
-from recoursesim.engine.agent_table import Status
+from recoursesim.engine.agent_table import AgentTable, Status
 
-if TYPE_CHECKING:
-    from recoursesim.engine.model import RecourseModel
+
+class ViewedModel(Protocol):
+    """What an agent view reads of its model (a :class:`~recoursesim.engine.model.RecourseModel` has it)."""
+
+    @property
+    def table(self) -> AgentTable:
+        """The columnar state, one row per agent."""
+
+    @property
+    def group_names(self) -> tuple[str, ...]:
+        """The group names, by group code."""
+
+    def unscored_score(self, agent_id: int) -> float:
+        """The current decision model's score of a waiting agent not scored yet."""
 
 
 class RecourseAgent(mesa.Agent):
@@ -22,7 +34,9 @@ class RecourseAgent(mesa.Agent):
     read-only: agents move only in the model's vectorised step.
     """
 
-    def __init__(self, model: RecourseModel, agent_id: int) -> None:
+    model: ViewedModel
+
+    def __init__(self, model: ViewedModel, agent_id: int) -> None:
         super().__init__(model)
         self.unique_id = int(agent_id)
         self.row = int(agent_id)

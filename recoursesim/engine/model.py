@@ -141,10 +141,11 @@ class RecourseModel(mesa.Model):
         self.observers = tuple(
             bind_to_population(observer, population, f"observers[{i}]") for i, observer in enumerate(observers)
         )
-        self.n_initial = check_int("population.initial", n_initial, minimum=1)
-        self.n_steps = check_int("run.steps", n_steps, minimum=0)
-        self.entrants = entrants_schedule(entrants, self.n_steps)
-        self.patience = None if patience is None else check_int("model.patience", patience, minimum=1)
+        # A scenario's values were checked when it was read (naming its fields); these are the arguments'.
+        self.n_initial = check_int("n_initial", n_initial, minimum=1)
+        self.n_steps = check_int("n_steps", n_steps, minimum=0)
+        self.entrants = entrants_schedule(entrants, self.n_steps, "entrants")
+        self.patience = None if patience is None else check_int("patience", patience, minimum=1)
         self._streams = streams
         self.feature_names = tuple(population.feature_names)
         self.group_names = tuple(population.group_names)

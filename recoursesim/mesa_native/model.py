@@ -84,7 +84,7 @@ class ScenarioModel(RecourseModel):
             seed = scenario.run_seed if seed is None else seed
         resolved = resolve(given)
         seed = check_seed(seed)
-        check_run_memory(resolved)
+        check_run_memory(resolved.config)
         run_seed = resolved.seed if seed is None else seed
         super().__init__(**resolved.model_arguments(), seed=run_seed)
         self.resolved_scenario = resolved

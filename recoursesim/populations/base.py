@@ -8,7 +8,7 @@ from typing import Any, Protocol, Self, runtime_checkable
 
 import numpy as np
 
-from recoursesim._validate import check_float, check_int
+from recoursesim._validate import check_entrants, check_float
 from recoursesim.errors import ConfigError, DataError
 
 
@@ -129,20 +129,9 @@ class FoldedNormal:
         return float(self.scale * foldnorm.mean(abs(self.mean) / self.sd, scale=self.sd))
 
 
-def entrants_schedule(entrants: Any, n_steps: int) -> np.ndarray:
-    """Entrants per step ``0 … T-1`` from one whole number or a list of ``T`` (``population.entrants``)."""
-    if isinstance(entrants, int | np.integer) and not isinstance(entrants, bool):
-        count = check_int("population.entrants", entrants, minimum=0)
-        return np.full(n_steps, count, dtype=np.int64)
-    if isinstance(entrants, Sequence) and not isinstance(entrants, str):
-        values = [check_int(f"population.entrants[{i}]", v, minimum=0) for i, v in enumerate(entrants)]
-        if len(values) != n_steps:
-            raise ConfigError(
-                "population.entrants",
-                f"lists {len(values)} steps but the run has T={n_steps} (entrants join after steps 0..T-1)",
-                f"give exactly {n_steps} numbers, or one number for every step",
-            )
-        return np.asarray(values, dtype=np.int64)
-    raise ConfigError(
-        "population.entrants", f"must be a whole number or a list, got {entrants!r}", "write entrants = 100"
-    )
+def entrants_schedule(entrants: Any, n_steps: int, name: str = "entrants") -> np.ndarray:
+    """Entrants per step ``0 … T-1`` (see :func:`check_entrants`) as an array of ``T`` counts."""
+    checked = check_entrants(entrants, n_steps, name)
+    if isinstance(checked, tuple):
+        return np.asarray(checked, dtype=np.int64)
+    return np.full(n_steps, checked, dtype=np.int64)

@@ -234,7 +234,7 @@ def _check_replay_size(results: Results, ledger: pd.DataFrame, last: int) -> Non
     from recoursesim.resources import estimate_run
 
     try:
-        agents = estimate_run(results.scenario, steps=last).agents
+        agents = estimate_run(results.scenario.config, steps=last).agents
     except (KeyError, TypeError, ValueError):
         agents = None
     held = int(ledger["agent_id"].nunique())

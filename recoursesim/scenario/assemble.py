@@ -6,9 +6,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from recoursesim._validate import check_int
 from recoursesim.errors import ConfigError
 from recoursesim.features.capabilities import action_defaults_of, schema_of
 from recoursesim.registry import build
@@ -17,6 +14,7 @@ from recoursesim.scoring.fitted import RefitsUserModel
 
 if TYPE_CHECKING:
     from recoursesim.engine.market import Market
+    from recoursesim.scenario.config import RunConfig
 
 
 @dataclass(frozen=True)
@@ -25,16 +23,14 @@ class BuildInputs:
 
     Attributes:
         spec: The resolved, validated scenario table.
-        steps: ``T``, the last step.
-        reference_group: The group disparities compare against (``None``: the first).
+        config: Its run-wide values (sizes, patience, reference group), read once.
         inputs: Objects given in Python rather than in the file (``data``, ``model``).
         allow_imports: Modules the person running allowed to be imported for plug-ins.
         trusted: Types the person running trusts in a model file.
     """
 
     spec: Mapping[str, Any]
-    steps: int
-    reference_group: str | None
+    config: RunConfig
     inputs: Mapping[str, Any] = field(default_factory=dict)
     allow_imports: tuple[str, ...] = ()
     trusted: tuple[str, ...] = ()
@@ -42,10 +38,8 @@ class BuildInputs:
 
 def model_arguments(given: BuildInputs, *, dry_run: bool = False) -> dict[str, Any]:
     """Fresh components and sizes of a run (see :meth:`Scenario.model_arguments`)."""
-    spec = given.spec
-    population_spec = dict(spec["population"])
-    n_initial = check_int("population.initial", population_spec.pop("initial", None), minimum=1)
-    entrants = population_spec.pop("entrants", 0)
+    spec, config = given.spec, given.config
+    population_spec = {key: value for key, value in spec["population"].items() if key not in ("initial", "entrants")}
     allowed = given.allow_imports
     population = build("population", population_spec, data=given.inputs.get("data"), allow_imports=allowed)
     # Mixed-type populations hand their schema and default action set to the parts that need them.
@@ -55,30 +49,20 @@ def model_arguments(given: BuildInputs, *, dry_run: bool = False) -> dict[str, A
     }
     scorer, selector, recourse, trainer = decision_parts(given, spec, population, mixed, "")
     behaviour = build("behaviour", spec["behaviour"], allow_imports=allowed, **mixed)
-    market = build_market(given, population, mixed, n_initial)
+    market = build_market(given, population, mixed, config.initial)
     if market is not None:
         first = market.lenders[0]
         scorer, selector, recourse, trainer = first.scorer, first.selector, first.recourse, first.trainer
     outcome = build("outcome", spec["outcome"], allow_imports=allowed) if "outcome" in spec else None
     observers = build_observers(spec.get("observers", []), population, mixed, allowed)
-    reference = given.reference_group
+    reference = config.reference_group
     if reference is not None and reference not in population.group_names:
         raise ConfigError(
             "metrics.reference_group",
             f"{reference!r} is not a group",
             f"use one of {', '.join(population.group_names)}",
         )
-    model_spec = spec.get("model", {})
-    patience = model_spec.get("patience")
     if dry_run:
-        from recoursesim.populations.base import entrants_schedule
-
-        if isinstance(entrants, int | np.integer) and not isinstance(entrants, bool):
-            check_int("population.entrants", entrants, minimum=0)  # no schedule array: T may be huge
-        else:
-            entrants_schedule(entrants, given.steps)
-        if patience is not None:
-            check_int("model.patience", patience, minimum=1)
         return {}
     return dict(
         population=population,
@@ -86,13 +70,13 @@ def model_arguments(given: BuildInputs, *, dry_run: bool = False) -> dict[str, A
         selector=selector,
         recourse=recourse,
         behaviour=behaviour,
-        n_initial=n_initial,
-        entrants=entrants,
-        n_steps=given.steps,
+        n_initial=config.initial,
+        entrants=config.entrants,
+        n_steps=config.steps,
         trainer=trainer,
         observers=observers,
-        patience=patience,
-        record_recommendations=model_spec.get("record_recommendations", True),
+        patience=config.patience,
+        record_recommendations=config.record_recommendations,
         outcome=outcome,
         market=market,
     )

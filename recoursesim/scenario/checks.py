@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from recoursesim._validate import check_bool, check_choice, check_int, check_keys, key_fix
+from recoursesim._validate import check_bool, check_choice, check_entrants, check_int, check_keys, key_fix
 from recoursesim.errors import ConfigError
 from recoursesim.registry import names
 
@@ -73,9 +73,7 @@ def check_table(data: dict[str, Any]) -> dict[str, Any]:
     check_market(data)
     if "market" in data:  # the defaults written out, so a saved scenario says them and sweeps reach them
         data["market"] = {"choice": dict(DEFAULT_CHOICE), "culture": CULTURES[0], **data["market"]}
-    for key in ("initial", "entrants"):
-        if key not in data["population"]:
-            raise ConfigError(f"population.{key}", "is required", f"add {key} = ... to [population]")
+    _check_sizes(data["population"], data["run"]["steps"])
     return data
 
 
@@ -122,7 +120,18 @@ def _check_run(run: Mapping[str, Any]) -> None:
 
 def _check_model(model: Mapping[str, Any]) -> None:
     check_keys("model", model, _MODEL_KEYS)
+    if model.get("patience") is not None:
+        check_int("model.patience", model["patience"], minimum=1)
     check_bool("model.record_recommendations", model.get("record_recommendations", True))
+
+
+def _check_sizes(population: Mapping[str, Any], steps: int) -> None:
+    """``population.initial`` (at least 1) and ``population.entrants``: a count, or one count per step."""
+    for key in ("initial", "entrants"):
+        if key not in population:
+            raise ConfigError(f"population.{key}", "is required", f"add {key} = ... to [population]")
+    check_int("population.initial", population["initial"], minimum=1)
+    check_entrants(population["entrants"], steps, "population.entrants")
 
 
 def _check_metrics(metrics: Mapping[str, Any]) -> None:

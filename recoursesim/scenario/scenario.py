@@ -15,6 +15,7 @@ from recoursesim.errors import ConfigError
 from recoursesim.plugin_files import search_folders, searching
 from recoursesim.registry import check_names, install, plugin_classes
 from recoursesim.scenario.checks import check_table, key_fix
+from recoursesim.scenario.config import RunConfig
 from recoursesim.scenario.market import LENDER_SECTIONS, lender_table
 from recoursesim.scenario.tables import (
     bundled_names,
@@ -164,29 +165,34 @@ class Scenario:
         return Path(self.source).stem if self.source != "<dict>" else "scenario"
 
     @property
+    def config(self) -> RunConfig:
+        """The run-wide values (sizes, seed, patience, metrics options), typed: see :class:`RunConfig`."""
+        return RunConfig.of(self.spec)
+
+    @property
     def steps(self) -> int:
         """``T``: the run covers steps ``0 … T``."""
-        return int(self.spec["run"]["steps"])
+        return self.config.steps
 
     @property
     def seed(self) -> int:
         """The scenario's default seed."""
-        return int(self.spec["run"].get("seed", 0))
+        return self.config.seed
 
     @property
     def reapplies(self) -> bool:
         """Whether the selected agents stay and apply again (the scenario has an ``[outcome]``)."""
-        return "outcome" in self.spec
+        return self.config.reapplies
 
     @property
     def reference_group(self) -> str | None:
         """Group the disparities compare against (``None``: the first group)."""
-        return self.spec.get("metrics", {}).get("reference_group")
+        return self.config.reference_group
 
     @property
     def effort_measure(self) -> EffortMeasure:
         """``"cost"`` or ``"score_gain"``."""
-        return self.spec.get("metrics", {}).get("effort", "cost")
+        return self.config.effort
 
     def with_inputs(self, model: Any = None, data: Any = None) -> Scenario:
         """Return this scenario run with your own fitted ``model`` and/or ``data``, validated.
@@ -299,8 +305,7 @@ class Scenario:
 
         inputs = BuildInputs(
             spec=self.spec,
-            steps=self.steps,
-            reference_group=self.reference_group,
+            config=self.config,
             inputs=self.inputs,
             allow_imports=self.allow_imports,
             trusted=self.trusted,

@@ -79,7 +79,6 @@ class SweepPlan:
     durability: bool = False
 
     def __post_init__(self) -> None:
-        check_int("seeds", self.n_seeds, minimum=1)
         check_int("root_seed", self.root_seed, minimum=0)
         if not self.points:
             raise ConfigError("grid", "the sweep has no grid points", "give at least one scenario")
@@ -119,7 +118,6 @@ class SweepPlan:
             ConfigError: An unknown key, an empty value list or a value the scenario rejects.
         """
         grid = dict(grid or {})
-        check_int("seeds", n_seeds, minimum=1)
         n_points = 1
         for key, values in grid.items():
             if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or len(values) == 0:
@@ -172,7 +170,6 @@ class SweepPlan:
         Raises:
             ConfigError: No draw, lists of unequal length, or a value the scenario rejects.
         """
-        check_int("seeds", n_seeds, minimum=1)
         lengths = {len(values) for values in draws.values()}
         if not draws or lengths == {0}:
             raise ConfigError(field, "holds no draws", "give a posterior.toml written by recoursesim calibrate")
@@ -288,8 +285,10 @@ def check_sweep_size(n_points: int, n_seeds: int, points: PointsOption = GRID) -
         points: What sets the points, for the message.
 
     Raises:
-        ConfigError: naming ``points.option`` or ``--seeds`` with the sizes.
+        ConfigError: naming ``points.option`` or ``--seeds`` with the sizes (or a bad ``n_seeds``,
+            see :func:`check_seeds`).
     """
+    check_seeds(n_seeds, maximum=None)
     if n_points > MAX_GRID_POINTS:
         raise ConfigError(
             points.option,
@@ -304,6 +303,32 @@ def check_sweep_size(n_points: int, n_seeds: int, points: PointsOption = GRID) -
             f"plan and manifest, and at most {MAX_SWEEP_RUNS:,} are allowed",
             f"give fewer --seeds or fewer {unit} (a 95% interval needs far fewer: 20-100 seeds are typical)",
         )
+
+
+def check_seeds(n_seeds: object, minimum: int = 1, maximum: int | None = MAX_SWEEP_RUNS) -> int:
+    """Return a number of seeds per point (``--seeds``): a whole number from ``minimum`` to ``maximum``.
+
+    The one check of ``--seeds``: every command's option type (:mod:`recoursesim.cli._common`) and
+    every plan (:func:`check_sweep_size`, which bounds points × seeds instead of the seeds alone) call it.
+
+    Args:
+        n_seeds: The number given.
+        minimum: The fewest allowed (2 where an interval across seeds is computed).
+        maximum: The most allowed (default: the most runs a sweep may hold); ``None``: no bound here.
+
+    Raises:
+        ConfigError: naming ``--seeds``: not a whole number, below ``minimum`` or above ``maximum``.
+    """
+    if isinstance(n_seeds, bool) or not isinstance(n_seeds, int | np.integer):
+        raise ConfigError("--seeds", f"must be an integer, got {n_seeds!r}", "give a whole number of seeds")
+    if n_seeds < minimum:
+        needs = "a positive integer" if minimum == 1 else f"at least {minimum} (an interval across seeds needs two)"
+        raise ConfigError("--seeds", f"must be {needs}, got {n_seeds}", f"give {minimum} or more (20-100 are typical)")
+    if maximum is not None and n_seeds > maximum:
+        raise ConfigError(
+            "--seeds", f"must be at most {maximum:,} seeds, got {n_seeds:,}", "give fewer seeds (20-100 are typical)"
+        )
+    return int(n_seeds)
 
 
 def parse_grid(items: Sequence[str]) -> dict[str, list[Any]]:

@@ -30,13 +30,6 @@ SESSION = {
     **{key: value for key, value in CONFIG.items() if key != "contracts"},
     "root_packages": [CONFIG["root_package"]],
 }
-#: Circles through a type hint in the engine, which another change rebuilds: the Mesa agents typed
-#: by the model they view, and the fates of a finished run typed by the model (which keeps each
-#: step's decision).
-KNOWN_TYPED_CIRCLES = (
-    "recoursesim.engine.agents -> recoursesim.engine.model",
-    "recoursesim.durability.fates -> recoursesim.engine.model",
-)
 
 
 def contract(contract_id: str) -> dict[str, Any]:
@@ -109,7 +102,7 @@ def test_the_package_root_sits_in_the_engine_layer(graph) -> None:
 
 def test_no_helper_takes_its_owner_back_even_in_a_type_hint() -> None:
     typed = grimp.build_graph("recoursesim", exclude_type_checking_imports=False, cache_dir=None)
-    ignored = [*contract("acyclic").get("ignore_imports", []), *KNOWN_TYPED_CIRCLES]
+    ignored = contract("acyclic").get("ignore_imports", [])
     result = check(AcyclicSiblingsContract, "acyclic", typed, ignore_imports=ignored)
     assert result.metadata["cycle_breakers_by_package"] == {}
     assert result.kept

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from recoursesim.durability import durability_summary, expired_effort_share, kaplan_meier, recommendation_fates
+from recoursesim.errors import ConfigError
 from recoursesim.scenario import Scenario
 from recoursesim.selection.base import Selection
 from recoursesim.simulate import simulate
@@ -116,3 +117,14 @@ def test_fates_of_a_model_that_has_not_stepped_are_empty():
     model = Scenario.bundled("default").build_model(seed=0)
     fates = recommendation_fates(model, horizon=3)
     assert fates.empty and {"valid_3", "duration", "expired"} <= set(fates.columns)
+
+
+def test_fates_of_a_run_that_kept_no_recommendations_name_the_argument():
+    spec = Scenario.bundled("default").spec | {
+        "run": {"steps": 2, "seed": 0},
+        "model": {"record_recommendations": False},
+    }
+    model = Scenario.from_dict(spec).build_model(seed=0).run()
+    with pytest.raises(ConfigError) as caught:
+        recommendation_fates(model)
+    assert caught.value.field == "record_recommendations" and "model.record_recommendations" in caught.value.fix

@@ -45,7 +45,7 @@ def test_a_sweep_key_naming_no_lender_is_refused_naming_the_lenders():
 def test_the_memory_estimate_counts_a_row_per_lender():
     plain = Scenario.bundled("default")
     three = Scenario.from_dict({**plain.spec, "market": {"copies": 3}, "lenders": [{"name": "bank"}]})
-    assert estimate_run(three).rows == 3 * estimate_run(plain).rows
+    assert estimate_run(three.config).rows == 3 * estimate_run(plain.config).rows
 
 
 def test_a_sweep_over_the_number_of_lenders_and_the_choice_policy(tmp_path):

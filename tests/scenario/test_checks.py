@@ -76,6 +76,14 @@ REFUSALS = [
     ),
     ("initial missing", lambda t: t["population"].pop("initial"), "population.initial", "is required"),
     ("entrants missing", lambda t: t["population"].pop("entrants"), "population.entrants", "is required"),
+    ("no initial agents", lambda t: t["population"].update(initial=0), "population.initial", "must be >= 1"),
+    ("initial not whole", lambda t: t["population"].update(initial=2.5), "population.initial", "must be an integer"),
+    ("negative entrants", lambda t: t["population"].update(entrants=-1), "population.entrants", "must be >= 0"),
+    ("entrants a string", lambda t: t["population"].update(entrants="9"), "population.entrants", "whole number"),
+    ("entrants for 2 of 3 steps", lambda t: t["population"].update(entrants=[1, 2]), "population.entrants", "lists 2"),
+    ("a negative entry", lambda t: t["population"].update(entrants=[1, -2, 0]), "population.entrants[1]", ">= 0"),
+    ("no patience", lambda t: t["model"].update(patience=0), "model.patience", "must be >= 1"),
+    ("patience not whole", lambda t: t["model"].update(patience=1.5), "model.patience", "must be an integer"),
 ]
 
 

@@ -1,9 +1,12 @@
+import re
+
 import numpy as np
 import pytest
 
 from recoursesim.errors import ConfigError
 from recoursesim.sweep import SweepPlan, parse_grid
 from recoursesim.sweep.identity import canonical_json
+from recoursesim.sweep.plan import check_seeds
 
 
 def test_parse_grid_reads_toml_values_and_bare_strings():
@@ -75,3 +78,51 @@ def test_canonical_json_is_order_free_and_rejects_nan():
     assert canonical_json({"b": 1, "a": np.int64(2)}) == canonical_json({"a": 2, "b": 1}) == '{"a":2,"b":1}'
     with pytest.raises(ValueError):
         canonical_json({"a": float("nan")})
+
+
+@pytest.mark.parametrize(
+    ("given", "minimum", "maximum", "problem"),
+    [
+        (0, 1, None, "must be a positive integer, got 0"),
+        (1, 2, None, "must be at least 2 (an interval across seeds needs two), got 1"),
+        (2.0, 1, None, "must be an integer, got 2.0"),
+        (True, 1, None, "must be an integer, got True"),
+        (11, 1, 10, "must be at most 10 seeds, got 11"),
+    ],
+)
+def test_seeds_are_checked_in_one_place(given, minimum, maximum, problem):
+    with pytest.raises(ConfigError) as caught:
+        check_seeds(given, minimum, maximum)
+    assert caught.value.field == "--seeds" and caught.value.problem == problem
+    assert check_seeds(np.int64(10), 2, 10) == 10
+
+
+@pytest.mark.parametrize("n_seeds", [0, -3, 1.5])
+def test_every_plan_checks_its_seeds_with_the_same_function(small, n_seeds, monkeypatch):
+    import recoursesim.sweep.plan as plan
+
+    calls = []
+    monkeypatch.setattr(plan, "check_seeds", lambda *a, **k: calls.append(a) or check_seeds(*a, **k))
+    with pytest.raises(ConfigError, match="--seeds"):
+        SweepPlan.from_grid(small, {}, n_seeds=n_seeds)
+    with pytest.raises(ConfigError, match="--seeds"):
+        SweepPlan.from_draws(small, {"selection.k": [10]}, n_seeds=n_seeds)
+    with pytest.raises(ConfigError, match="--seeds"):
+        SweepPlan((plan.Point({}, small),), n_seeds=n_seeds)
+    assert len(calls) == 3
+
+
+def test_every_seeds_option_type_is_that_check():
+    import argparse
+
+    from recoursesim.cli._common import seed_count, sweep_seed_count, two_or_more
+
+    for option, text, message in [
+        (seed_count, "0", "must be a positive integer, got 0"),
+        (seed_count, "2000000", "must be at most 1,000,000 seeds, got 2,000,000"),
+        (two_or_more, "1", "must be at least 2 (an interval across seeds needs two), got 1"),
+        (sweep_seed_count, "x", "must be an integer, got 'x'"),
+    ]:
+        with pytest.raises(argparse.ArgumentTypeError, match=re.escape(message)):
+            option(text)
+    assert sweep_seed_count("2000000") == 2_000_000  # a sweep's plan bounds points x seeds instead
