@@ -142,3 +142,32 @@ def test_plug_in_generators_run_and_found_reaches_the_ledger(cls: type) -> None:
         assert ledger.loc[~rejected, "recourse_found"].isna().all()
     else:
         assert "recourse_found" not in ledger
+
+
+def test_the_plugin_page_states_the_declared_defaults() -> None:
+    """docs/plugins.md's table of optional parts gives the defaults the protocols declare."""
+    from pathlib import Path
+
+    from recoursesim.choice.base import ChargesApplications, FixesLenderOrder
+    from recoursesim.recourse.base import KeepsActions, ReportsFound
+    from recoursesim.refit_order import OrdersRefit
+    from recoursesim.selection.base import HasPlaces
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "plugins.md").read_text(encoding="utf-8")
+    declared = {
+        "trainer": [("order", OrdersRefit.order)],
+        "recourse generator": [("found_", ReportsFound.found_), ("actions_", KeepsActions.actions_)],
+        "selector": [("k", HasPlaces.k)],
+        "choice policy": [
+            ("application_cost", ChargesApplications.application_cost),
+            ("order", FixesLenderOrder.order),
+        ],
+    }
+    rows = [line.split("|")[1:4] for line in page.splitlines() if line.startswith("| ") and "`" in line]
+    stated: dict[str, list[tuple[str, str]]] = {}
+    for kind, parts, defaults in rows:
+        names = [part.strip(" `") for part in parts.split(",")]
+        values = [value.strip(" `") for value in defaults.split(",")]
+        stated.setdefault(kind.strip(), []).extend(zip(names, values, strict=True))
+    for kind, parts in declared.items():
+        assert [(name, repr(value).replace("'", '"')) for name, value in parts] == stated[kind], kind
