@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -150,6 +150,18 @@ def refit_then_restate(phases: StepPhases, state: StepState) -> None:
     phases.act(state, recommendation, phases.scorer, scores, state.threshold)
 
 
+@runtime_checkable
+class OrdersRefit(Protocol):
+    """A trainer's ``order``: when its refit happens within a step, one of :data:`REFIT_ORDERS`.
+
+    Declared once, with its default, and inherited by :class:`~recoursesim.training.base.Trainer`:
+    a trainer that subclasses it runs in ``"spec"`` order unless it sets ``order``; so does a
+    duck-typed plug-in without ``order``.
+    """
+
+    order: str = "spec"
+
+
 #: The refit orders by the name a trainer's ``order`` attribute gives.
 REFIT_ORDERS: dict[str, RefitOrder] = {
     "spec": act_then_refit,
@@ -160,12 +172,12 @@ REFIT_ORDERS: dict[str, RefitOrder] = {
 
 
 def refit_order_of(trainer: Any) -> RefitOrder:
-    """The refit order a trainer asks for (its ``order`` attribute; ``"spec"`` when it has none).
+    """The refit order a trainer asks for (its :attr:`OrdersRefit.order`).
 
     Raises:
         ConfigError: The trainer names an order that does not exist.
     """
-    order = getattr(trainer, "order", "spec") if trainer is not None else "spec"
+    order = trainer.order if isinstance(trainer, OrdersRefit) else OrdersRefit.order
     if order not in REFIT_ORDERS:
         raise ConfigError("training.order", f"unknown refit order {order!r}", f"use one of {', '.join(REFIT_ORDERS)}")
     return REFIT_ORDERS[order]

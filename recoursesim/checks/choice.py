@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from recoursesim.checks._common import Check, check_picklable, same, snapshot
-from recoursesim.choice.base import ChoiceContext
+from recoursesim.choice.base import ChoiceContext, lender_order_of
 
 KIND = "choice"
 
@@ -86,7 +86,7 @@ def check_inputs_untouched(factory: Callable[[], Any], seed: int = 0) -> None:
 
 def _applicable(choice: Any, context: ChoiceContext) -> bool:
     """Whether ``context`` has the lenders a policy with a fixed ``order`` of lender names names."""
-    order = getattr(choice, "order", None)
+    order = lender_order_of(choice)
     return order is None or all(lender in context.lender_names for lender in order)
 
 

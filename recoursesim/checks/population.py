@@ -9,6 +9,7 @@ import numpy as np
 
 from recoursesim.checks._common import Check, check_picklable, same
 from recoursesim.features.capabilities import OffersTrainingData, schema_of
+from recoursesim.populations.base import PopulationGenerator
 
 KIND = "population"
 
@@ -27,8 +28,8 @@ def check_declares_names(factory: Callable[[], Any], seed: int = 0) -> None:
     """``feature_names`` and ``group_names`` are non-empty tuples of distinct strings."""
     population = factory()
     name = type(population).__name__
-    for attribute in ("feature_names", "group_names"):
-        names = getattr(population, attribute, None)
+    assert isinstance(population, PopulationGenerator), f"{name} must have feature_names, group_names, fit and sample"
+    for attribute, names in (("feature_names", population.feature_names), ("group_names", population.group_names)):
         assert isinstance(names, tuple) and names, f"{name}.{attribute} must be a non-empty tuple"
         assert all(isinstance(n, str) for n in names), f"{name}.{attribute} must hold strings"
         assert len(set(names)) == len(names), f"{name}.{attribute} must be distinct"

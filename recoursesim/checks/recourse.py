@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from recoursesim.checks._common import Check, check_picklable, same, snapshot
+from recoursesim.recourse.base import action_set_of, reported_found
 from recoursesim.scoring import LinearScorer
 
 KIND = "recourse"
@@ -89,7 +90,7 @@ def check_found_is_reported_honestly(factory: Callable[[], Any], seed: int) -> N
     name = type(generator).__name__
     features, scores, threshold, scorer = _world(seed)
     recommendation = np.asarray(generator.recommend(features, scores, threshold, scorer))
-    found = getattr(generator, "found_", None)
+    found = reported_found(generator)
     if found is None:
         return
     found = np.asarray(found)
@@ -98,8 +99,8 @@ def check_found_is_reported_honestly(factory: Callable[[], Any], seed: int) -> N
     assert np.all(accepted[found]), f"{name}: a recommendation reported as found is below the cut-off"
     assert np.array_equal(recommendation[~found], features[~found]), f"{name}: an agent with none found was moved"
     assert np.all(found[scores >= threshold]), f"{name}: an agent at the cut-off is reported as without recourse"
-    actions = getattr(generator, "actions_", None)
-    if actions is not None and hasattr(actions, "is_valid"):
+    actions = action_set_of(generator)
+    if actions is not None:
         assert np.all(actions.is_valid(features, recommendation)), f"{name}: a recommendation breaks the action set"
 
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from recoursesim.checks._common import Check, check_picklable, constructor, expect, init_params, same, snapshot
 from recoursesim.errors import ConfigError, DataError
-from recoursesim.selection.base import Selection, SelectionContext
+from recoursesim.selection.base import Selection, SelectionContext, check_places, places_at, places_of
 
 KIND = "selector"
 
@@ -91,13 +91,14 @@ def check_inputs_untouched(factory: Callable[[], Any], seed: int = 0) -> None:
 def check_selects_min_k_n(factory: Callable[[], Any], seed: int = 0) -> None:
     """A selector with a ``k`` selects exactly ``min(k, n)`` agents."""
     selector = factory()
-    k = getattr(selector, "k", None)
+    k = places_of(selector)
     if k is None:
         return
     name = type(selector).__name__
     for scores, context in contexts(seed):
         mask = np.asarray(_select(selector, scores, context).selected)
-        assert mask.sum() == min(k, scores.size), f"{name}: selected {mask.sum()} agents, expected min(k, n)"
+        places = places_at(check_places("k", k), context.step)
+        assert mask.sum() == min(places, scores.size), f"{name}: selected {mask.sum()} agents, expected min(k, n)"
 
 
 def check_rejects_bad_scores(factory: Callable[[], Any], seed: int = 0) -> None:

@@ -8,7 +8,7 @@ lender ``j`` this step. Every lender then selects among its own applicants.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -54,8 +54,42 @@ class ChoiceContext:
 
 
 @runtime_checkable
-class Choice(Protocol):
-    """Decides where each waiting applicant applies."""
+class ChargesApplications(Protocol):
+    """A policy whose applications cost effort: ``application_cost`` per application (default ``0.0``).
+
+    The model adds it to the effort each applicant spends, on the ledger row of each lender applied to.
+    """
+
+    application_cost: float = 0.0
+
+
+@runtime_checkable
+class FixesLenderOrder(Protocol):
+    """A policy that applies in a fixed ``order`` of lender names (default ``None``: no fixed order).
+
+    The conformance checks try such a policy only in markets that have every lender it names.
+    """
+
+    order: Sequence[str] | None = None
+
+
+def application_cost_of(choice: object) -> float:
+    """The effort one application under ``choice`` costs (:class:`ChargesApplications`; ``0.0`` by default)."""
+    return choice.application_cost if isinstance(choice, ChargesApplications) else ChargesApplications.application_cost
+
+
+def lender_order_of(choice: object) -> Sequence[str] | None:
+    """The fixed order of lender names a policy applies in (:class:`FixesLenderOrder`), or ``None``."""
+    return choice.order if isinstance(choice, FixesLenderOrder) else FixesLenderOrder.order
+
+
+@runtime_checkable
+class Choice(ChargesApplications, FixesLenderOrder, Protocol):
+    """Decides where each waiting applicant applies.
+
+    Its optional members, declared with their defaults on the classes it inherits:
+    ``application_cost`` (:class:`ChargesApplications`) and ``order`` (:class:`FixesLenderOrder`).
+    """
 
     def choose(self, context: ChoiceContext) -> np.ndarray:
         """Return the ``(n, L)`` boolean applied mask (every applicant applies somewhere)."""

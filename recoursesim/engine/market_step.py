@@ -19,12 +19,13 @@ import numpy as np
 
 from recoursesim._rows import put_rows
 from recoursesim.behaviour.base import ActionContext, Behaviour
-from recoursesim.choice.base import ChoiceContext
+from recoursesim.choice.base import ChoiceContext, application_cost_of
 from recoursesim.engine.agent_table import AgentTable, Status
 from recoursesim.engine.decision import Decision
 from recoursesim.engine.market import Lender, cheapest, first_true, scalar_threshold
 from recoursesim.errors import ConfigError, DataError
 from recoursesim.ledger import Ledger
+from recoursesim.recourse.base import reported_found
 from recoursesim.refit_order import StepState, rows_of
 from recoursesim.scoring.base import numeric_scores
 from recoursesim.selection.base import Selection, SelectionContext
@@ -100,7 +101,7 @@ class MarketStep:
         taken = first_true(decisions.accepted)
         state.selected = taken >= 0
         state.threshold = self._lender_threshold(decisions, 0, state.rows.size)
-        cost = float(getattr(self.choice, "application_cost", 0.0))
+        cost = float(application_cost_of(self.choice))
         self.record(state, scores, decisions, cost * applied.sum(axis=1))
         winners = state.rows[state.selected]
         self.parts.table.status[winners] = Status.SELECTED
@@ -325,7 +326,7 @@ class MarketStep:
 
 def found_of(recourse: object, n: int, field: str) -> np.ndarray | None:
     """A generator's ``found_`` after a ``recommend`` of ``n`` rows (``None`` if it reports none), checked."""
-    found = getattr(recourse, "found_", None)
+    found = reported_found(recourse)
     if found is None:
         return None
     if np.shape(found) != (n,):

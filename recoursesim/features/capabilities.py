@@ -40,6 +40,31 @@ class OffersTrainingData(Protocol):
 
 
 @runtime_checkable
+class OffersLabelledRows(Protocol):
+    """A population whose data set has labels: every labelled row, in the agents' feature space."""
+
+    def labelled_rows(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Return ``(features, labels)``: all labelled rows and their 0/1 outcomes (``None``: no labels)."""
+        ...
+
+
+@runtime_checkable
+class OffersTestSplit(Protocol):
+    """A population with held-out labelled rows that the step-0 model was not fitted on."""
+
+    def test_split(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Return ``(features, labels)`` of the held-out rows (``None``: none held out)."""
+        ...
+
+
+@runtime_checkable
+class NamesGroupColumn(Protocol):
+    """A population drawn from a data set, whose groups are the values of one of its columns."""
+
+    group: str
+
+
+@runtime_checkable
 class GivesRepayment(Protocol):
     """A population whose agents repay a loan with a probability that follows their current features."""
 
@@ -53,6 +78,12 @@ def repayment_of(population: object, features: np.ndarray, group: np.ndarray) ->
     if not isinstance(population, GivesRepayment):
         return None
     return np.asarray(population.repay_probability(features, group), dtype=float)
+
+
+def group_column_of(population: object) -> str | None:
+    """The data set column whose values are the population's groups, or ``None`` for a population without one."""
+    group = population.group if isinstance(population, NamesGroupColumn) else None
+    return group if isinstance(group, str) else None
 
 
 def schema_of(population: object) -> FeatureSchema | None:

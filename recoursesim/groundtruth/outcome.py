@@ -10,6 +10,7 @@ import numpy as np
 
 from recoursesim._validate import check_float
 from recoursesim.errors import ConfigError
+from recoursesim.features.capabilities import OffersLabelledRows
 from recoursesim.scoring.base import Scorer, standardised_terms
 
 #: Outcome model names a scenario can give.
@@ -199,16 +200,11 @@ def _frozen(array: np.ndarray) -> np.ndarray:
 def labelled_rows(population: Any) -> tuple[np.ndarray, np.ndarray] | None:
     """Every labelled row ``(features, labels)`` of a population's data set, or ``None`` if it has no labels.
 
-    A population offers them through a ``labelled_rows()`` method, or (like the ``dataset``
-    population) as ``codes`` (features in the agents' feature space) and 0/1 ``labels`` attributes.
+    A population offers them through a ``labelled_rows()`` method
+    (:class:`~recoursesim.features.capabilities.OffersLabelledRows`), as the ``dataset``
+    population does.
     """
-    method = getattr(population, "labelled_rows", None)
-    if callable(method):
-        return method()
-    codes, labels = getattr(population, "codes", None), getattr(population, "labels", None)
-    if codes is None or labels is None:
-        return None
-    return np.asarray(codes, dtype=float), np.asarray(labels).astype(int)
+    return population.labelled_rows() if isinstance(population, OffersLabelledRows) else None
 
 
 def weight_vector(weights: object, feature_names: Sequence[str]) -> np.ndarray:

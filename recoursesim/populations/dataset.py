@@ -348,6 +348,19 @@ class DatasetPopulation(Component):
             effort[members] = dist.sample(int(members.sum()), rng)
         return Cohort(self.codes[rows].copy(), group.copy(), effort)
 
+    def labelled_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every usable row of the data set: ``(features in code space, 0/1 labels)``."""
+        return np.asarray(self.codes, dtype=float), np.asarray(self.labels).astype(int)
+
+    def test_split(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The applicant pool's rows ``(features, labels)``, which the step-0 model is not fitted on.
+
+        ``None`` before :meth:`fit` has drawn the pool.
+        """
+        if not hasattr(self, "pool_rows_"):
+            return None
+        return self.codes[self.pool_rows_], self.labels[self.pool_rows_]
+
     def training_data(self) -> tuple[np.ndarray, np.ndarray]:
         """The training part: ``(features in code space, labels)`` (1 = favourable)."""
         if not hasattr(self, "train_rows_"):

@@ -7,17 +7,47 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from recoursesim.errors import ConfigError
+from recoursesim.features.actions import MixedActionSet
 from recoursesim.scoring.base import LinearForm, Scorer, linear_form_of
 
 
 @runtime_checkable
-class RecourseGenerator(Protocol):
+class ReportsFound(Protocol):
+    """A generator that says, after each :meth:`~RecourseGenerator.recommend`, where it found recourse.
+
+    ``found_`` holds one boolean per row of the last ``recommend`` (``None``: not reported, the
+    default a subclass of :class:`RecourseGenerator` inherits). An agent for whom none was found
+    is recommended to stay where it is, and the ledger's ``recourse_found`` column records it
+    (see :class:`~recoursesim.recourse.MixedRecourse`).
+    """
+
+    found_: np.ndarray | None = None
+
+
+@runtime_checkable
+class KeepsActions(Protocol):
+    """A generator that keeps the action set its recommendations obey (``None``: none, the default)."""
+
+    actions_: MixedActionSet | None = None
+
+
+def reported_found(generator: object) -> np.ndarray | None:
+    """The ``found_`` of a generator's last ``recommend``, or ``None`` if it reports none."""
+    return generator.found_ if isinstance(generator, ReportsFound) else None
+
+
+def action_set_of(generator: object) -> MixedActionSet | None:
+    """The action set a generator keeps, or ``None`` (an action set of a plug-in's own type counts as none)."""
+    actions = generator.actions_ if isinstance(generator, KeepsActions) else None
+    return actions if isinstance(actions, MixedActionSet) else None
+
+
+@runtime_checkable
+class RecourseGenerator(ReportsFound, KeepsActions, Protocol):
     """Recommends ``x'`` for each agent and prices moves in feature space.
 
-    A generator may also report, after each :meth:`recommend`, whether it found a valid
-    recommendation for each agent: an attribute ``found_`` holding one boolean per row. An
-    agent for whom none was found is recommended to stay where it is, and the ledger's
-    ``recourse_found`` column records it (see :class:`~recoursesim.recourse.MixedRecourse`).
+    Its optional members, declared with their defaults on the classes it inherits: ``found_``
+    (:class:`ReportsFound`) and ``actions_`` (:class:`KeepsActions`).
     """
 
     def recommend(

@@ -21,6 +21,8 @@ import numpy as np
 from recoursesim._validate import check_list, check_table
 from recoursesim.component import Component
 from recoursesim.errors import ConfigError
+from recoursesim.features.actions import MixedActionSet
+from recoursesim.recourse.base import action_set_of, reported_found
 from recoursesim.scoring.base import Scorer, margin_of
 
 if TYPE_CHECKING:
@@ -94,9 +96,9 @@ class HorizonRecourse(Component, ABC):
         )
 
     @property
-    def actions_(self) -> Any:
+    def actions_(self) -> MixedActionSet | None:
         """The base generator's action set."""
-        return getattr(self.base_, "actions_", None)
+        return action_set_of(self.base_)
 
     def cost(self, moves: np.ndarray) -> np.ndarray:
         """The base generator's price of each move."""
@@ -113,13 +115,13 @@ class HorizonRecourse(Component, ABC):
         self.prepare(features, scores, limit, scorer)
         recommendation = features.copy()
         strong = np.zeros(n, dtype=bool)
-        reports = hasattr(self.base_, "found_")
+        reports = reported_found(self.base_) is not None
         found = np.ones(n, dtype=bool)
         rows = np.flatnonzero(scores < limit)
         if rows.size:
             moved, ok = self.strengthen(features[rows], scores[rows], limit[rows], scorer)
             ok &= np.asarray(scorer.score(moved), dtype=float) >= limit[rows]
-            if self.actions_ is not None and hasattr(self.actions_, "is_valid"):
+            if self.actions_ is not None:
                 ok &= self.actions_.is_valid(features[rows], moved)
             recommendation[rows[ok]] = moved[ok]
             strong[rows[ok]] = True

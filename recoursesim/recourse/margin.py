@@ -9,6 +9,7 @@ from scipy.special import expit
 
 from recoursesim._validate import check_float, check_int
 from recoursesim.errors import ConfigError
+from recoursesim.recourse.base import reported_found
 from recoursesim.recourse.horizon import HorizonRecourse, margin_scale
 from recoursesim.recourse.mixed import margin_of_rows, to_margin
 from recoursesim.registry import register
@@ -139,7 +140,7 @@ class MarginRecourse(HorizonRecourse):
             raise ConfigError("recourse.margin", "the raised cut-off is not finite", "lower validity or horizon")
         moved = np.asarray(self.base_.recommend(features, scores, target, scorer), dtype=float)
         ok = np.asarray(scorer.score(moved), dtype=float) >= target - 1e-9 * (1 + np.abs(target))
-        found = getattr(self.base_, "found_", None)
+        found = reported_found(self.base_)
         if found is not None:
             ok &= np.asarray(found, dtype=bool)
         return moved, ok

@@ -15,7 +15,7 @@ from recoursesim.recourse.linear import LinearRecourse
 from recoursesim.recourse.mixed import observed_rows
 from recoursesim.recourse.projection import project_l2
 from recoursesim.registry import register
-from recoursesim.scoring.base import LinearForm, Scorer, linear_form_of
+from recoursesim.scoring.base import LinearForm, Scorer, StatesOutput, WrapsEstimator, linear_form_of
 from recoursesim.threads import fit_single_threaded
 
 #: The dual of each weight-ball norm: the worst case over ``‖Δw‖ <= r`` takes ``r ‖x‖_dual`` off the margin.
@@ -205,7 +205,7 @@ class WorstCaseRecourse(HorizonRecourse):
         return ensemble
 
     def _refits(self, scorer: Scorer, threshold: np.ndarray) -> list[Scorer]:
-        estimator = getattr(scorer, "estimator", None)
+        estimator = scorer.estimator if isinstance(scorer, WrapsEstimator) else None
         if estimator is None:
             raise ConfigError(
                 "recourse.name",
@@ -213,6 +213,8 @@ class WorstCaseRecourse(HorizonRecourse):
                 "use a scikit-learn model (scorer 'model') or a linear scorer",
             )
         from recoursesim.scoring.classifier import ClassifierScorer
+
+        output = scorer.output_ if isinstance(scorer, StatesOutput) else "auto"
 
         rows = np.asarray(observed_rows(self.reference, self.population, "worst_case", "refit the model on"), float)
         labels = np.asarray(scorer.score(rows), dtype=float) >= float(np.median(threshold))
@@ -224,7 +226,7 @@ class WorstCaseRecourse(HorizonRecourse):
             if counts.min() < 2:  # one class, or one member of a class: no classifier (nor its stratified split) fits
                 continue
             fitted = fit_single_threaded(clone(estimator), rows[pick], labels[pick].astype(int))
-            models.append(ClassifierScorer(fitted, output=getattr(scorer, "output_", "auto")))
+            models.append(ClassifierScorer(fitted, output=output))
         return models
 
 

@@ -260,6 +260,20 @@ class WrapsFittedModel(Protocol):
     input: str
 
 
+@runtime_checkable
+class StatesOutput(Protocol):
+    """A scorer that says what its scores are: ``output_`` ``"proba"`` (probabilities) or ``"decision"``."""
+
+    output_: Literal["proba", "decision"]
+
+
+@runtime_checkable
+class WrapsEstimator(Protocol):
+    """A scorer around a fitted scikit-learn classifier (``estimator``), which can be cloned and refitted."""
+
+    estimator: Any
+
+
 def final_estimator(estimator: Any) -> Any:
     """The model at the end of a :class:`~recoursesim.scoring.tabular.TabularModel` and/or ``Pipeline``."""
     while True:
@@ -273,7 +287,7 @@ def final_estimator(estimator: Any) -> Any:
 
 def model_name(scorer: Scorer) -> str:
     """A readable name of the model behind a scorer (``HistGradientBoostingClassifier``, ``LinearScorer``)."""
-    return type(final_estimator(getattr(scorer, "estimator", scorer))).__name__
+    return type(final_estimator(scorer.estimator if isinstance(scorer, WrapsEstimator) else scorer)).__name__
 
 
 def numeric_scores(values: object, n: int) -> np.ndarray:

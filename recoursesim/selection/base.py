@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -112,8 +113,27 @@ class Selection:
 
 
 @runtime_checkable
-class Selector(Protocol):
-    """Chooses who gets the positive outcome at a step."""
+class HasPlaces(Protocol):
+    """A selector that gives a fixed number of places ``k`` per step, or a per-step schedule of them.
+
+    ``None`` (the default a subclass of :class:`Selector` inherits) says it has no such number
+    (a threshold selects whoever passes it); the conformance checks then do not count its places.
+    """
+
+    k: int | Sequence[int] | None = None
+
+
+def places_of(selector: object) -> int | Sequence[int] | None:
+    """A selector's ``k`` (:class:`HasPlaces`), or ``None`` for one without a number of places."""
+    return selector.k if isinstance(selector, HasPlaces) else HasPlaces.k
+
+
+@runtime_checkable
+class Selector(HasPlaces, Protocol):
+    """Chooses who gets the positive outcome at a step.
+
+    Its optional member, declared with its default on :class:`HasPlaces`: ``k``.
+    """
 
     def select(self, scores: np.ndarray, context: SelectionContext) -> Selection:
         """Return the selection for this step (must not modify its inputs)."""

@@ -10,9 +10,10 @@ import pandas as pd
 from recoursesim._validate import check_int
 from recoursesim.component import Component
 from recoursesim.errors import ConfigError
+from recoursesim.features.capabilities import OffersTestSplit
 from recoursesim.observers import PopulationSnapshot
 from recoursesim.registry import register
-from recoursesim.scoring.base import Scorer, linear_form_of
+from recoursesim.scoring.base import Scorer, StatesOutput, linear_form_of
 from recoursesim.shift._common import check_every, check_name, cut_off, rows, step_zero
 
 
@@ -96,18 +97,12 @@ class ModelShiftObserver(Component):
 def labelled_test_split(population: Any) -> tuple[np.ndarray, np.ndarray] | None:
     """The population's held-out labelled rows ``(features, labels)`` in agent feature space, if it has them.
 
-    A population offers them with a ``test_split()`` method, or (like the fitted ``dataset``
-    population) as the rows of its applicant pool (``pool_rows_`` into ``codes`` and ``labels``),
-    which the step-0 model was not fitted on. Populations without labels give ``None``.
+    A population offers them with a ``test_split()`` method
+    (:class:`~recoursesim.features.capabilities.OffersTestSplit`); the fitted ``dataset``
+    population gives the rows of its applicant pool, which the step-0 model was not fitted on.
+    Populations without labels give ``None``.
     """
-    method = getattr(population, "test_split", None)
-    if callable(method):
-        split = method()
-    elif all(hasattr(population, name) for name in ("pool_rows_", "codes", "labels")):
-        rows = np.asarray(population.pool_rows_)
-        split = (np.asarray(population.codes)[rows], np.asarray(population.labels)[rows])
-    else:
-        return None
+    split = population.test_split() if isinstance(population, OffersTestSplit) else None
     if split is None:
         return None
     features, labels = split
@@ -130,7 +125,7 @@ def heldout_performance(scorer: Scorer, features: np.ndarray, labels: np.ndarray
     from sklearn.metrics import roc_auc_score
 
     scores = np.asarray(scorer.score(features), dtype=float)
-    cut = 0.5 if getattr(scorer, "output_", None) == "proba" else s0
+    cut = 0.5 if isinstance(scorer, StatesOutput) and scorer.output_ == "proba" else s0
     return [
         ("accuracy", float(np.mean((scores >= cut) == (labels == 1)))),
         ("auc", float(roc_auc_score(labels, scores))),

@@ -7,6 +7,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from recoursesim.refit_order import OrdersRefit
 from recoursesim.scoring.base import Scorer
 
 
@@ -38,7 +39,7 @@ class TrainingContext:
 
 
 @runtime_checkable
-class Trainer(Protocol):
+class Trainer(OrdersRefit, Protocol):
     """Refits the decision model from this step's data; returns the model for the next step.
 
     Optional members the model uses when present:

@@ -197,3 +197,29 @@ def test_a_bundled_data_set_is_encoded_once_as_a_fresh_encoding_would(dataset, g
     rows = bundled.frame.loc[~bundled.frame[needed].isna().any(axis=1)].reset_index(drop=True)
     assert len(rows) == len(first.labels) == first.codes.shape[0]
     np.testing.assert_array_equal(first.codes, first.schema.encode(rows, field="data"), strict=True)
+
+
+def test_labelled_rows_and_test_split_are_typed_capabilities():
+    """Every labelled row, and the applicant pool as the held-out split (``None`` before ``fit``)."""
+    from recoursesim.features.capabilities import (
+        NamesGroupColumn,
+        OffersLabelledRows,
+        OffersTestSplit,
+        group_column_of,
+    )
+    from recoursesim.populations.bell2024 import Bell2024Population
+
+    population = DatasetPopulation(dataset="german", group="sex")
+    assert isinstance(population, OffersLabelledRows) and isinstance(population, OffersTestSplit)
+    assert isinstance(population, NamesGroupColumn) and group_column_of(population) == "sex"
+    features, labels = population.labelled_rows()
+    assert features.dtype == np.float64 and labels.dtype == np.int64
+    assert np.array_equal(features, population.codes) and np.array_equal(labels, population.labels)
+    assert population.test_split() is None
+    population.fit(np.random.default_rng(0))
+    pool_features, pool_labels = population.test_split()
+    assert np.array_equal(pool_features, population.codes[population.pool_rows_])
+    assert np.array_equal(pool_labels, population.labels[population.pool_rows_])
+    assert not np.isin(population.pool_rows_, population.train_rows_).any()  # never fitted on
+    synthetic = Bell2024Population()
+    assert not isinstance(synthetic, OffersLabelledRows | OffersTestSplit) and group_column_of(synthetic) is None

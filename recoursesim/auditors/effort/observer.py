@@ -17,6 +17,7 @@ from recoursesim.auditors.too_few import too_few_rows
 from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.features import FeatureSchema
+from recoursesim.features.capabilities import group_column_of
 from recoursesim.observers import PopulationSnapshot
 from recoursesim.registry import register
 from recoursesim.scoring.base import linear_form_of
@@ -94,8 +95,7 @@ class EqualityOfEffortObserver(Component):
         self.name = name
         self.population = population
         self.schema = schema
-        group = getattr(population, "group", None)
-        self.group_column = group if isinstance(group, str) else None
+        self.group_column = group_column_of(population)
         self.action_defaults = action_defaults
         if schema is not None:
             named = [("actionable", n) for n in self._actionable or ()]
