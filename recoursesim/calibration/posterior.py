@@ -1,7 +1,8 @@
 """What a calibration concludes: posterior medians and credible intervals, runnable scenarios, predictive bands.
 
 The posterior is the last ABC-SMC generation's weighted particles. Its median and the 5 % and 95 %
-weighted quantiles give each parameter's estimate and 90 % credible interval; ``best.toml`` is the
+weighted quantiles (interpolated, :func:`weighted_quantile`) give each parameter's estimate and
+90 % credible interval; ``best.toml`` is the
 scenario at the medians; ``posterior.toml`` holds equally weighted draws for runs that sample the
 posterior; the posterior predictive check simulates panels at draws and summarises them per
 (statistic, step, group) as a median and a 90 % band.
@@ -27,10 +28,23 @@ LEVEL = 0.9
 
 
 def weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> float:
-    """The ``q`` quantile of weighted values: the smallest value whose cumulative weight reaches ``q``."""
+    """The ``q`` quantile of weighted particles, interpolated between their plotting positions.
+
+    Of ``n`` particles sorted by value, the ``i``-th sits at ``C_i · n / (n + 1)``, where ``C_i`` is the
+    normalised weight of it and every smaller one; the quantile interpolates linearly between these
+    positions (and is the smallest or largest value beyond them). With equal weights the positions are
+    ``i / (n + 1)``, numpy's ``method="weibull"``: the interval between the 5 % and 95 % quantiles of
+    ``n`` draws then covers one more draw from the same distribution 90 % of the time whatever ``n``,
+    where the smallest value whose cumulative weight reaches ``q`` covers it less often the fewer the
+    particles (84.6 % for 25).
+    """
     order = np.argsort(values, kind="stable")
-    cumulative = np.cumsum(weights[order]) / np.sum(weights)
-    return float(values[order][min(int(np.searchsorted(cumulative, q)), len(values) - 1)])
+    sorted_values = np.asarray(values, dtype=float)[order]
+    sorted_weights = np.asarray(weights, dtype=float)[order]
+    keep = sorted_weights > 0  # a particle of no weight has no position
+    n = int(np.count_nonzero(keep))
+    positions = np.cumsum(sorted_weights[keep]) / np.sum(sorted_weights[keep]) * n / (n + 1)
+    return float(np.interp(q, positions, sorted_values[keep]))
 
 
 def summary(sample: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
