@@ -112,6 +112,9 @@ FOREIGN_NAMESAKES: frozenset[tuple[str, str]] = frozenset(
     {
         ("component.py", "hasattr:get_params"),
         ("component.py", "hasattr:set_params"),
+        ("scoring/base.py", "getattr:steps"),  # a scikit-learn Pipeline's steps, not a run's (RunShape.steps)
+        ("scoring/classifier.py", "getattr:steps"),
+        ("scoring/tree_tables.py", "getattr:steps"),
         ("scoring/model_confine.py", "hasattr:fit"),
         ("scoring/model_confine.py", "hasattr:get_params"),
         ("training/refit.py", "hasattr:fit"),
