@@ -9,7 +9,14 @@ A plug-in is registered with a decorator::
         ...
 
 and a scenario then says ``[selection] name = "lottery"``. The table's other keys are passed
-to the class's ``__init__`` as keyword arguments. Installed packages register through the
+to the class's ``__init__`` as keyword arguments; the built component is then bound to the run
+(``bind(context)``, see :class:`~recoursesim.component.RunContext`). A plug-in class that
+subclasses :class:`~recoursesim.component.Component` has ``bind``; a class without one is given
+one that learns nothing when it is registered (or imported by path), so every component has the
+lifecycle step and nobody asks whether it has. A constructor that still declares ``schema``,
+``action_defaults``, ``feature_names`` or ``population`` (:data:`LEGACY_PARAMETERS`) is passed
+them from the context, as before, with a :class:`DeprecationWarning` naming the class (this keeps
+working for one release). Installed packages register through the
 ``recoursesim.plugins`` entry point (:mod:`recoursesim.plugins`). A scenario may also name a class
 by its import path, ``name = "my_package.selectors:LotterySelector"``, without registering it, but
 that module is imported only when the person running allows it (:mod:`recoursesim.trust`).
@@ -26,14 +33,18 @@ import difflib
 import importlib
 import importlib.util
 import inspect
+import warnings
 from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recoursesim.errors import ConfigError
 from recoursesim.plugin_files import import_plugin
 from recoursesim.trust import check_import_allowed
+
+if TYPE_CHECKING:
+    from recoursesim.component import RunContext
 
 #: The kinds of pluggable part, with the scenario section that configures each.
 KINDS: dict[str, str] = {
@@ -97,6 +108,7 @@ def register[T: type](kind: str, name: str, *aliases: str) -> Callable[[T], T]:
         raise ValueError(f"unknown component kind {kind!r}; expected one of {sorted(_REGISTRY)}")
 
     def decorate(cls: T) -> T:
+        _give_bind(cls)
         for key in (name, *aliases):
             existing = _REGISTRY[kind].get(key)
             if existing is not None and existing is not cls:
@@ -231,7 +243,38 @@ def _import_class(kind: str, path: str, field: str) -> type:
     method = PROTOCOL_METHODS[kind]
     if not callable(getattr(target, method, None)):
         raise ConfigError(field, f"{path!r} is not a {kind} (it has no {method} method)", f"name a {kind} class")
+    _give_bind(target)
     return target
+
+
+#: Constructor arguments a component once took from the builder; now it reads them in ``bind``.
+#: A plug-in whose constructor still declares them is passed them, with a deprecation warning.
+LEGACY_PARAMETERS: tuple[str, ...] = ("schema", "action_defaults", "feature_names", "population")
+
+_warned: set[tuple[type, str]] = set()
+
+
+def _deprecated(cls: type, what: str, fix: str) -> None:
+    """Warn once per class and kind of deprecation."""
+    if (cls, what) in _warned:
+        return
+    _warned.add((cls, what))
+    warnings.warn(
+        f"{cls.__module__}.{cls.__qualname__} {what}; this keeps working for one release: {fix}",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
+def _unbound(self: Any, context: RunContext) -> Any:
+    """The ``bind`` a plug-in class without one is given: it learns nothing."""
+    return self
+
+
+def _give_bind(cls: type) -> None:
+    """Give a plug-in class without ``bind`` (not a :class:`~recoursesim.component.Component`) one that does nothing."""
+    if not callable(getattr(cls, "bind", None)):
+        cls.bind = _unbound  # type: ignore[attr-defined]
 
 
 def components_of(spec: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -268,19 +311,21 @@ def build(
     *,
     section: str | None = None,
     allow_imports: tuple[str, ...] = (),
+    context: RunContext | None = None,
     **extra: Any,
 ) -> Any:
-    """Instantiate a component from a scenario table ``{"name": ..., **params}``.
+    """Instantiate a component from a scenario table ``{"name": ..., **params}`` and bind it.
 
     Args:
         kind: One of :data:`KINDS`.
         spec: The table; ``name`` picks the class, the other keys are its parameters.
         section: Dotted scenario path used in error messages (defaults to the kind's section).
         allow_imports: Modules an import-path ``name`` may import (:mod:`recoursesim.trust`).
+        context: The run's context: the component is bound to it (``None``: left unbound).
         **extra: Objects the builder supplies that are not scenario keys.
 
     Returns:
-        The constructed component.
+        The constructed (and bound) component.
 
     Raises:
         ConfigError: unknown name, unknown or missing parameter, or a value the class rejects.
@@ -314,8 +359,13 @@ def build(
         raise ConfigError(f"{section}.{missing[0]}", "is required", f"add {missing[0]} = ... to [{section}]")
     # The values are checked by the constructor, the one place each parameter's rules are written.
     kwargs = {**params, **{k: v for k, v in extra.items() if k in signature.parameters}}
+    legacy = [name for name in LEGACY_PARAMETERS if name in signature.parameters]
+    if legacy and context is not None:
+        _deprecated(cls, f"takes {', '.join(legacy)} in its constructor", "read them in bind(context) instead")
+        kwargs.update((name, getattr(context, name)) for name in legacy)
     try:
-        return cls(**kwargs)
+        component = cls(**kwargs)
+        return component if context is None else component.bind(context)
     except ConfigError as error:
         raise error.under(section) from None
     except (TypeError, ValueError, KeyError) as error:  # a value of the wrong shape the class did not check
@@ -348,11 +398,11 @@ def constructor_signature(cls: type) -> inspect.Signature:
 
 
 #: Constructor arguments supplied by the builder, never by a scenario.
-_SUPPLIED = frozenset({"population", "schema", "action_defaults", "fitted_estimator", "data", "trusted"})
+_SUPPLIED = frozenset({"fitted_estimator", "data", "trusted", *LEGACY_PARAMETERS})
 
 
 def supplied_parameters() -> frozenset[str]:
-    """Constructor arguments the builder supplies (the population, its schema and default action set)."""
+    """Constructor arguments the builder supplies (a model given from Python, the legacy context arguments)."""
     return _SUPPLIED
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from recoursesim.checks._common import Check, check_picklable, same, snapshot
+from recoursesim.checks._common import Check, bound, check_picklable, same, snapshot
 from recoursesim.component import CHECK_POPULATION
 from recoursesim.scoring.base import LinearForm
 
@@ -115,4 +115,4 @@ def check_scorer(scorer: Any, *, seed: int = 0) -> None:
         AssertionError: naming the first property that does not hold.
     """
     for check in CHECKS:
-        check(lambda: scorer, seed)
+        check(bound(KIND, lambda: scorer), seed)

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from recoursesim.checks._common import Check, check_picklable, same, snapshot
+from recoursesim.checks._common import Check, bound, check_picklable, same, snapshot
 from recoursesim.scoring import LinearScorer
 from recoursesim.training.base import TrainingContext
 
@@ -142,4 +142,4 @@ def check_trainer(trainer_factory: Callable[[], Any], *, seed: int = 0) -> None:
         AssertionError: naming the first property that does not hold.
     """
     for check in CHECKS:
-        check(trainer_factory, seed)
+        check(bound(KIND, trainer_factory), seed)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol, Self
 
 import mesa
 import numpy as np
@@ -11,6 +12,7 @@ import pandas as pd
 from recoursesim._rows import put_rows
 from recoursesim._validate import check_int
 from recoursesim.behaviour.base import ActionContext, Behaviour
+from recoursesim.component import RunContext
 from recoursesim.engine.agent_table import AgentTable, Status
 from recoursesim.engine.agents import RecourseAgent
 from recoursesim.engine.decision import Decision
@@ -21,7 +23,6 @@ from recoursesim.features.capabilities import OffersTrainingData, repayment_of, 
 from recoursesim.ledger import Ledger
 from recoursesim.observers import Observer, PopulationSnapshot, observation_rows
 from recoursesim.populations.base import Cohort, PopulationGenerator, entrants_schedule
-from recoursesim.populations.binding import bind_to_population
 from recoursesim.recourse.base import RecourseGenerator
 from recoursesim.refit_order import RefitOrder, StepState, refit_order_of, rows_of
 from recoursesim.rng import run_streams
@@ -61,10 +62,11 @@ class RecourseModel(mesa.Model):
     The model keeps no clock of its own: :attr:`t` is read from Mesa's clock
     (:attr:`mesa.Model.time`), which every :meth:`step` call advances by one.
 
-    Components built by hand without a mixed-type population's feature schema (a recourse
-    generator, behaviour, trainer or observer that takes ``schema``) are rebuilt with the
-    population's schema and default action set, as a scenario builds them
-    (:func:`~recoursesim.populations.binding.bind_to_population`).
+    When the model is built it binds every lender's scorer, recourse generator and trainer, the
+    behaviour and the observers to the run (``part.bind(context)`` with the population's
+    :class:`~recoursesim.component.RunContext`): that is where a component learns the
+    population's feature schema and default action set, so one built by hand
+    (``SearchRecourse()``) behaves exactly like the same component built from a scenario.
 
     Args:
         population: Draws the initial agents and the entrants.
@@ -127,20 +129,21 @@ class RecourseModel(mesa.Model):
             given = tuple(
                 Lender(one.name, one.scorer, one.selector, one.recourse, one.trainer) for one in market.lenders
             )
-        # Parts built by hand without the population's schema get it, as a scenario would give it.
+        #: What the run tells its components (:meth:`~recoursesim.component.Component.bind`).
+        self.context = context = RunContext.of(population)
         for i, lender in enumerate(given):
             where = "" if market is None else f"lenders[{i}]."
-            lender.recourse = bind_to_population(lender.recourse, population, f"{where}recourse")
-            lender.trainer = bind_to_population(lender.trainer, population, f"{where}training")
+            lender.scorer = _bound(lender.scorer, context, f"{where}scorer")
+            lender.recourse = _bound(lender.recourse, context, f"{where}recourse")
+            if lender.trainer is not None:
+                lender.trainer = _bound(lender.trainer, context, f"{where}training")
             lender.refit_order = refit_order_of(lender.trainer)
         #: The decision makers, in declaration order (one for a scenario without ``[market]``).
         self.lenders: tuple[Lender, ...] = tuple(given)
-        self.behaviour = behaviour = bind_to_population(behaviour, population, "behaviour")
+        self.behaviour = behaviour = _bound(behaviour, context, "behaviour")
         self.outcome = outcome
         self._loans: list[pd.DataFrame] = []
-        self.observers = tuple(
-            bind_to_population(observer, population, f"observers[{i}]") for i, observer in enumerate(observers)
-        )
+        self.observers = tuple(_bound(observer, context, f"observers[{i}]") for i, observer in enumerate(observers))
         self.n_initial = check_int("population.initial", n_initial, minimum=1)
         self.n_steps = check_int("run.steps", n_steps, minimum=0)
         self.entrants = entrants_schedule(entrants, self.n_steps)
@@ -618,3 +621,15 @@ class RecourseModel(mesa.Model):
     def agent_frame(self) -> pd.DataFrame:
         """One row per agent ever entered: group, entry and exit step, status, effort capacity."""
         return self.table.frame(self.group_names)
+
+
+class _Binds(Protocol):
+    def bind(self, context: RunContext) -> Self: ...
+
+
+def _bound[P: _Binds](part: P, context: RunContext, field: str) -> P:
+    """``part.bind(context)``, a refusal named under the scenario section the part stands for."""
+    try:
+        return part.bind(context)
+    except ConfigError as error:
+        raise error.under(field) from None

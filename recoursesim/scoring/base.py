@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Self, runtime_checkable
 
 import numpy as np
 from scipy.special import expit, logit
 
 if TYPE_CHECKING:
+    from recoursesim.component import RunContext
     from recoursesim.features import FeatureSchema
 
 
@@ -106,11 +107,18 @@ class AdditiveForm:
 
 @runtime_checkable
 class Scorer(Protocol):
-    """Scores agents; selection ranks by the score."""
+    """Scores agents; selection ranks by the score.
+
+    A scorer class may subclass it for the default :meth:`bind`.
+    """
 
     def score(self, features: np.ndarray) -> np.ndarray:
         """Return one float score per row of ``features``."""
         ...
+
+    def bind(self, context: RunContext) -> Self:
+        """Learn what it needs from the run, when the model is built (default: nothing)."""
+        return self
 
 
 @runtime_checkable

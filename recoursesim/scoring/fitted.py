@@ -13,12 +13,12 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
+from typing import Any, ClassVar, Literal, Protocol, Self, runtime_checkable
 
 import numpy as np
 
 from recoursesim._validate import check_str
-from recoursesim.component import Component
+from recoursesim.component import Component, RunContext
 from recoursesim.errors import ConfigError
 from recoursesim.features.schema import FeatureSchema
 from recoursesim.registry import register
@@ -206,8 +206,9 @@ class FittedModelScorer(Component):
         fingerprint: Set by :meth:`~recoursesim.scenario.Scenario.with_inputs`: a digest of the
             model given from Python, which makes a sweep's run identities depend on the model.
         fitted_estimator: The model given from Python (supplied by the scenario, never a scenario key).
-        schema: Supplied by the scenario.
-        population: Supplied by the scenario (the model is checked on its rows).
+
+    :meth:`bind` checks the model against the run's population (its features, outcome and rows)
+    and makes the scorer (``scorer_``).
     """
 
     registered_name: ClassVar[str]
@@ -219,8 +220,6 @@ class FittedModelScorer(Component):
         output: Literal["auto", "proba", "decision"] = "auto",
         fingerprint: str | None = None,
         fitted_estimator: Any = None,
-        schema: FeatureSchema | None = None,
-        population: Any = None,
     ) -> None:
         self.model_file = model_file
         if model_file is not None and not isinstance(model_file, os.PathLike):
@@ -232,8 +231,6 @@ class FittedModelScorer(Component):
             check_str("fingerprint", fingerprint)
         self.output = output  # checked with the model (check_fitted_model)
         self.fitted_estimator = fitted_estimator
-        self.schema = schema
-        self.population = population
         if fitted_estimator is None and model_file is None:
             if fingerprint is not None:
                 raise ConfigError(
@@ -242,18 +239,16 @@ class FittedModelScorer(Component):
                     "pass it again (model=...), or save it with skops.io.dump and set model_file",
                 )
             raise ConfigError("model_file", "is missing", 'name the fitted model: model_file = "model.skops"')
-        estimator = (
+        self.estimator_ = (
             fitted_estimator if fitted_estimator is not None else load_model_file(model_file or "", trusted_names)
         )
-        if schema is None:
-            names = list(getattr(population, "feature_names", ()))
-            schema = FeatureSchema.numeric(names) if names else None
-        if schema is None:
-            raise ConfigError("name", "a fitted model needs the population's features", "use it with a population")
-        self._schema = schema
-        field = "model" if fitted_estimator is not None else "model_file"
-        self.scorer_ = check_fitted_model(estimator, schema, population, output, field=field)
-        self.estimator_ = estimator
+
+    def bind(self, context: RunContext) -> Self:
+        """Check the model on the run's population and make the scorer (``scorer_``)."""
+        self._schema = context.feature_schema
+        field = "model" if self.fitted_estimator is not None else "model_file"
+        self.scorer_ = check_fitted_model(self.estimator_, self._schema, context.population, self.output, field=field)
+        return self
 
     def __sklearn_clone__(self) -> FittedModelScorer:
         """A new scorer with the same parameters, around the same fitted model (never refitted here)."""
@@ -274,29 +269,6 @@ class FittedModelScorer(Component):
         model = self.scorer_.estimator
         return TabularModel(self._schema, clone(model.estimator), input=model.input, columns=model.columns)
 
-    @classmethod
-    def check_supplied(cls) -> dict[str, Any]:
-        """What the conformance checks supply: a one-hot, scaled logistic pipeline fitted on their German population."""
-        from sklearn.compose import ColumnTransformer
-        from sklearn.linear_model import LogisticRegression
-        from sklearn.pipeline import Pipeline
-        from sklearn.preprocessing import OneHotEncoder, StandardScaler
-
-        from recoursesim.component import CHECK_POPULATION
-        from recoursesim.datasets import load_german
-        from recoursesim.registry import build
-
-        population = build("population", CHECK_POPULATION)
-        schema = population.schema
-        data = load_german()
-        frame = data.X[list(schema.names)].dropna()
-        labels = data.y.loc[frame.index].to_numpy()
-        discrete = [n for n, k in zip(schema.names, schema.kinds, strict=True) if k in ("categorical", "ordinal")]
-        onehot = ("onehot", OneHotEncoder(handle_unknown="ignore"), discrete)
-        encode = ColumnTransformer([onehot], remainder=StandardScaler())  # unscaled numbers: lbfgs does not converge
-        model = Pipeline([("encode", encode), ("model", LogisticRegression(max_iter=2000))]).fit(frame, labels)
-        return {"fitted_estimator": model, "schema": schema, "population": population}
-
     def prepare(self, population: Any, rng: np.random.Generator) -> ClassifierScorer:
         """The checked scorer (the model is already fitted; ``rng`` is not used)."""
         return self.scorer_
@@ -304,3 +276,27 @@ class FittedModelScorer(Component):
     def score(self, features: np.ndarray) -> np.ndarray:
         """Scores of the model on code-space rows."""
         return self.scorer_.score(features)
+
+
+def example_fitted_model() -> Any:
+    """The model the conformance checks give ``fitted``: a one-hot, scaled logistic pipeline fitted on German credit.
+
+    It is fitted on the rows of the checks' German population (:data:`~recoursesim.component.CHECK_POPULATION`).
+    """
+    from sklearn.compose import ColumnTransformer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    from recoursesim.component import CHECK_POPULATION
+    from recoursesim.datasets import load_german
+    from recoursesim.registry import build
+
+    schema = build("population", CHECK_POPULATION).schema
+    data = load_german()
+    frame = data.X[list(schema.names)].dropna()
+    labels = data.y.loc[frame.index].to_numpy()
+    discrete = [n for n, k in zip(schema.names, schema.kinds, strict=True) if k in ("categorical", "ordinal")]
+    onehot = ("onehot", OneHotEncoder(handle_unknown="ignore"), discrete)
+    encode = ColumnTransformer([onehot], remainder=StandardScaler())  # unscaled numbers: lbfgs does not converge
+    return Pipeline([("encode", encode), ("model", LogisticRegression(max_iter=2000))]).fit(frame, labels)

@@ -14,7 +14,7 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.utils.validation import check_is_fitted
 
 from recoursesim._validate import check_choice, check_str, check_table
-from recoursesim.component import Component
+from recoursesim.component import Component, RunContext
 from recoursesim.errors import ConfigError
 from recoursesim.features.capabilities import OffersTrainingData, schema_of
 from recoursesim.features.schema import FeatureSchema
@@ -241,7 +241,9 @@ class ModelScorer(Component):
             boosting) or ``"mlp"``.
         params: Constructor parameters of the model (for example ``{ max_depth = 3 }``).
         output: ``"proba"`` or ``"decision"``.
-        schema: Supplied by the scenario from the population.
+
+    :meth:`bind` keeps the run's feature schema (``schema_``), used when :meth:`prepare` is given
+    rows that do not state theirs.
     """
 
     registered_name: ClassVar[str]  # set by the registry's decorator
@@ -251,21 +253,25 @@ class ModelScorer(Component):
         model: str = "logistic",
         params: Mapping[str, Any] | None = None,
         output: str = "proba",
-        schema: FeatureSchema | None = None,
     ) -> None:
         self.model = model
         self.params = params
         self._params = {} if params is None else dict(check_table("params", params))
         self.output = output
         self._output: Literal["proba", "decision"] = check_choice("output", output, ["proba", "decision"])
-        self.schema = schema
+        self.schema_: FeatureSchema | None = None
         self._prototype = make_model(check_str("model", model), self._params)
         if output == "decision" and not hasattr(self._prototype, "decision_function"):
             raise ConfigError("output", f"the {model} model has no decision function", 'use output = "proba"')
 
+    def bind(self, context: RunContext) -> Self:
+        """Keep the run's feature schema (``schema_``)."""
+        self.schema_ = context.schema
+        return self
+
     def prepare(self, population: Any, rng: np.random.Generator) -> ClassifierScorer:
         """Fit the model on ``population.training_data()``; return the fitted scorer."""
-        schema = schema_of(population) or self.schema
+        schema = schema_of(population) or self.schema_
         if schema is None or not isinstance(population, OffersTrainingData):
             raise ConfigError(
                 "scorer.name",

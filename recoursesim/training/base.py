@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
 
 import numpy as np
 
 from recoursesim.scoring.base import Scorer
+
+if TYPE_CHECKING:
+    from recoursesim.component import RunContext
 
 
 @dataclass(frozen=True)
@@ -55,4 +58,8 @@ class Trainer(Protocol):
 
     def update(self, context: TrainingContext) -> Scorer:
         """Return ``M_{t+1}`` (it may return ``context.scorer`` unchanged)."""
+        ...
+
+    def bind(self, context: RunContext) -> Self:
+        """Learn what it needs from the run when the model is built (:meth:`recoursesim.component.Component.bind`)."""
         ...
