@@ -108,7 +108,7 @@ def register[T: type](kind: str, name: str, *aliases: str) -> Callable[[T], T]:
         raise ValueError(f"unknown component kind {kind!r}; expected one of {sorted(_REGISTRY)}")
 
     def decorate(cls: T) -> T:
-        _give_bind(cls)
+        _adopt(kind, cls)
         for key in (name, *aliases):
             existing = _REGISTRY[kind].get(key)
             if existing is not None and existing is not cls:
@@ -243,7 +243,7 @@ def _import_class(kind: str, path: str, field: str) -> type:
     method = PROTOCOL_METHODS[kind]
     if not callable(getattr(target, method, None)):
         raise ConfigError(field, f"{path!r} is not a {kind} (it has no {method} method)", f"name a {kind} class")
-    _give_bind(target)
+    _adopt(kind, target)
     return target
 
 
@@ -266,15 +266,32 @@ def _deprecated(cls: type, what: str, fix: str) -> None:
     )
 
 
-def _unbound(self: Any, context: RunContext) -> Any:
-    """The ``bind`` a plug-in class without one is given: it learns nothing."""
+def _as_is(self: Any, *args: Any) -> Any:
+    """A lifecycle step a plug-in class without it is given: the component as it is."""
     return self
 
 
-def _give_bind(cls: type) -> None:
-    """Give a plug-in class without ``bind`` (not a :class:`~recoursesim.component.Component`) one that does nothing."""
-    if not callable(getattr(cls, "bind", None)):
-        cls.bind = _unbound  # type: ignore[attr-defined]
+def _scorer_as_is(self: Any, features: Any, group: Any, scorer: Any, rng: Any) -> Any:
+    """The ``start`` a plug-in trainer without one is given: the run starts with the scenario's scorer."""
+    return scorer
+
+
+def _adopt(kind: str, cls: type) -> None:
+    """Give a plug-in class the lifecycle members of its kind it lacks (the base classes' defaults).
+
+    Every class gets ``bind`` (learns nothing); a scorer ``prepare`` (itself) and
+    ``fits_on_population`` (whether it has its own ``prepare``); a trainer ``start`` (the scorer
+    as it is). So the model calls them on every component without asking whether they exist.
+    """
+    members: dict[str, Any] = {"bind": _as_is}
+    if kind == "scorer":
+        members["fits_on_population"] = callable(getattr(cls, "prepare", None))
+        members["prepare"] = _as_is
+    elif kind == "trainer":
+        members["start"] = _scorer_as_is
+    for name, default in members.items():
+        if not hasattr(cls, name):
+            setattr(cls, name, default)
 
 
 def components_of(spec: Mapping[str, Any]) -> list[tuple[str, str]]:

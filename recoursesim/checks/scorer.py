@@ -17,19 +17,19 @@ KIND = "scorer"
 def ready(factory: Callable[[], Any], seed: int) -> tuple[Any, np.ndarray]:
     """Return a scorer ready to score and 60 rows of features it accepts.
 
-    A scorer with ``prepare(population, rng)`` is fitted on :data:`CHECK_POPULATION`; any other
-    scorer gets uniform features with ``n_features_in_`` columns (2 if it does not say).
+    A scorer that fits on the population (``fits_on_population``) is prepared on
+    :data:`CHECK_POPULATION`; any other scorer gets uniform features with ``n_features_in_`` columns
+    (2 if it does not say).
     """
     scorer = factory()
     rng = np.random.default_rng(seed)
-    prepare = getattr(scorer, "prepare", None)
-    if callable(prepare):
+    if scorer.fits_on_population:
         from recoursesim.registry import build
 
         population = build("population", CHECK_POPULATION)
         population.fit(rng)
         features = population.sample(60, rng).features
-        return prepare(population, rng), features
+        return scorer.prepare(population, rng), features
     width = int(getattr(scorer, "n_features_in_", 2))
     return scorer, rng.uniform(0, 1, size=(60, width))
 

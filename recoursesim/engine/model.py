@@ -172,7 +172,7 @@ class RecourseModel(mesa.Model):
         for i, lender in enumerate(self.lenders):
             if i > 0 and self.culture == "monoculture":  # lender 0's started model is every lender's
                 lender.scorer = self.lenders[0].scorer
-            elif lender.trainer is not None and hasattr(lender.trainer, "start"):
+            elif lender.trainer is not None:
                 lender.scorer = lender.trainer.start(
                     self.table.features[self._active],
                     self.table.group[self._active],
@@ -196,14 +196,14 @@ class RecourseModel(mesa.Model):
         monoculture only lender 0's model is fitted (the other lenders take it once it has started).
         """
         lenders = self.lenders[:1] if self.culture == "monoculture" else self.lenders
-        fitted = [callable(getattr(lender.scorer, "prepare", None)) for lender in lenders]
+        fitted = [lender.scorer.fits_on_population for lender in lenders]
         shares = None
         if len(lenders) > 1 and any(fitted) and isinstance(self.population, OffersTrainingData):
             shares = training_shares(len(self.population.training_data()[1]), len(lenders), rng)
         for j, lender in enumerate(lenders):
             if fitted[j]:  # a model fitted on the population's training rows when the run starts
                 population = self.population if shares is None else TrainingShare(self.population, shares[j])
-                lender.scorer = lender.scorer.prepare(population, rng)  # type: ignore[attr-defined]
+                lender.scorer = lender.scorer.prepare(population, rng)
 
     # ------------------------------------------------------------------ lenders
 

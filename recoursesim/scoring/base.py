@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol, Self, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, Self, runtime_checkable
 
 import numpy as np
 from scipy.special import expit, logit
@@ -109,8 +109,13 @@ class AdditiveForm:
 class Scorer(Protocol):
     """Scores agents; selection ranks by the score.
 
-    A scorer class may subclass it for the default :meth:`bind`.
+    A scorer class subclasses it for the defaults of :meth:`bind`, :meth:`prepare` and
+    :attr:`fits_on_population`.
     """
+
+    #: Whether :meth:`prepare` fits the scorer on the population's training rows when a run starts
+    #: (in a polyculture market each such lender fits on its own share of them).
+    fits_on_population: ClassVar[bool] = False
 
     def score(self, features: np.ndarray) -> np.ndarray:
         """Return one float score per row of ``features``."""
@@ -118,6 +123,10 @@ class Scorer(Protocol):
 
     def bind(self, context: RunContext) -> Self:
         """Learn what it needs from the run, when the model is built (default: nothing)."""
+        return self
+
+    def prepare(self, population: Any, rng: np.random.Generator) -> Scorer:
+        """The scorer the run starts with, made once the population is fitted (default: itself)."""
         return self
 
 

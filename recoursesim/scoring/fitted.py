@@ -22,6 +22,7 @@ from recoursesim.component import Component, RunContext
 from recoursesim.errors import ConfigError
 from recoursesim.features.schema import FeatureSchema
 from recoursesim.registry import register
+from recoursesim.scoring.base import Scorer
 from recoursesim.scoring.classifier import ClassifierScorer
 from recoursesim.scoring.model_confine import confine_model
 from recoursesim.scoring.model_trust import check_model_file
@@ -187,7 +188,7 @@ class RefitsUserModel(Protocol):
 
 
 @register("scorer", "fitted")
-class FittedModelScorer(Component):
+class FittedModelScorer(Component, Scorer):
     """A classifier the user fitted: the object given from Python, or a file saved with skops.
 
     Its parameters follow the :class:`~recoursesim.component.Component` conventions; the model
@@ -212,6 +213,8 @@ class FittedModelScorer(Component):
     """
 
     registered_name: ClassVar[str]
+    #: Prepared when a run starts, as a fitted model is (its rows are only checked, never fitted on).
+    fits_on_population: ClassVar[bool] = True
 
     def __init__(
         self,

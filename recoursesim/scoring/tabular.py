@@ -20,7 +20,7 @@ from recoursesim.features.capabilities import OffersTrainingData, schema_of
 from recoursesim.features.schema import FeatureSchema
 from recoursesim.registry import register
 from recoursesim.rng import integer_seed
-from recoursesim.scoring.base import edited_rows
+from recoursesim.scoring.base import Scorer, edited_rows
 from recoursesim.scoring.classifier import ClassifierScorer
 from recoursesim.scoring.encoding import builtin_pipeline
 from recoursesim.scoring.model_confine import refuse_unsafe_params, unknown_category
@@ -227,7 +227,7 @@ def tabular_estimator(schema: FeatureSchema, classifier: Any) -> TabularModel:
 
 
 @register("scorer", "model", "sklearn")
-class ModelScorer(Component):
+class ModelScorer(Component, Scorer):
     """A built-in scikit-learn model, fitted when the run starts on the population's training split.
 
     The model sits in :func:`builtin_pipeline` (one-hot categorical codes, standardised numbers
@@ -247,6 +247,7 @@ class ModelScorer(Component):
     """
 
     registered_name: ClassVar[str]  # set by the registry's decorator
+    fits_on_population: ClassVar[bool] = True
 
     def __init__(
         self,

@@ -22,7 +22,7 @@ from recoursesim.scoring.classifier import ClassifierScorer
 from recoursesim.scoring.model_confine import confine_model, refuse_unsafe_params
 from recoursesim.scoring.tabular import TabularModel, tabular_estimator
 from recoursesim.threads import fit_single_threaded
-from recoursesim.training.base import TrainingContext
+from recoursesim.training.base import Trainer, TrainingContext
 from recoursesim.training.estimators import ESTIMATORS, make_estimator
 from recoursesim.training.warm_logistic import fitted_logistic, solves_exactly
 
@@ -30,7 +30,7 @@ log = logging.getLogger("recoursesim.training")
 
 
 @register("trainer", "refit", "retrain")
-class RefitTrainer(Component):
+class RefitTrainer(Component, Trainer):
     """Refit the decision model from scratch each step on the current population and its outcomes.
 
     The training data at step ``t`` is ``X_t`` (every agent scored at ``t``) with labels ``y_t``,

@@ -16,6 +16,7 @@ from recoursesim.populations.base import Cohort
 from recoursesim.recourse.linear import LinearRecourse
 from recoursesim.scoring.linear import LinearScorer
 from recoursesim.selection.top_k import TopKSelector
+from recoursesim.training.base import Trainer
 
 START = np.array([[0.0, 3.0], [1.0, 2.0], [2.0, 1.0], [3.0, 0.0]])  # A, B, C, D
 A, B, C, D = range(4)
@@ -32,7 +33,7 @@ class FourAgents:
         return Cohort(START[:n].copy(), np.array([0, 1, 0, 1][:n]), np.ones(n))
 
 
-class ScriptedTrainer(Component):
+class ScriptedTrainer(Component, Trainer):
     """Returns the next scripted model at each refit and keeps what it was given."""
 
     def __init__(self, order):
