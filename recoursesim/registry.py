@@ -280,18 +280,26 @@ def _adopt(kind: str, cls: type) -> None:
     """Give a plug-in class the lifecycle members of its kind it lacks (the base classes' defaults).
 
     Every class gets ``bind`` (learns nothing); a scorer ``prepare`` (itself) and
-    ``fits_on_population`` (whether it has its own ``prepare``); a trainer ``start`` (the scorer
-    as it is). So the model calls them on every component without asking whether they exist.
+    ``fits_on_population`` (whether it has a ``prepare`` of its own); a trainer ``start`` (the
+    scorer as it is). So the model calls them on every component without asking whether they exist.
+    A member a parent class was given is given again, so a subclass with its own ``prepare`` fits.
     """
     members: dict[str, Any] = {"bind": _as_is}
     if kind == "scorer":
-        members["fits_on_population"] = callable(getattr(cls, "prepare", None))
+        prepare = getattr(cls, "prepare", None)
+        members["fits_on_population"] = callable(prepare) and prepare is not _as_is
         members["prepare"] = _as_is
     elif kind == "trainer":
         members["start"] = _scorer_as_is
     for name, default in members.items():
-        if not hasattr(cls, name):
+        owner = next((c for c in cls.__mro__ if name in vars(c)), None)
+        if owner is None or name in _GIVEN.get(owner, ()):
             setattr(cls, name, default)
+            _GIVEN.setdefault(cls, set()).add(name)
+
+
+#: The lifecycle members :func:`_adopt` gave each plug-in class.
+_GIVEN: dict[type, set[str]] = {}
 
 
 def components_of(spec: Mapping[str, Any]) -> list[tuple[str, str]]:

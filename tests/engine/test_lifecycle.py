@@ -124,3 +124,30 @@ def test_a_context_made_by_hand_defaults_to_the_schema_names_or_the_two_feature_
     assert RunContext(schema=schema).feature_names == ("p", "q", "r")
     assert RunContext(schema=schema).feature_schema is schema
     assert RunContext(feature_names=("a", "b")).feature_schema.names == ("a", "b")
+
+
+def test_registration_gives_duck_typed_scorers_and_trainers_the_defaults_of_their_kind():
+    class Fixed:  # no prepare: it does not fit on the population
+        def score(self, features):
+            return features.sum(axis=1)
+
+    class Prepared(Fixed):  # its own prepare: the model prepares it on the training rows
+        def prepare(self, population, rng):
+            return Fixed()
+
+    class Keeps:  # a trainer without start
+        def update(self, context):
+            return context.scorer
+
+    added = [("scorer", "duck_fixed", Fixed), ("scorer", "duck_prepared", Prepared), ("trainer", "duck_keeps", Keeps)]
+    try:
+        for kind, name, cls in added:
+            registry.register(kind, name)(cls)
+        fixed, prepared = Fixed(), Prepared()
+        assert Fixed.fits_on_population is False and fixed.prepare(None, None) is fixed
+        assert Prepared.fits_on_population is True and type(prepared.prepare(None, None)) is Fixed
+        assert Keeps().start(None, None, fixed, None) is fixed
+        assert Keeps().bind(RunContext()) is not None
+    finally:
+        for kind, name, _ in added:
+            registry._REGISTRY[kind].pop(name, None)
