@@ -327,6 +327,7 @@ def install(classes: Mapping[str, Mapping[str, type]]) -> None:
     _load_builtins()
     for kind, table in classes.items():
         for name, cls in table.items():
+            _adopt(kind, cls)  # a class unpickled here was not given its defaults in this process
             _REGISTRY[kind][name] = cls
 
 
