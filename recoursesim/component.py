@@ -10,7 +10,12 @@ during a run in attributes ending with ``_``. :class:`Component` then gives, lik
 * ``set_params(**params)``: new values, nested ones included, checked as the constructor checks
   them;
 * :func:`sklearn.base.clone` support: a clone is a new, unfitted component with equal parameters;
-* a readable ``repr`` listing the parameters that differ from their defaults.
+* a readable ``repr`` listing the parameters that differ from their defaults;
+* one lifecycle step, :meth:`Component.bind`: the model hands every component the run's
+  :class:`RunContext` (the population, its feature schema and default action set) when it is
+  built. Constructors take hyper-parameters only; what a component learns from the context is
+  kept in attributes ending with ``_`` (like scikit-learn's ``fit``), so ``bind`` may be called
+  again with another context and :func:`sklearn.base.clone` gives an unbound component.
 
 It mirrors ``BaseEstimator`` rather than deriving from it so that importing a component (and
 ``recoursesim list``) does not import scikit-learn. One difference: a component checks its values
@@ -22,9 +27,14 @@ also drops anything learned.
 from __future__ import annotations
 
 import inspect
-from typing import Any, Protocol, Self, runtime_checkable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from recoursesim.errors import ConfigError
+
+if TYPE_CHECKING:
+    from recoursesim.features.schema import FeatureSchema
 
 #: The longest parameter value written in full by ``repr``.
 _REPR_WIDTH = 80
@@ -33,26 +43,75 @@ _REPR_WIDTH = 80
 CHECK_POPULATION: dict[str, Any] = {"name": "dataset", "dataset": "german", "group": "sex"}
 
 
-@runtime_checkable
-class SuppliesCheckArguments(Protocol):
-    """A component class that tells the conformance checks which builder-supplied arguments to pass."""
+@dataclass(frozen=True, eq=False)
+class RunContext:
+    """What a run tells its components when the model is built (see :meth:`Component.bind`).
 
-    def check_supplied(self) -> dict[str, Any]:
-        """Builder-supplied arguments (called on the class)."""
-        ...
+    A model makes it with :meth:`of`; to use a component outside a model, bind it to a context
+    made by hand, ``SearchRecourse().bind(RunContext(schema=population.schema))``.
+
+    Attributes:
+        population: The run's population generator (``None``: none, e.g. a component used alone).
+        schema: Its :class:`~recoursesim.features.FeatureSchema` (mixed-type populations), else ``None``.
+        action_defaults: Its data set's default action set (an ``action_set`` table), else ``None``.
+        feature_names: The feature names, in column order (default: the schema's, else the paper's
+            two features ``x0, x1``).
+        group_names: The group names, in code order.
+    """
+
+    population: Any = None
+    schema: FeatureSchema | None = None
+    action_defaults: Mapping[str, Any] | None = None
+    feature_names: tuple[str, ...] = ()
+    group_names: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.feature_names:
+            names = tuple(self.schema.names) if self.schema is not None else ("x0", "x1")
+            object.__setattr__(self, "feature_names", names)
+
+    @classmethod
+    def of(cls, population: Any) -> RunContext:
+        """The context of a run over ``population``."""
+        from recoursesim.features.capabilities import action_defaults_of, schema_of
+
+        return cls(
+            population,
+            schema_of(population),
+            action_defaults_of(population),
+            tuple(str(name) for name in population.feature_names),
+            tuple(population.group_names),
+        )
+
+    @property
+    def feature_schema(self) -> FeatureSchema:
+        """The schema, or every feature numeric on ``[0, 1]`` when the population states none."""
+        from recoursesim.features.schema import FeatureSchema
+
+        return self.schema if self.schema is not None else FeatureSchema.numeric(list(self.feature_names))
 
 
 class Component:
-    """scikit-learn style hyper-parameters: ``get_params``, ``set_params``, ``clone`` and ``repr``."""
+    """scikit-learn style hyper-parameters (``get_params``, ``set_params``, ``clone``, ``repr``) and ``bind``."""
 
-    @classmethod
-    def check_supplied(cls) -> dict[str, Any]:
-        """Builder-supplied arguments the conformance checks pass (default: none).
+    #: The constructor arguments the conformance checks build the class with (``None``: its defaults);
+    #: a class whose constructor has required arguments declares them.
+    check_params: ClassVar[Mapping[str, Any] | None] = None
 
-        A class whose builder-supplied arguments cannot come from a scenario table (a fitted
-        model given from Python) overrides this.
+    def bind(self, context: RunContext) -> Self:
+        """Learn what the component needs from the run's context (default: nothing).
+
+        The model calls it once when it is built, before the first step. A component that needs
+        the population's schema, default action set or rows overrides it, stores what it learns in
+        attributes ending with ``_`` and returns itself; it may be bound again to another context.
+
+        Args:
+            context: The run's context.
+
+        Returns:
+            The component itself.
         """
-        return {}
+        return self
 
     @classmethod
     def _get_param_names(cls) -> list[str]:

@@ -30,7 +30,7 @@ def registered_classes(kind: str) -> dict[str, type]:
     for name in registry.names(kind):
         cls = registry.lookup(kind, name)
         if cls not in found.values():
-            found[getattr(cls, "registered_name", name)] = cls
+            found[registry.primary_name(cls) or name] = cls
     return found
 
 
@@ -107,7 +107,7 @@ def plugin_components() -> list[ComponentInfo]:
             if not cls.__module__.startswith("recoursesim."):
                 by_class.setdefault(cls, []).append(name)
         for cls, names in by_class.items():
-            primary = getattr(cls, "registered_name", names[0])
+            primary = registry.primary_name(cls) or names[0]
             primary = primary if primary in names else names[0]
             signature = inspect.signature(cls)
             parameters = tuple(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -13,6 +13,7 @@ from recoursesim.ledger import Ledger
 from recoursesim.scoring.base import Scorer
 
 if TYPE_CHECKING:
+    from recoursesim.component import RunContext
     from recoursesim.features.schema import FeatureSchema
 
 
@@ -84,6 +85,10 @@ class Observer(Protocol):
 
     def observe(self, snapshot: PopulationSnapshot) -> Mapping[str, float] | pd.DataFrame:
         """Audit one snapshot."""
+        ...
+
+    def bind(self, context: RunContext) -> Self:
+        """Learn what it needs from the run when the model is built (:meth:`recoursesim.component.Component.bind`)."""
         ...
 
 

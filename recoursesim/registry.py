@@ -9,7 +9,14 @@ A plug-in is registered with a decorator::
         ...
 
 and a scenario then says ``[selection] name = "lottery"``. The table's other keys are passed
-to the class's ``__init__`` as keyword arguments. Installed packages register through the
+to the class's ``__init__`` as keyword arguments; the built component is then bound to the run
+(``bind(context)``, see :class:`~recoursesim.component.RunContext`). A plug-in class that
+subclasses :class:`~recoursesim.component.Component` has ``bind``; a class without one is given
+one that learns nothing when it is registered (or imported by path), so every component has the
+lifecycle step and nobody asks whether it has. A constructor that still declares ``schema``,
+``action_defaults``, ``feature_names`` or ``population`` (:data:`LEGACY_PARAMETERS`) is passed
+them from the context, as before, with a :class:`DeprecationWarning` naming the class (this keeps
+working for one release). Installed packages register through the
 ``recoursesim.plugins`` entry point (:mod:`recoursesim.plugins`). A scenario may also name a class
 by its import path, ``name = "my_package.selectors:LotterySelector"``, without registering it, but
 that module is imported only when the person running allows it (:mod:`recoursesim.trust`).
@@ -26,14 +33,18 @@ import difflib
 import importlib
 import importlib.util
 import inspect
+import warnings
 from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recoursesim.errors import ConfigError
 from recoursesim.plugin_files import import_plugin
 from recoursesim.trust import check_import_allowed
+
+if TYPE_CHECKING:
+    from recoursesim.component import RunContext
 
 #: The kinds of pluggable part, with the scenario section that configures each.
 KINDS: dict[str, str] = {
@@ -82,6 +93,10 @@ BUILTIN_PACKAGES: tuple[str, ...] = (
 )
 
 
+#: The name ``@register`` gave each class first (its primary name; aliases are other names).
+_PRIMARY: dict[type, str] = {}
+
+
 def register[T: type](kind: str, name: str, *aliases: str) -> Callable[[T], T]:
     """Class decorator registering a component under ``name`` (and ``aliases``).
 
@@ -97,15 +112,22 @@ def register[T: type](kind: str, name: str, *aliases: str) -> Callable[[T], T]:
         raise ValueError(f"unknown component kind {kind!r}; expected one of {sorted(_REGISTRY)}")
 
     def decorate(cls: T) -> T:
+        _adopt(kind, cls)
         for key in (name, *aliases):
             existing = _REGISTRY[kind].get(key)
             if existing is not None and existing is not cls:
                 raise ValueError(f"{kind} name {key!r} is already registered to {existing.__name__}")
             _REGISTRY[kind][key] = cls
         cls.registered_name = name  # type: ignore[attr-defined]
+        _PRIMARY[cls] = name
         return cls
 
     return decorate
+
+
+def primary_name(cls: type) -> str | None:
+    """The name ``@register`` gave ``cls`` (not an alias), or ``None`` for a class registered another way."""
+    return _PRIMARY.get(cls)
 
 
 def names(kind: str) -> list[str]:
@@ -231,7 +253,64 @@ def _import_class(kind: str, path: str, field: str) -> type:
     method = PROTOCOL_METHODS[kind]
     if not callable(getattr(target, method, None)):
         raise ConfigError(field, f"{path!r} is not a {kind} (it has no {method} method)", f"name a {kind} class")
+    _adopt(kind, target)
     return target
+
+
+#: Constructor arguments a component once took from the builder; now it reads them in ``bind``.
+#: A plug-in whose constructor still declares them is passed them, with a deprecation warning.
+LEGACY_PARAMETERS: tuple[str, ...] = ("schema", "action_defaults", "feature_names", "population")
+
+_warned: set[tuple[type, str]] = set()
+
+
+def _deprecated(cls: type, what: str, fix: str) -> None:
+    """Warn once per class and kind of deprecation."""
+    if (cls, what) in _warned:
+        return
+    _warned.add((cls, what))
+    warnings.warn(
+        f"{cls.__module__}.{cls.__qualname__} {what}; this keeps working for one release: {fix}",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
+def _as_is(self: Any, *args: Any) -> Any:
+    """A lifecycle step a plug-in class without it is given: the component as it is."""
+    return self
+
+
+def _scorer_as_is(self: Any, features: Any, group: Any, scorer: Any, rng: Any) -> Any:
+    """The ``start`` a plug-in trainer without one is given: the run starts with the scenario's scorer."""
+    return scorer
+
+
+def _adopt(kind: str, cls: type) -> None:
+    """Give a plug-in class the lifecycle members of its kind it lacks (the base classes' defaults).
+
+    Every class gets ``bind`` (learns nothing) and ``check_params`` (``None``: the conformance checks
+    build it with its defaults); a scorer ``prepare`` (itself) and
+    ``fits_on_population`` (whether it has a ``prepare`` of its own); a trainer ``start`` (the
+    scorer as it is). So the model calls them on every component without asking whether they exist.
+    A member a parent class was given is given again, so a subclass with its own ``prepare`` fits.
+    """
+    members: dict[str, Any] = {"bind": _as_is, "check_params": None}
+    if kind == "scorer":
+        own = next((vars(c)["prepare"] for c in cls.__mro__ if "prepare" in vars(c)), None)
+        members["fits_on_population"] = callable(own) and own is not _as_is
+        members["prepare"] = _as_is
+    elif kind == "trainer":
+        members["start"] = _scorer_as_is
+    for name, default in members.items():
+        owner = next((c for c in cls.__mro__ if name in vars(c)), None)
+        if owner is None or name in _GIVEN.get(owner, ()):
+            setattr(cls, name, default)
+            _GIVEN.setdefault(cls, set()).add(name)
+
+
+#: The lifecycle members :func:`_adopt` gave each plug-in class.
+_GIVEN: dict[type, set[str]] = {}
 
 
 def components_of(spec: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -259,6 +338,7 @@ def install(classes: Mapping[str, Mapping[str, type]]) -> None:
     _load_builtins()
     for kind, table in classes.items():
         for name, cls in table.items():
+            _adopt(kind, cls)  # a class unpickled here was not given its defaults in this process
             _REGISTRY[kind][name] = cls
 
 
@@ -268,19 +348,21 @@ def build(
     *,
     section: str | None = None,
     allow_imports: tuple[str, ...] = (),
+    context: RunContext | None = None,
     **extra: Any,
 ) -> Any:
-    """Instantiate a component from a scenario table ``{"name": ..., **params}``.
+    """Instantiate a component from a scenario table ``{"name": ..., **params}`` and bind it.
 
     Args:
         kind: One of :data:`KINDS`.
         spec: The table; ``name`` picks the class, the other keys are its parameters.
         section: Dotted scenario path used in error messages (defaults to the kind's section).
         allow_imports: Modules an import-path ``name`` may import (:mod:`recoursesim.trust`).
+        context: The run's context: the component is bound to it (``None``: left unbound).
         **extra: Objects the builder supplies that are not scenario keys.
 
     Returns:
-        The constructed component.
+        The constructed (and bound) component.
 
     Raises:
         ConfigError: unknown name, unknown or missing parameter, or a value the class rejects.
@@ -314,8 +396,13 @@ def build(
         raise ConfigError(f"{section}.{missing[0]}", "is required", f"add {missing[0]} = ... to [{section}]")
     # The values are checked by the constructor, the one place each parameter's rules are written.
     kwargs = {**params, **{k: v for k, v in extra.items() if k in signature.parameters}}
+    legacy = [name for name in LEGACY_PARAMETERS if name in signature.parameters]
+    if legacy and context is not None:
+        _deprecated(cls, f"takes {', '.join(legacy)} in its constructor", "read them in bind(context) instead")
+        kwargs.update((name, getattr(context, name)) for name in legacy)
     try:
-        return cls(**kwargs)
+        component = cls(**kwargs)
+        return component if context is None else component.bind(context)
     except ConfigError as error:
         raise error.under(section) from None
     except (TypeError, ValueError, KeyError) as error:  # a value of the wrong shape the class did not check
@@ -348,11 +435,11 @@ def constructor_signature(cls: type) -> inspect.Signature:
 
 
 #: Constructor arguments supplied by the builder, never by a scenario.
-_SUPPLIED = frozenset({"population", "schema", "action_defaults", "fitted_estimator", "data", "trusted"})
+_SUPPLIED = frozenset({"fitted_estimator", "data", "trusted", *LEGACY_PARAMETERS})
 
 
 def supplied_parameters() -> frozenset[str]:
-    """Constructor arguments the builder supplies (the population, its schema and default action set)."""
+    """Constructor arguments the builder supplies (a model given from Python, the legacy context arguments)."""
     return _SUPPLIED
 
 

@@ -6,8 +6,10 @@ from typing import Any
 
 import numpy as np
 
+from recoursesim.scoring.base import Scorer
 
-class Counting:
+
+class Counting(Scorer):
     """Score with ``scorer`` and count the rows scored (``rows``)."""
 
     def __init__(self, scorer: Any) -> None:

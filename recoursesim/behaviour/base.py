@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
 
 import numpy as np
 
 from recoursesim.scoring.base import Scorer
+
+if TYPE_CHECKING:
+    from recoursesim.component import RunContext
 
 
 @dataclass(frozen=True)
@@ -44,4 +47,8 @@ class Behaviour(Protocol):
 
     def act(self, context: ActionContext) -> np.ndarray:
         """Return the agents' new features (a new array; the inputs are not modified)."""
+        ...
+
+    def bind(self, context: RunContext) -> Self:
+        """Learn what it needs from the run when the model is built (:meth:`recoursesim.component.Component.bind`)."""
         ...

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Self
+
 import numpy as np
 
 from recoursesim._validate import check_choice
 from recoursesim.behaviour.base import ActionContext
-from recoursesim.component import Component
+from recoursesim.component import Component, RunContext
 from recoursesim.features.schema import FeatureSchema
 from recoursesim.registry import register
 
@@ -34,17 +36,22 @@ class BoundedEffortBehaviour(Component):
     Args:
         budget: ``"flexible"`` (redrawn each step) or ``"constant"``.
         adaptation: ``"continuous"`` or ``"binary"``.
-        schema: Supplied by the scenario for a mixed-type population.
+
+    :meth:`bind` reads the run's feature schema (``schema_``; ``None``, as before binding: every
+    feature is a number).
     """
 
-    def __init__(
-        self, budget: str = "flexible", adaptation: str = "continuous", schema: FeatureSchema | None = None
-    ) -> None:
+    def __init__(self, budget: str = "flexible", adaptation: str = "continuous") -> None:
         self.budget = budget
         check_choice("budget", budget, ["flexible", "constant"])
         self.adaptation = adaptation
         check_choice("adaptation", adaptation, ["continuous", "binary"])
-        self.schema = schema
+        self.schema_: FeatureSchema | None = None
+
+    def bind(self, context: RunContext) -> Self:
+        """Keep the run's feature schema (``schema_``)."""
+        self.schema_ = context.schema
+        return self
 
     def act(self, context: ActionContext) -> np.ndarray:
         """Return the new features after one step of bounded effort."""
@@ -58,7 +65,7 @@ class BoundedEffortBehaviour(Component):
             fraction = np.where(distance > 0, np.minimum(1.0, budget / distance), 0.0)
         if self.adaptation == "binary":
             fraction = (fraction >= 1.0).astype(float)
-        if self.schema is None or not self.schema.is_discrete.any() or self.adaptation == "binary":
+        if self.schema_ is None or not self.schema_.is_discrete.any() or self.adaptation == "binary":
             return context.features + fraction[:, None] * move
         return self._mixed_step(context, move, budget, fraction >= 1.0)
 
@@ -66,23 +73,24 @@ class BoundedEffortBehaviour(Component):
         self, context: ActionContext, move: np.ndarray, budget: np.ndarray, complete: np.ndarray
     ) -> np.ndarray:
         """Whole categorical switches first, then a common fraction of the rest, rounded toward the agent."""
-        assert self.schema is not None
+        schema = self.schema_
+        assert schema is not None
         n, d = move.shape
         part = np.zeros((n, d))
         for j in np.flatnonzero(np.any(move != 0, axis=0)):
             single = np.zeros_like(move)
             single[:, j] = move[:, j]
             part[:, j] = context.cost(single)
-        switch = self.schema.is_categorical[None, :] & (move != 0)
+        switch = schema.is_categorical[None, :] & (move != 0)
         switch_cost = np.where(switch, part, 0.0)
         take = switch & (np.cumsum(switch_cost, axis=1) <= budget[:, None])
         left = budget - np.where(take, part, 0.0).sum(axis=1)
-        rest = np.where(self.schema.is_categorical[None, :], 0.0, part).sum(axis=1)
+        rest = np.where(schema.is_categorical[None, :], 0.0, part).sum(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
             share = np.where(rest > 0, np.clip(left / rest, 0.0, 1.0), 0.0)
         step = share[:, None] * move
-        whole = self.schema.is_integer | self.schema.is_ordinal
+        whole = schema.is_integer | schema.is_ordinal
         step[:, whole] = np.trunc(step[:, whole] + np.sign(step[:, whole]) * 1e-9)
-        step[:, self.schema.is_categorical] = np.where(take, move, 0.0)[:, self.schema.is_categorical]
+        step[:, schema.is_categorical] = np.where(take, move, 0.0)[:, schema.is_categorical]
         out = context.features + step
         return np.where(complete[:, None], context.recommendation, out)

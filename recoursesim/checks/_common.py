@@ -6,13 +6,35 @@ import copy
 import inspect
 import pickle
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 import numpy as np
 
+from recoursesim import registry
+from recoursesim.component import CHECK_POPULATION, RunContext
+
 #: A conformance check: takes a zero-argument factory of fresh components and a seed, raises
 #: ``AssertionError`` naming the failed property.
 Check = Callable[[Callable[[], Any], int], None]
+
+
+#: The population of the checks' runs: the scorers' is German credit (mixed-type, fitted on its
+#: training rows), every other kind's the two-feature bell2024 world.
+CHECK_POPULATIONS: dict[str, dict[str, Any]] = {"scorer": CHECK_POPULATION}
+WORLD_POPULATION: dict[str, Any] = {"name": "bell2024"}
+
+
+@cache
+def check_context(kind: str) -> RunContext:
+    """The context the conformance checks bind a component of ``kind`` to."""
+    return RunContext.of(registry.build("population", CHECK_POPULATIONS.get(kind, WORLD_POPULATION)))
+
+
+def bound(kind: str, factory: Callable[[], Any]) -> Callable[[], Any]:
+    """A factory of the components ``factory`` makes, each bound to :func:`check_context` (as a model binds them)."""
+    context = check_context(kind)
+    return lambda: factory().bind(context)
 
 
 def snapshot(value: Any) -> Any:

@@ -9,7 +9,7 @@ from types import ModuleType
 from typing import Any
 
 from recoursesim import registry
-from recoursesim.component import SuppliesCheckArguments
+from recoursesim.checks._common import check_context
 from recoursesim.component_index import registered_classes
 
 #: Constructor arguments for built-in components whose constructors require some. A plug-in with
@@ -23,6 +23,17 @@ EXAMPLE_PARAMS: dict[str, dict[str, dict[str, Any]]] = {
     },
     "scorer": {"linear": {"weights": [0.5, 0.5]}},
 }
+
+
+def _fitted_model() -> dict[str, Any]:
+    from recoursesim.scoring.fitted import example_fitted_model
+
+    return {"fitted_estimator": example_fitted_model()}
+
+
+#: Objects a built-in component takes from Python rather than from a scenario table (a fitted model),
+#: made when a check first needs them.
+EXAMPLE_INPUTS: dict[tuple[str, str], Callable[[], dict[str, Any]]] = {("scorer", "fitted"): _fitted_model}
 
 
 @dataclass(frozen=True)
@@ -45,14 +56,11 @@ class Case:
         return f"{self.kind}-{self.name}-{self.check.__name__.removeprefix('check_')}"
 
     def factory(self) -> Any:
-        """Build a fresh component from its registered name and example parameters.
-
-        A class whose builder-supplied arguments cannot come from a scenario table (a fitted model
-        given from Python) declares them with :meth:`~recoursesim.component.Component.check_supplied`.
-        """
-        cls = registry.lookup(self.kind, self.name)
-        extra = cls.check_supplied() if isinstance(cls, SuppliesCheckArguments) else {}
-        return registry.build(self.kind, {"name": self.name, **example_params(self.kind, self.name)}, **extra)
+        """Build a fresh component from its registered name and example parameters, bound to :func:`check_context`."""
+        made = EXAMPLE_INPUTS.get((self.kind, self.name))
+        spec = {"name": self.name, **example_params(self.kind, self.name)}
+        context = None if self.kind == "population" else check_context(self.kind)
+        return registry.build(self.kind, spec, context=context, **(made() if made else {}))
 
     def run(self, seed: int = 0) -> None:
         """Run the check (raises ``AssertionError`` naming the failed property)."""
@@ -61,8 +69,8 @@ class Case:
 
 def example_params(kind: str, name: str) -> Mapping[str, Any]:
     """Return the constructor arguments the checks use for a registered component."""
-    cls = registry.lookup(kind, name)
-    declared = getattr(cls, "check_params", None)
+    cls: Any = registry.lookup(kind, name)  # a registered class: @register gave it check_params
+    declared = cls.check_params
     if isinstance(declared, Mapping):
         return declared
     for key, params in EXAMPLE_PARAMS.get(kind, {}).items():

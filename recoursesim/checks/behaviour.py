@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from recoursesim.behaviour.base import ActionContext
-from recoursesim.checks._common import Check, check_picklable, same, snapshot
+from recoursesim.checks._common import Check, bound, check_picklable, same, snapshot
 from recoursesim.scoring import LinearScorer
 
 KIND = "behaviour"
@@ -93,4 +93,4 @@ def check_behaviour(behaviour: Any, *, seed: int = 0) -> None:
         AssertionError: naming the first property that does not hold.
     """
     for check in CHECKS:
-        check(lambda: behaviour, seed)
+        check(bound(KIND, lambda: behaviour), seed)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from recoursesim.checks._common import Check, check_picklable, constructor, expect, init_params
+from recoursesim.checks._common import Check, bound, check_picklable, constructor, expect, init_params
 from recoursesim.errors import ConfigError
 from recoursesim.observers import observation_rows
 
@@ -122,4 +122,4 @@ def check_observer(factory: Callable[[], Any], *, seed: int = 0) -> None:
         AssertionError: naming the first property that does not hold.
     """
     for check in CHECKS:
-        check(factory, seed)
+        check(bound(KIND, factory), seed)

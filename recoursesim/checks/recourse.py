@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from recoursesim.checks._common import Check, check_picklable, same, snapshot
+from recoursesim.checks._common import Check, bound, check_picklable, same, snapshot
 from recoursesim.recourse.base import action_set_of, reported_found
 from recoursesim.scoring import LinearScorer
 
@@ -131,4 +131,4 @@ def check_recourse(generator: Any, *, seed: int = 0) -> None:
         AssertionError: naming the property that failed.
     """
     for check in CHECKS:
-        check(lambda: generator, seed)
+        check(bound(KIND, lambda: generator), seed)

@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from recoursesim.checks._common import Check, check_picklable, same, snapshot
+from recoursesim.checks._common import Check, bound, check_picklable, same, snapshot
 from recoursesim.component import CHECK_POPULATION
-from recoursesim.scoring.base import LinearForm
+from recoursesim.scoring.base import LinearForm, linear_form_of, width_of
 
 KIND = "scorer"
 
@@ -17,20 +17,21 @@ KIND = "scorer"
 def ready(factory: Callable[[], Any], seed: int) -> tuple[Any, np.ndarray]:
     """Return a scorer ready to score and 60 rows of features it accepts.
 
-    A scorer with ``prepare(population, rng)`` is fitted on :data:`CHECK_POPULATION`; any other
-    scorer gets uniform features with ``n_features_in_`` columns (2 if it does not say).
+    A scorer that fits on the population (``fits_on_population``) is prepared on
+    :data:`CHECK_POPULATION`; any other scorer gets uniform features with ``n_features_in_`` columns
+    (2 if it does not say).
     """
     scorer = factory()
     rng = np.random.default_rng(seed)
-    prepare = getattr(scorer, "prepare", None)
-    if callable(prepare):
+    if scorer.fits_on_population:
         from recoursesim.registry import build
 
         population = build("population", CHECK_POPULATION)
         population.fit(rng)
         features = population.sample(60, rng).features
-        return prepare(population, rng), features
-    width = int(getattr(scorer, "n_features_in_", 2))
+        return scorer.prepare(population, rng), features
+    width = width_of(scorer)
+    width = 2 if width is None else width
     return scorer, rng.uniform(0, 1, size=(60, width))
 
 
@@ -71,10 +72,7 @@ def check_rows_scored_independently(factory: Callable[[], Any], seed: int = 0) -
 def check_linear_form_matches(factory: Callable[[], Any], seed: int = 0) -> None:
     """A scorer that offers ``linear_form()`` scores exactly as that form says."""
     scorer, features = ready(factory, seed)
-    method = getattr(scorer, "linear_form", None)
-    if not callable(method):
-        return
-    form = method()
+    form = linear_form_of(scorer)
     if form is None:
         return
     name = type(scorer).__name__
@@ -115,4 +113,4 @@ def check_scorer(scorer: Any, *, seed: int = 0) -> None:
         AssertionError: naming the first property that does not hold.
     """
     for check in CHECKS:
-        check(lambda: scorer, seed)
+        check(bound(KIND, lambda: scorer), seed)

@@ -9,8 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from recoursesim.checks._common import Check, check_picklable, same, snapshot
+from recoursesim.checks._common import Check, bound, check_picklable, same, snapshot
 from recoursesim.scoring import LinearScorer
+from recoursesim.scoring.base import Scores
 from recoursesim.training.base import TrainingContext
 
 KIND = "trainer"
@@ -69,7 +70,7 @@ def check_update_returns_scorer(factory: Callable[[], Any], seed: int = 0) -> No
     step = _step(seed)
     name = type(factory()).__name__
     model = _update(factory(), step.context(seed))
-    assert callable(getattr(model, "score", None)), f"{name}.update must return a scorer"
+    assert isinstance(model, Scores), f"{name}.update must return a scorer"
     probe = np.random.default_rng(seed + 1).uniform(0, 1, size=(25, 2))
     assert np.all(np.isfinite(model.score(probe))), f"{name}: the returned scorer gives non-finite scores"
 
@@ -107,13 +108,11 @@ def check_one_class_keeps_model(factory: Callable[[], Any], seed: int = 0) -> No
 
 
 def check_start_returns_scorer(factory: Callable[[], Any], seed: int = 0) -> None:
-    """``start`` (optional) returns a scorer."""
+    """``start`` returns a scorer (the default ``start`` returns the scorer given)."""
     trainer = factory()
-    if not hasattr(trainer, "start"):
-        return
     step = _step(seed)
     started = trainer.start(step.features, step.group, step.scorer, np.random.default_rng(seed))
-    assert callable(getattr(started, "score", None)), f"{type(trainer).__name__}.start must return a scorer"
+    assert isinstance(started, Scores), f"{type(trainer).__name__}.start must return a scorer"
 
 
 CHECKS: tuple[Check, ...] = (
@@ -142,4 +141,4 @@ def check_trainer(trainer_factory: Callable[[], Any], *, seed: int = 0) -> None:
         AssertionError: naming the first property that does not hold.
     """
     for check in CHECKS:
-        check(trainer_factory, seed)
+        check(bound(KIND, trainer_factory), seed)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol, Self
 
 import mesa
 import numpy as np
@@ -11,6 +12,7 @@ import pandas as pd
 from recoursesim._rows import put_rows
 from recoursesim._validate import check_int
 from recoursesim.behaviour.base import ActionContext, Behaviour
+from recoursesim.component import RunContext
 from recoursesim.engine.agent_table import AgentTable, Status
 from recoursesim.engine.agents import RecourseAgent
 from recoursesim.engine.decision import Decision
@@ -21,7 +23,6 @@ from recoursesim.features.capabilities import OffersTrainingData, repayment_of, 
 from recoursesim.ledger import Ledger
 from recoursesim.observers import Observer, PopulationSnapshot, observation_rows
 from recoursesim.populations.base import Cohort, PopulationGenerator, entrants_schedule
-from recoursesim.populations.binding import bind_to_population
 from recoursesim.recourse.base import RecourseGenerator
 from recoursesim.refit_order import RefitOrder, StepState, refit_order_of, rows_of
 from recoursesim.rng import run_streams
@@ -61,10 +62,11 @@ class RecourseModel(mesa.Model):
     The model keeps no clock of its own: :attr:`t` is read from Mesa's clock
     (:attr:`mesa.Model.time`), which every :meth:`step` call advances by one.
 
-    Components built by hand without a mixed-type population's feature schema (a recourse
-    generator, behaviour, trainer or observer that takes ``schema``) are rebuilt with the
-    population's schema and default action set, as a scenario builds them
-    (:func:`~recoursesim.populations.binding.bind_to_population`).
+    When the model is built it binds every lender's scorer, recourse generator and trainer, the
+    behaviour and the observers to the run (``part.bind(context)`` with the population's
+    :class:`~recoursesim.component.RunContext`): that is where a component learns the
+    population's feature schema and default action set, so one built by hand
+    (``SearchRecourse()``) behaves exactly like the same component built from a scenario.
 
     Args:
         population: Draws the initial agents and the entrants.
@@ -127,20 +129,21 @@ class RecourseModel(mesa.Model):
             given = tuple(
                 Lender(one.name, one.scorer, one.selector, one.recourse, one.trainer) for one in market.lenders
             )
-        # Parts built by hand without the population's schema get it, as a scenario would give it.
+        #: What the run tells its components (:meth:`~recoursesim.component.Component.bind`).
+        self.context = context = RunContext.of(population)
         for i, lender in enumerate(given):
             where = "" if market is None else f"lenders[{i}]."
-            lender.recourse = bind_to_population(lender.recourse, population, f"{where}recourse")
-            lender.trainer = bind_to_population(lender.trainer, population, f"{where}training")
+            lender.scorer = _bound(lender.scorer, context, f"{where}scorer")
+            lender.recourse = _bound(lender.recourse, context, f"{where}recourse")
+            if lender.trainer is not None:
+                lender.trainer = _bound(lender.trainer, context, f"{where}training")
             lender.refit_order = refit_order_of(lender.trainer)
         #: The decision makers, in declaration order (one for a scenario without ``[market]``).
         self.lenders: tuple[Lender, ...] = tuple(given)
-        self.behaviour = behaviour = bind_to_population(behaviour, population, "behaviour")
+        self.behaviour = behaviour = _bound(behaviour, context, "behaviour")
         self.outcome = outcome
         self._loans: list[pd.DataFrame] = []
-        self.observers = tuple(
-            bind_to_population(observer, population, f"observers[{i}]") for i, observer in enumerate(observers)
-        )
+        self.observers = tuple(_bound(observer, context, f"observers[{i}]") for i, observer in enumerate(observers))
         # A scenario's values were checked when it was read (naming its fields); these are the arguments'.
         self.n_initial = check_int("n_initial", n_initial, minimum=1)
         self.n_steps = check_int("n_steps", n_steps, minimum=0)
@@ -170,7 +173,7 @@ class RecourseModel(mesa.Model):
         for i, lender in enumerate(self.lenders):
             if i > 0 and self.culture == "monoculture":  # lender 0's started model is every lender's
                 lender.scorer = self.lenders[0].scorer
-            elif lender.trainer is not None and hasattr(lender.trainer, "start"):
+            elif lender.trainer is not None:
                 lender.scorer = lender.trainer.start(
                     self.table.features[self._active],
                     self.table.group[self._active],
@@ -194,14 +197,14 @@ class RecourseModel(mesa.Model):
         monoculture only lender 0's model is fitted (the other lenders take it once it has started).
         """
         lenders = self.lenders[:1] if self.culture == "monoculture" else self.lenders
-        fitted = [callable(getattr(lender.scorer, "prepare", None)) for lender in lenders]
+        fitted = [lender.scorer.fits_on_population for lender in lenders]
         shares = None
         if len(lenders) > 1 and any(fitted) and isinstance(self.population, OffersTrainingData):
             shares = training_shares(len(self.population.training_data()[1]), len(lenders), rng)
         for j, lender in enumerate(lenders):
             if fitted[j]:  # a model fitted on the population's training rows when the run starts
                 population = self.population if shares is None else TrainingShare(self.population, shares[j])
-                lender.scorer = lender.scorer.prepare(population, rng)  # type: ignore[attr-defined]
+                lender.scorer = lender.scorer.prepare(population, rng)
 
     # ------------------------------------------------------------------ lenders
 
@@ -619,3 +622,15 @@ class RecourseModel(mesa.Model):
     def agent_frame(self) -> pd.DataFrame:
         """One row per agent ever entered: group, entry and exit step, status, effort capacity."""
         return self.table.frame(self.group_names)
+
+
+class _Binds(Protocol):
+    def bind(self, context: RunContext) -> Self: ...
+
+
+def _bound[P: _Binds](part: P, context: RunContext, field: str) -> P:
+    """``part.bind(context)``, a refusal named under the scenario section the part stands for."""
+    try:
+        return part.bind(context)
+    except ConfigError as error:
+        raise error.under(field) from None

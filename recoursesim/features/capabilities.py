@@ -49,6 +49,21 @@ class OffersLabelledRows(Protocol):
 
 
 @runtime_checkable
+class NamesFavourableOutcome(Protocol):
+    """A population whose data set names its target column and the value of it that counts as favourable."""
+
+    target_: str
+    favourable_: Any
+
+
+def favourable_outcome_of(population: object) -> tuple[str | None, Any]:
+    """The population's target column and favourable value, or ``(None, None)`` where it names none."""
+    if isinstance(population, NamesFavourableOutcome):
+        return population.target_, population.favourable_
+    return None, None
+
+
+@runtime_checkable
 class OffersTestSplit(Protocol):
     """A population with held-out labelled rows that the step-0 model was not fitted on."""
 

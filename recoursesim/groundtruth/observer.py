@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import numpy as np
 import pandas as pd
 
 from recoursesim._validate import check_choice, check_float, check_table
-from recoursesim.component import Component
+from recoursesim.component import Component, RunContext
 from recoursesim.errors import ConfigError
-from recoursesim.features.capabilities import schema_of
 from recoursesim.groundtruth.outcome import (
     OUTCOMES,
     DecisionOutcome,
@@ -26,6 +25,9 @@ from recoursesim.ledger import StepRecord
 from recoursesim.observers import PopulationSnapshot
 from recoursesim.registry import register
 from recoursesim.shift._common import check_every, check_name, cut_off, rows, run_ledger
+
+if TYPE_CHECKING:
+    from recoursesim.features.schema import FeatureSchema
 
 #: Counts the observer reports per group, in order.
 COUNTS: tuple[str, ...] = (
@@ -68,7 +70,9 @@ class GroundTruthObserver(Component):
         causal: Features whose moves change the true outcome (default: all of them).
         every: Observe every ``every`` steps.
         name: Observer name in the observations.
-        population: Supplied by the scenario builder (feature names; labels for ``"fitted"``).
+
+    :meth:`bind` reads the run's feature names (``causal`` and ``weights`` must name features) and,
+    for ``"fitted"``, its population's labelled rows.
 
     Attributes:
         name: Observer name.
@@ -91,7 +95,6 @@ class GroundTruthObserver(Component):
         causal: Sequence[str] | None = None,
         every: int = 1,
         name: str = "ground_truth",
-        population: Any = None,
     ) -> None:
         self.outcome = outcome
         check_choice("outcome", outcome, OUTCOMES)
@@ -114,22 +117,26 @@ class GroundTruthObserver(Component):
             )
         if self.outcome != "linear" and weights is not None:
             raise ConfigError("weights", f"only the linear outcome takes weights, not {outcome!r}", "remove weights")
-        self.population = population
-        self._labelled = None
-        self._schema = schema_of(population)
+        self._labelled: tuple[np.ndarray, np.ndarray] | None = None
+        self._schema: FeatureSchema | None = None
+        self._features: tuple[str, ...] | None = None
+        self._state: _Tracker | None = None
+
+    def bind(self, context: RunContext) -> Self:
+        """Check the feature names against the run's; keep the labelled rows for ``"fitted"``."""
+        self._schema = context.schema
         if self.outcome == "fitted":
-            self._labelled = labelled_rows(population)
+            self._labelled = labelled_rows(context.population)
             if self._labelled is None:
                 raise ConfigError(
                     "outcome", "\"fitted\" needs a population with labels, and this one has none",
                     'use a labelled data set population, or outcome = "linear" / "decision"',
                 )  # fmt: skip
-        self._features: tuple[str, ...] | None = None
-        if population is not None:
-            self._bind(tuple(population.feature_names))
-        self._state: _Tracker | None = None
+        self._check_names(context.feature_names)
+        self._state = None
+        return self
 
-    def _bind(self, feature_names: tuple[str, ...]) -> None:
+    def _check_names(self, feature_names: tuple[str, ...]) -> None:
         if self._causal is not None:
             check_feature_names("causal", self._causal, feature_names)
         if self.weights is not None:
@@ -145,7 +152,7 @@ class GroundTruthObserver(Component):
         ledger = run_ledger(snapshot)
         if self._state is None or snapshot.step == 0:
             if self._features != tuple(snapshot.feature_names):
-                self._bind(tuple(snapshot.feature_names))
+                self._check_names(tuple(snapshot.feature_names))
             self._state = _Tracker(self._outcome_model(snapshot), self._causal_mask(), len(snapshot.group_names))
         tracker = self._state
         tracker.grow(np.asarray(snapshot.group_of))

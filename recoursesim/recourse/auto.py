@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
 from recoursesim._validate import check_table
+from recoursesim.component import RunContext
 from recoursesim.errors import ConfigError
 from recoursesim.recourse.exact_linear import ExactLinearRecourse
 from recoursesim.recourse.mixed import MixedRecourse
@@ -16,7 +17,7 @@ from recoursesim.registry import register
 from recoursesim.scoring.base import AdditiveForm, Scorer
 
 if TYPE_CHECKING:
-    from recoursesim.features import FeatureSchema, MixedActionSet
+    from recoursesim.features import MixedActionSet
 
 
 @register("recourse", "auto")
@@ -39,9 +40,6 @@ class AutoRecourse(MixedRecourse):
         tolerance: Relative error allowed when checking that the model is additive.
         search: Parameters of the ``search`` generator used for non-additive models (for example
             ``{ samples = 32 }``).
-        schema: Supplied by the builder.
-        action_defaults: Supplied by the builder (the data set's default action set).
-        feature_names: Supplied by the model when there is no schema.
     """
 
     def __init__(
@@ -50,25 +48,34 @@ class AutoRecourse(MixedRecourse):
         cost_weights: Mapping[str, float] | None = None,
         tolerance: float = 1e-6,
         search: Mapping[str, Any] | None = None,
-        schema: FeatureSchema | None = None,
-        action_defaults: Mapping[str, Any] | None = None,
-        feature_names: Sequence[str] = ("x0", "x1"),
     ) -> None:
-        super().__init__(action_set, cost_weights, schema, action_defaults, feature_names)
+        super().__init__(action_set, cost_weights)
         self.tolerance = tolerance
         self.search = search
-        shared: dict[str, Any] = {"action_set": self.actions_, "cost_weights": cost_weights, "schema": self.schema_}
-        self.exact_ = ExactLinearRecourse(tolerance=tolerance, **shared)
+        ExactLinearRecourse(tolerance=tolerance)  # both generators' parameters are checked now, not when bound
+        self._searcher(None)
+
+    def _searcher(self, actions: MixedActionSet | None) -> SearchRecourse:
+        """The ``search`` generator with this generator's ``search`` parameters and the action set ``actions``."""
         try:
-            self.search_ = SearchRecourse(**({} if search is None else check_table("search", search)), **shared)
+            params = {} if self.search is None else check_table("search", self.search)
+            return SearchRecourse(**params, action_set=actions, cost_weights=self.cost_weights)
         except TypeError as error:  # a key search does not take
             problem = str(error).splitlines()[0]
             raise ConfigError("search", problem, "use parameters of the 'search' generator") from None
         except ConfigError as error:
             raise error.under("search") from None
+
+    def bind(self, context: RunContext) -> Self:
+        """Build the action set and cost model (see :class:`MixedRecourse`) and bind both generators to them."""
+        super().bind(context)
+        shared: dict[str, Any] = {"action_set": self.actions_, "cost_weights": self.cost_weights}
+        self.exact_ = ExactLinearRecourse(tolerance=self.tolerance, **shared).bind(context)
+        self.search_ = self._searcher(self.actions_).bind(context)
         self.chosen_ = ""
         self._model: Scorer | None = None
         self._form: AdditiveForm | None = None
+        return self
 
     def _search(self, features: np.ndarray, threshold: np.ndarray, scorer: Scorer) -> tuple[np.ndarray, np.ndarray]:
         if scorer is not self._model:  # a new model (the first, or a refit): decide again

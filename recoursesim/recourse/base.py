@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
 
 import numpy as np
 
 from recoursesim.errors import ConfigError
 from recoursesim.features.actions import MixedActionSet
 from recoursesim.scoring.base import LinearForm, Scorer, linear_form_of
+
+if TYPE_CHECKING:
+    from recoursesim.component import RunContext
 
 
 @runtime_checkable
@@ -58,6 +61,10 @@ class RecourseGenerator(ReportsFound, KeepsActions, Protocol):
 
     def cost(self, moves: np.ndarray) -> np.ndarray:
         """Return the feature-space cost of each row of ``moves`` (``x_new - x``)."""
+        ...
+
+    def bind(self, context: RunContext) -> Self:
+        """Learn what it needs from the run when the model is built (:meth:`recoursesim.component.Component.bind`)."""
         ...
 
 

@@ -6,14 +6,15 @@ import contextlib
 import importlib.util
 import io
 import warnings
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import numpy as np
 import pandas as pd
 from scipy.special import expit
 
 from recoursesim._validate import check_choice, check_int
+from recoursesim.component import RunContext
 from recoursesim.errors import ConfigError
 from recoursesim.recourse.mixed import CHECK_REFERENCE, MixedRecourse, link_of, observed_rows, to_margin
 from recoursesim.registry import register
@@ -87,10 +88,6 @@ class DiceRecourse(MixedRecourse):
         seed: DiCE's random seed.
         reference: ``(m, d)`` observed rows in code space that DiCE learns ranges and categories
             from (``kdtree`` also searches them); default: the population's training split.
-        schema: Supplied by the builder.
-        action_defaults: Supplied by the builder.
-        population: Supplied by the builder (source of the default reference rows).
-        feature_names: Supplied by the model when there is no schema.
     """
 
     check_params: ClassVar[dict[str, Any]] = {"reference": CHECK_REFERENCE}
@@ -103,16 +100,12 @@ class DiceRecourse(MixedRecourse):
         counterfactuals: int = 4,
         seed: int = 0,
         reference: Any = None,
-        schema: FeatureSchema | None = None,
-        action_defaults: Mapping[str, Any] | None = None,
-        population: Any = None,
-        feature_names: Sequence[str] = ("x0", "x1"),
     ) -> None:
         if importlib.util.find_spec("dice_ml") is None:
             raise ConfigError(
                 "recourse.name", "'dice' needs the optional package dice-ml", "pip install 'recoursesim[dice]'"
             )
-        super().__init__(action_set, cost_weights, schema, action_defaults, feature_names)
+        super().__init__(action_set, cost_weights)
         self.method = method
         check_choice("method", method, ["random", "genetic", "kdtree"])
         self.counterfactuals = counterfactuals
@@ -120,10 +113,15 @@ class DiceRecourse(MixedRecourse):
         self.seed = seed
         check_int("seed", seed, minimum=0)
         self.reference = reference
-        self.population = population
+
+    def bind(self, context: RunContext) -> Self:
+        """Build the action set and cost model (see :class:`MixedRecourse`); the population gives default rows."""
+        super().bind(context)
+        self.population_ = context.population
+        return self
 
     def _reference_frame(self) -> pd.DataFrame:
-        rows = observed_rows(self.reference, self.population, "dice", "learn ranges from")
+        rows = observed_rows(self.reference, self.population_, "dice", "learn ranges from")
         frame = to_dice(self.schema_, np.asarray(rows, dtype=float))
         frame[_OUTCOME] = np.arange(len(frame)) % 2  # DiCE needs a two-class outcome column; unused
         return frame

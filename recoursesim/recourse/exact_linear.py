@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -177,9 +177,6 @@ class ExactLinearRecourse(MixedRecourse):
         action_set: Constraints (see :class:`~recoursesim.recourse.mixed.MixedRecourse`).
         cost_weights: Feature -> cost multiplier.
         tolerance: Relative error allowed when checking that the model is additive.
-        schema: Supplied by the builder.
-        action_defaults: Supplied by the builder (the data set's default action set).
-        feature_names: Supplied by the model when there is no schema.
     """
 
     def __init__(
@@ -187,11 +184,8 @@ class ExactLinearRecourse(MixedRecourse):
         action_set: Mapping[str, Any] | MixedActionSet | None = None,
         cost_weights: Mapping[str, float] | None = None,
         tolerance: float = 1e-6,
-        schema: FeatureSchema | None = None,
-        action_defaults: Mapping[str, Any] | None = None,
-        feature_names: Sequence[str] = ("x0", "x1"),
     ) -> None:
-        super().__init__(action_set, cost_weights, schema, action_defaults, feature_names)
+        super().__init__(action_set, cost_weights)
         self.tolerance = tolerance
         self._tolerance = check_float("tolerance", tolerance, minimum=0.0)
 

@@ -12,14 +12,14 @@ accepted by the current model and legal (docs/durability.md).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
-from recoursesim._validate import check_list, check_table
-from recoursesim.component import Component
+from recoursesim._validate import check_table
+from recoursesim.component import Component, RunContext
 from recoursesim.errors import ConfigError
 from recoursesim.features.actions import MixedActionSet
 from recoursesim.recourse.base import action_set_of, reported_found
@@ -43,37 +43,36 @@ def default_base(schema: FeatureSchema | None) -> dict[str, Any]:
 class HorizonRecourse(Component, ABC):
     """Base class of the horizon-aware generators (see the module docstring).
 
-    Its parameters, the base generator and the builder-supplied ones, are declared once here as
-    dataclass fields: each horizon-aware generator is a dataclass too, so its constructor takes
-    them besides its own fields (all keyword-only) and stores every one unchanged, as
+    Its parameter, the base generator, is declared once here as a dataclass field: each
+    horizon-aware generator is a dataclass too, so its constructor takes it besides its own
+    fields (all keyword-only) and stores every one unchanged, as
     :class:`~recoursesim.component.Component` asks; it checks its own fields in
-    ``__post_init__``, after this class's ``__post_init__``.
+    ``__post_init__``, after this class's ``__post_init__``. :meth:`bind` builds the base
+    generator on the run's features (``base_``).
 
     Args:
         base: The generator to strengthen, as a scenario table (``{ name = "auto" }``); default
             ``linear`` for all-numeric features, ``auto`` otherwise.
-        schema: Supplied by the builder.
-        action_defaults: Supplied by the builder.
-        population: Supplied by the builder.
-        feature_names: Supplied by the model.
     """
 
     base: Mapping[str, Any] | None = None
-    schema: FeatureSchema | None = None
-    action_defaults: Mapping[str, Any] | None = None
-    population: Any = None
-    feature_names: Sequence[str] = ("x0", "x1")
 
     def __post_init__(self) -> None:
-        """Check ``feature_names`` and ``base`` and build the base generator."""
-        check_list("feature_names", self.feature_names)
-        spec = dict(check_table("base", self.base)) if self.base is not None else default_base(self.schema)
-        if not isinstance(spec, Mapping) or spec.get("name") in WRAPPERS:
-            raise ConfigError("base", "must name an ordinary generator", 'use e.g. base = { name = "auto" }')
-        self._base_spec = spec
-        self.base_ = self.build_base()
+        """Check ``base`` (its parameters too: it is built once, unbound)."""
+        if self.base is not None:
+            spec = dict(check_table("base", self.base))
+            if spec.get("name") in WRAPPERS:
+                raise ConfigError("base", "must name an ordinary generator", 'use e.g. base = { name = "auto" }')
+            self._build(spec)
         #: Per agent of the latest call: whether the stronger recommendation was given.
         self.strengthened_ = np.zeros(0, dtype=bool)
+
+    def bind(self, context: RunContext) -> Self:
+        """Build the base generator (``base_``) on the run's features."""
+        self._context = context
+        self._base_spec = dict(self.base) if self.base is not None else default_base(context.schema)
+        self.base_ = self.build_base()
+        return self
 
     def build_base(self) -> Any:
         """A new instance of the base generator (the wrappers that ask it about two models keep one per model).
@@ -83,17 +82,13 @@ class HorizonRecourse(Component, ABC):
         base instance for each: each then keeps its probes, and chooses what to probe, once per model, as a
         plain run of the base does.
         """
+        return self._build(self._base_spec).bind(self._context)
+
+    @staticmethod
+    def _build(spec: Mapping[str, Any]) -> Any:
         from recoursesim import registry  # the registry imports this package
 
-        return registry.build(
-            "recourse",
-            self._base_spec,
-            section="base",
-            schema=self.schema,
-            action_defaults=self.action_defaults,
-            population=self.population,
-            feature_names=tuple(self.feature_names),
-        )
+        return registry.build("recourse", spec, section="base")
 
     @property
     def actions_(self) -> MixedActionSet | None:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 
 from recoursesim._rows import put_rows
-from recoursesim._validate import check_choice, check_list, check_table, check_vector
-from recoursesim.component import Component
+from recoursesim._validate import check_choice, check_table, check_vector
+from recoursesim.component import Component, RunContext
 from recoursesim.errors import ConfigError
 from recoursesim.features.actions import MixedActionSet
 from recoursesim.recourse.base import require_linear_form
@@ -37,8 +37,9 @@ class LinearRecourse(Component):
         action_set: Table of constraints: ``lower``, ``upper``, ``immutable``, ``increase_only``,
             ``decrease_only``, with ``lower`` and ``upper`` one value per feature (see
             :meth:`~recoursesim.features.MixedActionSet.numeric`).
-        cost_weights: Per-feature cost multipliers (default all 1).
-        feature_names: Supplied by the model.
+        cost_weights: Per-feature cost multipliers (default all 1), one per feature of the run.
+
+    :meth:`bind` builds the action set (``actions_``) and the weights (``weights_``) on the run's features.
     """
 
     def __init__(
@@ -46,24 +47,26 @@ class LinearRecourse(Component):
         norm: str = "l2",
         action_set: Mapping[str, Any] | None = None,
         cost_weights: Sequence[float] | None = None,
-        feature_names: Sequence[str] = ("x0", "x1"),
     ) -> None:
         self.norm = norm
         check_choice("norm", norm, ["l2", "l1"])
         self.action_set = action_set
         self.cost_weights = cost_weights
-        self.feature_names = feature_names
-        self._feature_names = tuple(check_list("feature_names", feature_names))
-        d = len(self._feature_names)
         if action_set is not None:
             check_table("action_set", action_set)
+        if cost_weights is not None and np.any(check_vector("cost_weights", cost_weights) <= 0):
+            raise ConfigError("cost_weights", "must be positive", "use weights > 0 (make a feature immutable instead)")
+
+    def bind(self, context: RunContext) -> Self:
+        """Build the action set (``actions_``) and the cost weights (``weights_``) on the run's features."""
+        names = context.feature_names
         try:
-            self.actions_ = MixedActionSet.numeric(self._feature_names, action_set)
+            self.actions_ = MixedActionSet.numeric(names, self.action_set)
         except ConfigError as error:
             raise error.under("action_set") from None
-        self.weights_ = np.ones(d) if cost_weights is None else check_vector("cost_weights", cost_weights, length=d)
-        if np.any(self.weights_ <= 0):
-            raise ConfigError("cost_weights", "must be positive", "use weights > 0 (make a feature immutable instead)")
+        d, weights = len(names), self.cost_weights
+        self.weights_ = np.ones(d) if weights is None else check_vector("cost_weights", weights, length=d)
+        return self
 
     def recommend(
         self, features: np.ndarray, scores: np.ndarray, threshold: float | np.ndarray, scorer: Scorer

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import numpy as np
 
 from recoursesim._validate import check_int
+from recoursesim.component import RunContext
 from recoursesim.errors import ConfigError
 from recoursesim.recourse.mixed import CHECK_REFERENCE, MixedRecourse, observed_rows
 from recoursesim.registry import register
 from recoursesim.scoring.base import Scorer
 
 if TYPE_CHECKING:
-    from recoursesim.features import FeatureSchema, MixedActionSet
+    from recoursesim.features import MixedActionSet
 
 
 @register("recourse", "manifold", "nearest_accepted")
@@ -39,11 +40,8 @@ class NearestAcceptedRecourse(MixedRecourse):
         action_set: Constraints (see :class:`~recoursesim.recourse.mixed.MixedRecourse`).
         cost_weights: Feature -> cost multiplier.
         max_reference: Use at most this many reference rows (a fixed, seeded subsample).
-        reference: ``(m, d)`` observed rows in code space; default: the population's training split.
-        schema: Supplied by the builder.
-        action_defaults: Supplied by the builder (the data set's default action set).
-        population: Supplied by the builder (source of the default reference rows).
-        feature_names: Supplied by the model when there is no schema.
+        reference: ``(m, d)`` observed rows in code space; default: the training split of the
+            population the generator is bound to.
     """
 
     check_params: ClassVar[dict[str, Any]] = {"reference": CHECK_REFERENCE}
@@ -54,19 +52,20 @@ class NearestAcceptedRecourse(MixedRecourse):
         cost_weights: Mapping[str, float] | None = None,
         max_reference: int = 20_000,
         reference: Any = None,
-        schema: FeatureSchema | None = None,
-        action_defaults: Mapping[str, Any] | None = None,
-        population: Any = None,
-        feature_names: Sequence[str] = ("x0", "x1"),
     ) -> None:
-        super().__init__(action_set, cost_weights, schema, action_defaults, feature_names)
+        super().__init__(action_set, cost_weights)
         self.max_reference = max_reference
         check_int("max_reference", max_reference, minimum=1)
         self.reference = reference
-        self.population = population
+
+    def bind(self, context: RunContext) -> Self:
+        """Build the action set and cost model (see :class:`MixedRecourse`); the population gives default rows."""
+        super().bind(context)
+        self.population_ = context.population
+        return self
 
     def _reference(self) -> np.ndarray:
-        rows = observed_rows(self.reference, self.population, "manifold", "recommend from")
+        rows = observed_rows(self.reference, self.population_, "manifold", "recommend from")
         rows = np.unique(np.asarray(rows, dtype=float), axis=0)
         if rows.ndim != 2 or rows.shape[1] != len(self.schema_) or not np.all(np.isfinite(rows)):
             raise ConfigError(

@@ -57,8 +57,7 @@ class MarginRecourse(HorizonRecourse):
     A call with the same agents as the call before (a trainer refitting before the agents act
     asks twice in a step) is the same step: the later model replaces the earlier one.
 
-    ``base`` (the generator to strengthen) and the builder's ``schema``, ``action_defaults``,
-    ``population`` and ``feature_names`` are the fields every horizon-aware generator inherits
+    ``base`` (the generator to strengthen) is the field every horizon-aware generator inherits
     (:class:`~recoursesim.recourse.horizon.HorizonRecourse`).
 
     Args:

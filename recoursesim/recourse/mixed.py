@@ -15,13 +15,13 @@ the threshold; this base class
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
-from recoursesim._validate import check_list, check_table
-from recoursesim.component import Component
+from recoursesim._validate import check_table
+from recoursesim.component import Component, RunContext
 from recoursesim.errors import ConfigError
 from recoursesim.features.capabilities import OffersTrainingData
 from recoursesim.recourse.probe_cache import score_distinct
@@ -29,7 +29,7 @@ from recoursesim.recourse.separable import SeparableProblem, SeparableSolution, 
 from recoursesim.scoring.base import Scorer, clipped_logit, margin_of
 
 if TYPE_CHECKING:
-    from recoursesim.features import FeatureSchema, MixedActionSet
+    from recoursesim.features import MixedActionSet
 
 
 class MixedRecourse(Component, ABC):
@@ -40,53 +40,52 @@ class MixedRecourse(Component, ABC):
             ``lower``, ``upper``, ``allowed_categories`` (see :class:`~recoursesim.features.MixedActionSet`),
             or a ready :class:`~recoursesim.features.MixedActionSet`.
         cost_weights: Feature -> cost multiplier (see :class:`~recoursesim.features.CostModel`).
-        schema: The population's feature schema (supplied by the builder; default: every feature
-            numeric on ``[0, 1]``).
-        action_defaults: The data set's default action set (supplied by the builder). A given
-            ``action_set`` table is merged with it (:func:`~recoursesim.features.actions.merge_action_specs`):
-            features immutable by default stay immutable; a ready
-            :class:`~recoursesim.features.MixedActionSet` is used as it is.
-        feature_names: Supplied by the model; used when there is no schema.
+
+    :meth:`bind` reads the run's feature schema (default: every feature numeric on ``[0, 1]``)
+    and its data set's default action set: a given ``action_set`` table is merged with the
+    defaults (:func:`~recoursesim.features.actions.merge_action_specs`), so features immutable by
+    default stay immutable; a ready :class:`~recoursesim.features.MixedActionSet` is used as it is.
+    It sets ``schema_``, ``actions_`` and ``costs_``.
     """
 
     def __init__(
         self,
         action_set: Mapping[str, Any] | MixedActionSet | None = None,
         cost_weights: Mapping[str, float] | None = None,
-        schema: FeatureSchema | None = None,
-        action_defaults: Mapping[str, Any] | None = None,
-        feature_names: Sequence[str] = ("x0", "x1"),
     ) -> None:
-        from recoursesim.features import (  # the features package imports this one
-            CostModel,
-            FeatureSchema,
-            MixedActionSet,
-        )
-        from recoursesim.features.actions import merge_action_specs
+        from recoursesim.features import MixedActionSet  # the features package imports this one
 
         self.action_set = action_set
-        self.action_defaults = action_defaults
         self.cost_weights = cost_weights
-        self.schema = schema
-        self.feature_names = feature_names
-        names = check_list("feature_names", feature_names)
-        self.schema_ = schema if schema is not None else FeatureSchema.numeric(names)
-        if isinstance(action_set, MixedActionSet):
-            self.actions_ = action_set
+        if action_set is not None and not isinstance(action_set, MixedActionSet):
+            check_table("action_set", action_set)
+        if cost_weights is not None and not isinstance(cost_weights, Mapping):
+            raise ConfigError(
+                "cost_weights", "must be a table of feature = weight", "write cost_weights = { age = 2.0 }"
+            )
+        self.found_ = np.zeros(0, dtype=bool)
+
+    def bind(self, context: RunContext) -> Self:
+        """Build the action set and the cost model on the run's features (see the class docstring)."""
+        from recoursesim.features import CostModel, MixedActionSet
+        from recoursesim.features.actions import merge_action_specs
+
+        self.schema_ = context.feature_schema
+        if isinstance(self.action_set, MixedActionSet):
+            self.actions_ = self.action_set
         else:
-            if action_set is not None:
-                check_table("action_set", action_set)
             try:
-                spec = merge_action_specs(action_defaults, action_set)
+                spec = merge_action_specs(context.action_defaults, self.action_set)
                 self.actions_ = MixedActionSet.from_spec(self.schema_, spec)
             except ConfigError as error:
                 raise error.under("action_set") from None
         try:
-            self.costs_ = CostModel(self.schema_, cost_weights)
+            self.costs_ = CostModel(self.schema_, self.cost_weights)
         except ConfigError as error:  # the cost model names its argument "weights"
             field = error.field.removeprefix("weights").lstrip(".")
             raise ConfigError(f"cost_weights.{field}" if field else "cost_weights", error.problem, error.fix) from None
         self.found_ = np.zeros(0, dtype=bool)
+        return self
 
     # ------------------------------------------------------------------ the protocol
 

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
-from recoursesim._validate import check_float, check_int, check_interval, check_list
+from recoursesim._validate import check_float, check_int, check_interval
 from recoursesim.component import Component
 from recoursesim.recourse.base import require_linear_form
 from recoursesim.registry import register
@@ -32,7 +30,6 @@ class OffsetTargetRecourse(Component):
         lower: Lower bound of every feature.
         upper: Upper bound of every feature.
         max_passes: How many times out-of-box coordinates are pinned and the rest re-solved.
-        feature_names: Supplied by the model.
     """
 
     def __init__(
@@ -41,7 +38,6 @@ class OffsetTargetRecourse(Component):
         lower: float = -0.1,
         upper: float = 1.1,
         max_passes: int = 2,
-        feature_names: Sequence[str] = ("x0", "x1"),
     ) -> None:
         self.offset = offset
         self._offset = check_float("offset", offset)
@@ -50,8 +46,6 @@ class OffsetTargetRecourse(Component):
         self._lower, self._upper = check_interval(lower, upper)
         self.max_passes = max_passes
         check_int("max_passes", max_passes, minimum=1)
-        self.feature_names = feature_names
-        check_list("feature_names", feature_names)
 
     def recommend(
         self, features: np.ndarray, scores: np.ndarray, threshold: float | np.ndarray, scorer: Scorer

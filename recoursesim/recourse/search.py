@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
 from recoursesim._validate import check_float, check_int
+from recoursesim.component import RunContext
 from recoursesim.recourse.mixed import MixedRecourse, link_of, to_margin
 from recoursesim.recourse.probe_cache import ProbeCache, score_distinct
 from recoursesim.recourse.separable import solve_separable
@@ -16,7 +17,7 @@ from recoursesim.registry import register
 from recoursesim.scoring.base import Scorer, score_edits
 
 if TYPE_CHECKING:
-    from recoursesim.features import FeatureSchema, MixedActionSet
+    from recoursesim.features import MixedActionSet
 
 
 @register("recourse", "search", "growing_spheres")
@@ -66,9 +67,6 @@ class SearchRecourse(MixedRecourse):
         probe_codes: Categorical features with more categories are probed, per agent, only at
             the ``probe_codes + 1`` categories that raise the score most on a sample of agents.
         seed: Seed of the random search (it is deterministic).
-        schema: Supplied by the builder.
-        action_defaults: Supplied by the builder (the data set's default action set).
-        feature_names: Supplied by the model when there is no schema.
     """
 
     def __init__(
@@ -83,11 +81,8 @@ class SearchRecourse(MixedRecourse):
         integer_steps: int = 16,
         probe_codes: int = 3,
         seed: int = 0,
-        schema: FeatureSchema | None = None,
-        action_defaults: Mapping[str, Any] | None = None,
-        feature_names: Sequence[str] = ("x0", "x1"),
     ) -> None:
-        super().__init__(action_set, cost_weights, schema, action_defaults, feature_names)
+        super().__init__(action_set, cost_weights)
         self.rounds = rounds
         check_int("rounds", rounds, minimum=0)
         self.samples = samples
@@ -106,8 +101,13 @@ class SearchRecourse(MixedRecourse):
         check_int("probe_codes", probe_codes, minimum=1)
         self.seed = seed
         check_int("seed", seed, minimum=0)
+
+    def bind(self, context: RunContext) -> Self:
+        """Build the action set and cost model (see :class:`MixedRecourse`) and an empty probe cache."""
+        super().bind(context)
         self._cont, self._disc = self.mutable_columns()
         self.probe_cache_ = ProbeCache()
+        return self
 
     def _search(self, features: np.ndarray, threshold: np.ndarray, scorer: Scorer) -> tuple[np.ndarray, np.ndarray]:
         # agents with the same features and cut-off get the same search (bootstrap samples repeat rows)

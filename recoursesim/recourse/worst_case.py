@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Self
 
 import numpy as np
 from sklearn.base import clone
 
 from recoursesim._validate import check_choice, check_float, check_int, check_list
+from recoursesim.component import RunContext
 from recoursesim.errors import ConfigError
 from recoursesim.recourse.horizon import HorizonRecourse
 from recoursesim.recourse.linear import LinearRecourse
@@ -58,8 +60,7 @@ class WorstCaseRecourse(HorizonRecourse):
     early-stopping one, can be fitted on it), so where the current model accepts almost none of the
     reference rows the set can hold fewer refits, or only the current model.
 
-    ``base`` (the generator to strengthen) and the builder's ``schema``, ``action_defaults``,
-    ``population`` and ``feature_names`` are the fields every horizon-aware generator inherits
+    ``base`` (the generator to strengthen) is the field every horizon-aware generator inherits
     (:class:`~recoursesim.recourse.horizon.HorizonRecourse`).
 
     Args:
@@ -93,9 +94,15 @@ class WorstCaseRecourse(HorizonRecourse):
         self._tol = check_float("tol", self.tol, minimum=0.0)
         self._model: Scorer | None = None
         self._ensemble: _WorstOf | None = None
+
+    def bind(self, context: RunContext) -> Self:
+        """Build the base generator twice: ``base_`` and ``against_set_``; the population gives default rows."""
+        super().bind(context)
         #: The base generator asked about the model set (``base_`` is asked about the current model
         #: for the fallback): each keeps the probes of its own model across steps.
         self.against_set_ = self.build_base()
+        self.population_ = context.population
+        return self
 
     def strengthen(
         self, features: np.ndarray, scores: np.ndarray, threshold: np.ndarray, scorer: Scorer
@@ -216,7 +223,7 @@ class WorstCaseRecourse(HorizonRecourse):
 
         output = scorer.output_ if isinstance(scorer, StatesOutput) else "auto"
 
-        rows = np.asarray(observed_rows(self.reference, self.population, "worst_case", "refit the model on"), float)
+        rows = np.asarray(observed_rows(self.reference, self.population_, "worst_case", "refit the model on"), float)
         labels = np.asarray(scorer.score(rows), dtype=float) >= float(np.median(threshold))
         rng = np.random.default_rng(self.seed)
         models: list[Scorer] = []

@@ -6,11 +6,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from recoursesim.choice.base import lender_order_of
+from recoursesim.component import RunContext
 from recoursesim.errors import ConfigError
-from recoursesim.features.capabilities import action_defaults_of, schema_of
 from recoursesim.registry import build
 from recoursesim.scenario.market import DEFAULT_CHOICE, lender_tables
+from recoursesim.scoring.base import width_of
 from recoursesim.scoring.fitted import RefitsUserModel
+from recoursesim.selection.base import places_of
 
 if TYPE_CHECKING:
     from recoursesim.engine.market import Market
@@ -42,19 +45,16 @@ def model_arguments(given: BuildInputs, *, dry_run: bool = False) -> dict[str, A
     population_spec = {key: value for key, value in spec["population"].items() if key not in ("initial", "entrants")}
     allowed = given.allow_imports
     population = build("population", population_spec, data=given.inputs.get("data"), allow_imports=allowed)
-    # Mixed-type populations hand their schema and default action set to the parts that need them.
-    mixed: dict[str, Any] = {
-        "schema": schema_of(population),
-        "action_defaults": action_defaults_of(population),
-    }
-    scorer, selector, recourse, trainer = decision_parts(given, spec, population, mixed, "")
-    behaviour = build("behaviour", spec["behaviour"], allow_imports=allowed, **mixed)
-    market = build_market(given, population, mixed, config.initial)
+    # Every part is bound to the run as it is built, so a part the population refuses is named now.
+    context = RunContext.of(population)
+    scorer, selector, recourse, trainer = decision_parts(given, spec, context, "")
+    behaviour = build("behaviour", spec["behaviour"], allow_imports=allowed, context=context)
+    market = build_market(given, context, config.initial)
     if market is not None:
         first = market.lenders[0]
         scorer, selector, recourse, trainer = first.scorer, first.selector, first.recourse, first.trainer
-    outcome = build("outcome", spec["outcome"], allow_imports=allowed) if "outcome" in spec else None
-    observers = build_observers(spec.get("observers", []), population, mixed, allowed)
+    outcome = build("outcome", spec["outcome"], allow_imports=allowed, context=context) if "outcome" in spec else None
+    observers = build_observers(spec.get("observers", []), context, allowed)
     reference = config.reference_group
     if reference is not None and reference not in population.group_names:
         raise ConfigError(
@@ -83,47 +83,40 @@ def model_arguments(given: BuildInputs, *, dry_run: bool = False) -> dict[str, A
 
 
 def decision_parts(
-    given: BuildInputs, tables: Mapping[str, Any], population: Any, mixed: dict[str, Any], where: str
+    given: BuildInputs, tables: Mapping[str, Any], context: RunContext, where: str
 ) -> tuple[Any, Any, Any, Any]:
-    """Build one lender's scorer, selector, recourse generator and trainer (``None``) from ``tables``.
+    """Build one lender's scorer, selector, recourse generator and trainer (``None``) from ``tables``, bound.
 
     Args:
         given: What the scenario gives (its inputs, trust and import allowance).
         tables: The sections ``scorer``, ``selection``, ``recourse`` and, optionally, ``training``.
-        population: The run's population.
-        mixed: The population's schema and default action set.
+        context: The run's context.
         where: The prefix of the sections' fields in messages (``""`` or ``"lenders[1]."``).
     """
     from recoursesim.refit_order import refit_order_of
 
     allowed = given.allow_imports
-    feature_names = tuple(population.feature_names)
+    feature_names = context.feature_names
     scorer = build(
         "scorer",
         tables["scorer"],
         section=f"{where}scorer",
-        population=population,
         fitted_estimator=given.inputs.get("model"),
         trusted=given.trusted,
         allow_imports=allowed,
-        **mixed,
+        context=context,
     )
-    n_features = getattr(scorer, "n_features_in_", len(feature_names))
+    n_features = width_of(scorer)
+    n_features = len(feature_names) if n_features is None else n_features
     if n_features != len(feature_names):
         raise ConfigError(
             f"{where}scorer.weights", f"has {n_features} entries but the population has {len(feature_names)} features",
             f"give one weight per feature ({', '.join(feature_names)})",
         )  # fmt: skip
-    selector = build("selector", tables["selection"], section=f"{where}selection", allow_imports=allowed)
-    recourse = build(
-        "recourse",
-        tables["recourse"],
-        section=f"{where}recourse",
-        feature_names=feature_names,
-        population=population,
-        allow_imports=allowed,
-        **mixed,
+    selector = build(
+        "selector", tables["selection"], section=f"{where}selection", allow_imports=allowed, context=context
     )
+    recourse = build("recourse", tables["recourse"], section=f"{where}recourse", allow_imports=allowed, context=context)
     # A refitting trainer refits clones of the user's own model, when the scorer is one.
     user_estimator = scorer.refit_prototype() if isinstance(scorer, RefitsUserModel) else None
     trainer = (
@@ -133,7 +126,7 @@ def decision_parts(
             section=f"{where}training",
             allow_imports=allowed,
             user_estimator=user_estimator,
-            **mixed,
+            context=context,
         )
         if "training" in tables
         else None
@@ -145,7 +138,7 @@ def decision_parts(
     return scorer, selector, recourse, trainer
 
 
-def build_market(given: BuildInputs, population: Any, mixed: dict[str, Any], n_initial: int) -> Market | None:
+def build_market(given: BuildInputs, context: RunContext, n_initial: int) -> Market | None:
     """The scenario's market (``None`` without ``[market]``): its lenders built, its choice and culture.
 
     Raises:
@@ -162,8 +155,8 @@ def build_market(given: BuildInputs, population: Any, mixed: dict[str, Any], n_i
     lenders = []
     for index, name, sections in tables:
         where = f"lenders[{index}]."
-        scorer, selector, recourse, trainer = decision_parts(given, sections, population, mixed, where)
-        k = getattr(selector, "k", None)
+        scorer, selector, recourse, trainer = decision_parts(given, sections, context, where)
+        k = places_of(selector)
         places = [k] if isinstance(k, int) else k if isinstance(k, list) else []
         if places and max(places) > n_initial:
             field = f"{where}selection.k" if "selection" in spec["lenders"][index] else "selection.k"
@@ -177,10 +170,14 @@ def build_market(given: BuildInputs, population: Any, mixed: dict[str, Any], n_i
     check_lenders(lenders, outcome="outcome" in spec, observers="observers" in spec, fields=fields)
     market = spec["market"]
     choice = build(
-        "choice", market.get("choice", DEFAULT_CHOICE), section="market.choice", allow_imports=given.allow_imports
+        "choice",
+        market.get("choice", DEFAULT_CHOICE),
+        section="market.choice",
+        allow_imports=given.allow_imports,
+        context=context,
     )
     names = [lender.name for lender in lenders]
-    order = getattr(choice, "order", None)
+    order = lender_order_of(choice)
     unknown = [name for name in order or () if name not in names]
     if unknown:
         raise ConfigError(
@@ -192,7 +189,7 @@ def build_market(given: BuildInputs, population: Any, mixed: dict[str, Any], n_i
 
 
 def build_observers(
-    tables: list[dict[str, Any]], population: Any, mixed: dict[str, Any], allow_imports: tuple[str, ...] = ()
+    tables: list[dict[str, Any]], context: RunContext, allow_imports: tuple[str, ...] = ()
 ) -> list[Any]:
     """Build the ``[[observers]]``; each writes its rows under its ``label`` (default: its name), unique."""
     observers: list[Any] = []
@@ -200,9 +197,7 @@ def build_observers(
     for i, table in enumerate(tables):
         section = f"observers[{i}]"
         params = {key: value for key, value in table.items() if key != "label"}
-        observer = build(
-            "observer", params, section=section, population=population, allow_imports=allow_imports, **mixed
-        )
+        observer = build("observer", params, section=section, allow_imports=allow_imports, context=context)
         if "label" in table:
             label = table["label"]
             if not isinstance(label, str) or not label.strip():

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, Self, runtime_checkable
 
 import numpy as np
 from scipy.special import expit, logit
 
 if TYPE_CHECKING:
+    from recoursesim.component import RunContext
     from recoursesim.features import FeatureSchema
 
 
@@ -105,12 +106,37 @@ class AdditiveForm:
 
 
 @runtime_checkable
-class Scorer(Protocol):
-    """Scores agents; selection ranks by the score."""
+class Scores(Protocol):
+    """Anything that scores rows: what a trainer's ``update`` and ``start`` must return."""
 
     def score(self, features: np.ndarray) -> np.ndarray:
         """Return one float score per row of ``features``."""
         ...
+
+
+@runtime_checkable
+class Scorer(Scores, Protocol):
+    """Scores agents; selection ranks by the score.
+
+    A scorer class subclasses it for the defaults of :meth:`bind`, :meth:`prepare` and
+    :attr:`fits_on_population`.
+    """
+
+    #: Whether :meth:`prepare` fits the scorer on the population's training rows when a run starts
+    #: (in a polyculture market each such lender fits on its own share of them).
+    fits_on_population: ClassVar[bool] = False
+
+    def score(self, features: np.ndarray) -> np.ndarray:
+        """Return one float score per row of ``features``."""
+        ...
+
+    def bind(self, context: RunContext) -> Self:
+        """Learn what it needs from the run, when the model is built (default: nothing)."""
+        return self
+
+    def prepare(self, population: Any, rng: np.random.Generator) -> Scorer:
+        """The scorer the run starts with, made once the population is fitted (default: itself)."""
+        return self
 
 
 @runtime_checkable
@@ -258,6 +284,18 @@ class WrapsFittedModel(Protocol):
 
     estimator_: Any
     input: str
+
+
+@runtime_checkable
+class StatesWidth(Protocol):
+    """A scorer that says how many features a row has for it (``n_features_in_``, scikit-learn's name)."""
+
+    n_features_in_: int
+
+
+def width_of(scorer: object) -> int | None:
+    """The number of features ``scorer`` reads (:class:`StatesWidth`), or ``None`` if it does not say."""
+    return int(scorer.n_features_in_) if isinstance(scorer, StatesWidth) else None
 
 
 @runtime_checkable

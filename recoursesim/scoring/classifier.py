@@ -15,6 +15,7 @@ from recoursesim.scoring.base import (
     AdditiveForm,
     LinearForm,
     PredictsEdits,
+    Scorer,
     WrapsFittedModel,
     edited_rows,
     final_estimator,
@@ -22,7 +23,7 @@ from recoursesim.scoring.base import (
 from recoursesim.scoring.encoding import CodeEncoder
 
 
-class ClassifierScorer:
+class ClassifierScorer(Scorer):
     """Score agents with a fitted scikit-learn classifier.
 
     The score is the probability of the positive class (``predict_proba``) or the signed

@@ -13,15 +13,17 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
+from typing import Any, ClassVar, Literal, Protocol, Self, runtime_checkable
 
 import numpy as np
 
 from recoursesim._validate import check_str
-from recoursesim.component import Component
+from recoursesim.component import Component, RunContext
 from recoursesim.errors import ConfigError
+from recoursesim.features.capabilities import OffersLabelledRows, favourable_outcome_of
 from recoursesim.features.schema import FeatureSchema
 from recoursesim.registry import register
+from recoursesim.scoring.base import Scorer
 from recoursesim.scoring.classifier import ClassifierScorer
 from recoursesim.scoring.model_confine import confine_model
 from recoursesim.scoring.model_trust import check_model_file
@@ -115,7 +117,8 @@ def check_fitted_model(
         scorer = ClassifierScorer(TabularModel.prefitted(schema, estimator, columns=columns), output=output)  # type: ignore[arg-type]
     except ConfigError as error:  # ``output`` is the caller's own parameter, not part of the model
         raise (error if error.field == "output" else error.under(field)) from None
-    rows = getattr(population, "codes", None)
+    labelled = population.labelled_rows() if isinstance(population, OffersLabelledRows) else None
+    rows = None if labelled is None else labelled[0]
     if rows is not None and len(rows):
         sample = np.asarray(rows[:CHECK_ROWS], dtype=float)
         try:
@@ -140,11 +143,10 @@ def _check_classes(estimator: Any, population: Any, field: str) -> None:
     classes = list(np.asarray(getattr(estimator, "classes_", [0, 1])).tolist())
     if len(classes) != 2:
         raise ConfigError(field, f"the model has {len(classes)} classes {classes}", "fit a binary classifier")
-    favourable = getattr(population, "favourable_", None)
+    target, favourable = favourable_outcome_of(population)
     accepted = [1, True] if favourable is None else [1, True, favourable]
     if classes[1] in accepted and classes[0] not in accepted:
         return
-    target = getattr(population, "target_", None)
     shown = favourable.item() if isinstance(favourable, np.generic) else favourable  # 1, not np.int64(1)
     outcome = f"the favourable outcome {shown!r} of {target!r}" if favourable is not None else "1 (favourable)"
     raise ConfigError(
@@ -187,7 +189,7 @@ class RefitsUserModel(Protocol):
 
 
 @register("scorer", "fitted")
-class FittedModelScorer(Component):
+class FittedModelScorer(Component, Scorer):
     """A classifier the user fitted: the object given from Python, or a file saved with skops.
 
     Its parameters follow the :class:`~recoursesim.component.Component` conventions; the model
@@ -206,11 +208,14 @@ class FittedModelScorer(Component):
         fingerprint: Set by :meth:`~recoursesim.scenario.Scenario.with_inputs`: a digest of the
             model given from Python, which makes a sweep's run identities depend on the model.
         fitted_estimator: The model given from Python (supplied by the scenario, never a scenario key).
-        schema: Supplied by the scenario.
-        population: Supplied by the scenario (the model is checked on its rows).
+
+    :meth:`bind` checks the model against the run's population (its features, outcome and rows)
+    and makes the scorer (``scorer_``).
     """
 
     registered_name: ClassVar[str]
+    #: Prepared when a run starts, as a fitted model is (its rows are only checked, never fitted on).
+    fits_on_population: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -219,8 +224,6 @@ class FittedModelScorer(Component):
         output: Literal["auto", "proba", "decision"] = "auto",
         fingerprint: str | None = None,
         fitted_estimator: Any = None,
-        schema: FeatureSchema | None = None,
-        population: Any = None,
     ) -> None:
         self.model_file = model_file
         if model_file is not None and not isinstance(model_file, os.PathLike):
@@ -232,8 +235,6 @@ class FittedModelScorer(Component):
             check_str("fingerprint", fingerprint)
         self.output = output  # checked with the model (check_fitted_model)
         self.fitted_estimator = fitted_estimator
-        self.schema = schema
-        self.population = population
         if fitted_estimator is None and model_file is None:
             if fingerprint is not None:
                 raise ConfigError(
@@ -242,18 +243,16 @@ class FittedModelScorer(Component):
                     "pass it again (model=...), or save it with skops.io.dump and set model_file",
                 )
             raise ConfigError("model_file", "is missing", 'name the fitted model: model_file = "model.skops"')
-        estimator = (
+        self.estimator_ = (
             fitted_estimator if fitted_estimator is not None else load_model_file(model_file or "", trusted_names)
         )
-        if schema is None:
-            names = list(getattr(population, "feature_names", ()))
-            schema = FeatureSchema.numeric(names) if names else None
-        if schema is None:
-            raise ConfigError("name", "a fitted model needs the population's features", "use it with a population")
-        self._schema = schema
-        field = "model" if fitted_estimator is not None else "model_file"
-        self.scorer_ = check_fitted_model(estimator, schema, population, output, field=field)
-        self.estimator_ = estimator
+
+    def bind(self, context: RunContext) -> Self:
+        """Check the model on the run's population and make the scorer (``scorer_``)."""
+        self._schema = context.feature_schema
+        field = "model" if self.fitted_estimator is not None else "model_file"
+        self.scorer_ = check_fitted_model(self.estimator_, self._schema, context.population, self.output, field=field)
+        return self
 
     def __sklearn_clone__(self) -> FittedModelScorer:
         """A new scorer with the same parameters, around the same fitted model (never refitted here)."""
@@ -274,29 +273,6 @@ class FittedModelScorer(Component):
         model = self.scorer_.estimator
         return TabularModel(self._schema, clone(model.estimator), input=model.input, columns=model.columns)
 
-    @classmethod
-    def check_supplied(cls) -> dict[str, Any]:
-        """What the conformance checks supply: a one-hot, scaled logistic pipeline fitted on their German population."""
-        from sklearn.compose import ColumnTransformer
-        from sklearn.linear_model import LogisticRegression
-        from sklearn.pipeline import Pipeline
-        from sklearn.preprocessing import OneHotEncoder, StandardScaler
-
-        from recoursesim.component import CHECK_POPULATION
-        from recoursesim.datasets import load_german
-        from recoursesim.registry import build
-
-        population = build("population", CHECK_POPULATION)
-        schema = population.schema
-        data = load_german()
-        frame = data.X[list(schema.names)].dropna()
-        labels = data.y.loc[frame.index].to_numpy()
-        discrete = [n for n, k in zip(schema.names, schema.kinds, strict=True) if k in ("categorical", "ordinal")]
-        onehot = ("onehot", OneHotEncoder(handle_unknown="ignore"), discrete)
-        encode = ColumnTransformer([onehot], remainder=StandardScaler())  # unscaled numbers: lbfgs does not converge
-        model = Pipeline([("encode", encode), ("model", LogisticRegression(max_iter=2000))]).fit(frame, labels)
-        return {"fitted_estimator": model, "schema": schema, "population": population}
-
     def prepare(self, population: Any, rng: np.random.Generator) -> ClassifierScorer:
         """The checked scorer (the model is already fitted; ``rng`` is not used)."""
         return self.scorer_
@@ -304,3 +280,27 @@ class FittedModelScorer(Component):
     def score(self, features: np.ndarray) -> np.ndarray:
         """Scores of the model on code-space rows."""
         return self.scorer_.score(features)
+
+
+def example_fitted_model() -> Any:
+    """The model the conformance checks give ``fitted``: a one-hot, scaled logistic pipeline fitted on German credit.
+
+    It is fitted on the rows of the checks' German population (:data:`~recoursesim.component.CHECK_POPULATION`).
+    """
+    from sklearn.compose import ColumnTransformer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    from recoursesim.component import CHECK_POPULATION
+    from recoursesim.datasets import load_german
+    from recoursesim.registry import build
+
+    schema = build("population", CHECK_POPULATION).schema
+    data = load_german()
+    frame = data.X[list(schema.names)].dropna()
+    labels = data.y.loc[frame.index].to_numpy()
+    discrete = [n for n, k in zip(schema.names, schema.kinds, strict=True) if k in ("categorical", "ordinal")]
+    onehot = ("onehot", OneHotEncoder(handle_unknown="ignore"), discrete)
+    encode = ColumnTransformer([onehot], remainder=StandardScaler())  # unscaled numbers: lbfgs does not converge
+    return Pipeline([("encode", encode), ("model", LogisticRegression(max_iter=2000))]).fit(frame, labels)

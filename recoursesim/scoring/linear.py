@@ -10,11 +10,11 @@ from recoursesim._validate import check_float, check_vector
 from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 from recoursesim.registry import register
-from recoursesim.scoring.base import LinearForm
+from recoursesim.scoring.base import LinearForm, Scorer
 
 
 @register("scorer", "linear")
-class LinearScorer(Component):
+class LinearScorer(Component, Scorer):
     """Fixed linear ranker ``f(x) = weights · x + intercept``, blind to the group.
 
     Args:

@@ -14,13 +14,13 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.utils.validation import check_is_fitted
 
 from recoursesim._validate import check_choice, check_str, check_table
-from recoursesim.component import Component
+from recoursesim.component import Component, RunContext
 from recoursesim.errors import ConfigError
 from recoursesim.features.capabilities import OffersTrainingData, schema_of
 from recoursesim.features.schema import FeatureSchema
 from recoursesim.registry import register
 from recoursesim.rng import integer_seed
-from recoursesim.scoring.base import edited_rows
+from recoursesim.scoring.base import Scorer, edited_rows
 from recoursesim.scoring.classifier import ClassifierScorer
 from recoursesim.scoring.encoding import builtin_pipeline
 from recoursesim.scoring.model_confine import refuse_unsafe_params, unknown_category
@@ -227,7 +227,7 @@ def tabular_estimator(schema: FeatureSchema, classifier: Any) -> TabularModel:
 
 
 @register("scorer", "model", "sklearn")
-class ModelScorer(Component):
+class ModelScorer(Component, Scorer):
     """A built-in scikit-learn model, fitted when the run starts on the population's training split.
 
     The model sits in :func:`builtin_pipeline` (one-hot categorical codes, standardised numbers
@@ -241,31 +241,38 @@ class ModelScorer(Component):
             boosting) or ``"mlp"``.
         params: Constructor parameters of the model (for example ``{ max_depth = 3 }``).
         output: ``"proba"`` or ``"decision"``.
-        schema: Supplied by the scenario from the population.
+
+    :meth:`bind` keeps the run's feature schema (``schema_``), used when :meth:`prepare` is given
+    rows that do not state theirs.
     """
 
     registered_name: ClassVar[str]  # set by the registry's decorator
+    fits_on_population: ClassVar[bool] = True
 
     def __init__(
         self,
         model: str = "logistic",
         params: Mapping[str, Any] | None = None,
         output: str = "proba",
-        schema: FeatureSchema | None = None,
     ) -> None:
         self.model = model
         self.params = params
         self._params = {} if params is None else dict(check_table("params", params))
         self.output = output
         self._output: Literal["proba", "decision"] = check_choice("output", output, ["proba", "decision"])
-        self.schema = schema
+        self.schema_: FeatureSchema | None = None
         self._prototype = make_model(check_str("model", model), self._params)
         if output == "decision" and not hasattr(self._prototype, "decision_function"):
             raise ConfigError("output", f"the {model} model has no decision function", 'use output = "proba"')
 
+    def bind(self, context: RunContext) -> Self:
+        """Keep the run's feature schema (``schema_``)."""
+        self.schema_ = context.schema
+        return self
+
     def prepare(self, population: Any, rng: np.random.Generator) -> ClassifierScorer:
         """Fit the model on ``population.training_data()``; return the fitted scorer."""
-        schema = schema_of(population) or self.schema
+        schema = schema_of(population) or self.schema_
         if schema is None or not isinstance(population, OffersTrainingData):
             raise ConfigError(
                 "scorer.name",

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 import pandas as pd
 
 from recoursesim._validate import check_int
-from recoursesim.component import Component
+from recoursesim.component import Component, RunContext
 from recoursesim.errors import ConfigError
 from recoursesim.features.capabilities import OffersTestSplit
 from recoursesim.observers import PopulationSnapshot
@@ -39,31 +39,35 @@ class ModelShiftObserver(Component):
         every: Observe every ``every`` steps.
         reference_size: At most this many step-0 agents in the reference sample.
         name: Observer name in the observations.
-        population: Supplied by the scenario builder (its labelled test split, if any, is used).
+
+    :meth:`bind` keeps the run's population, whose labelled test split (if any) is used.
 
     Attributes:
         name: Observer name.
         every: Observation period in steps.
     """
 
-    def __init__(
-        self, every: int = 1, reference_size: int = 1000, name: str = "model_shift", population: Any = None
-    ) -> None:
+    def __init__(self, every: int = 1, reference_size: int = 1000, name: str = "model_shift") -> None:
         self.every = every
         check_every(every)
         self.reference_size = reference_size
         check_int("reference_size", reference_size, minimum=1)
         self.name = name
         check_name(name)
-        self.population = population
+        self.population_: Any = None
         self._test: tuple[np.ndarray, np.ndarray] | None = None
         self._state: tuple[np.ndarray, np.ndarray, float, np.ndarray | None] | None = None
+
+    def bind(self, context: RunContext) -> Self:
+        """Keep the run's population (``population_``), for its labelled test split."""
+        self.population_ = context.population
+        return self
 
     def observe(self, snapshot: PopulationSnapshot) -> pd.DataFrame:
         """Return rows (group NA) ``disagreement, decisiveness, param_change, accuracy, auc``."""
         if self._state is None or snapshot.step == 0:
             self._state = self._reference(snapshot)
-            self._test = labelled_test_split(self.population)  # the population is fitted by now
+            self._test = labelled_test_split(self.population_)  # the population is fitted by now
         sample, initial_scores, s0, initial_params = self._state
         scores = np.asarray(snapshot.scorer.score(sample), dtype=float)
         entries: list[tuple[object, str, float]] = [

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
 
 import numpy as np
 
 from recoursesim.refit_order import OrdersRefit
 from recoursesim.scoring.base import Scorer
+
+if TYPE_CHECKING:
+    from recoursesim.component import RunContext
 
 
 @dataclass(frozen=True)
@@ -42,10 +45,9 @@ class TrainingContext:
 class Trainer(OrdersRefit, Protocol):
     """Refits the decision model from this step's data; returns the model for the next step.
 
-    Optional members the model uses when present:
+    A trainer class subclasses it for the default :meth:`start` (the scenario's scorer as it is).
+    An optional member the model uses when present:
 
-    * ``start(features, group, scorer, rng) -> Scorer``: called once with the initial population,
-      returns the first decision model (for example a classifier fitted on the scorer's labels).
     * ``order``: when the refit happens within a step, one of
       :data:`~recoursesim.refit_order.REFIT_ORDERS`: ``"spec"`` (default; refit after the agents
       act on the selecting model's recommendations), ``"reference"`` (refit first; agents follow
@@ -56,4 +58,12 @@ class Trainer(OrdersRefit, Protocol):
 
     def update(self, context: TrainingContext) -> Scorer:
         """Return ``M_{t+1}`` (it may return ``context.scorer`` unchanged)."""
+        ...
+
+    def start(self, features: np.ndarray, group: np.ndarray, scorer: Scorer, rng: np.random.Generator) -> Scorer:
+        """The first decision model, from the initial population (default: ``scorer`` as it is)."""
+        return scorer
+
+    def bind(self, context: RunContext) -> Self:
+        """Learn what it needs from the run when the model is built (:meth:`recoursesim.component.Component.bind`)."""
         ...

@@ -7,10 +7,12 @@ The models are in :mod:`recoursesim.training.group_recourse_models`, their solve
 from __future__ import annotations
 
 import warnings
+from typing import Self
 
 import numpy as np
 
 from recoursesim._validate import check_bool, check_choice, check_float
+from recoursesim.component import RunContext
 from recoursesim.registry import register
 from recoursesim.scoring.classifier import ClassifierScorer
 from recoursesim.threads import fit_single_threaded
@@ -78,6 +80,10 @@ class GroupRecourseTrainer(RefitTrainer):
         self.standardize = standardize
         self._standardize = check_bool("standardize", standardize)
         self._configure(initial_threshold, retrain_every, "proba" if model == "logistic" else "decision", order)
+
+    def bind(self, context: RunContext) -> Self:
+        """Nothing to learn: its own model is fitted on the rows as they are, whatever the features' types."""
+        return self
 
     def _fit(
         self, features: np.ndarray, labels: np.ndarray, groups: np.ndarray, rng: np.random.Generator

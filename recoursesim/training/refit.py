@@ -5,13 +5,13 @@ from __future__ import annotations
 import logging
 import warnings
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 import numpy as np
 from sklearn.base import clone
 
 from recoursesim._validate import check_bool, check_choice, check_float, check_int, check_table
-from recoursesim.component import Component
+from recoursesim.component import Component, RunContext
 from recoursesim.errors import ConfigError
 from recoursesim.features.schema import FeatureSchema
 from recoursesim.refit_order import REFIT_ORDERS
@@ -22,7 +22,7 @@ from recoursesim.scoring.classifier import ClassifierScorer
 from recoursesim.scoring.model_confine import confine_model, refuse_unsafe_params
 from recoursesim.scoring.tabular import TabularModel, tabular_estimator
 from recoursesim.threads import fit_single_threaded
-from recoursesim.training.base import TrainingContext
+from recoursesim.training.base import Trainer, TrainingContext
 from recoursesim.training.estimators import ESTIMATORS, make_estimator
 from recoursesim.training.warm_logistic import fitted_logistic, solves_exactly
 
@@ -30,7 +30,7 @@ log = logging.getLogger("recoursesim.training")
 
 
 @register("trainer", "refit", "retrain")
-class RefitTrainer(Component):
+class RefitTrainer(Component, Trainer):
     """Refit the decision model from scratch each step on the current population and its outcomes.
 
     The training data at step ``t`` is ``X_t`` (every agent scored at ``t``) with labels ``y_t``,
@@ -60,15 +60,16 @@ class RefitTrainer(Component):
             refitted model's recommendations at its own cut-off) or ``"refit_before_acting"``
             (refit first; agents act toward the selecting model's recommendations, their move
             computed under the refitted model).
-        schema: Supplied by the scenario for a mixed-type population: the estimator is then
-            fitted on encoded features (one-hot categories, scaled numbers and ranks; see
-            :func:`~recoursesim.scoring.tabular.tabular_estimator`).
         user_estimator: Supplied by the scenario when its decision model is the user's own fitted
             model (:class:`~recoursesim.scoring.fitted.FittedModelScorer`): an unfitted clone of it
             that takes the population's rows as the model's own DataFrame. With ``estimator``
             not given, every refit fits a clone of it (``estimator_params`` are set on the user's
             model, as ``{histgradientboostingclassifier__max_iter = 50}`` for a pipeline); the
             user's fitted object is never touched.
+
+    :meth:`bind` reads the run's feature schema: on a mixed-type population a named estimator is
+    fitted on encoded features (one-hot categories, scaled numbers and ranks; see
+    :func:`~recoursesim.scoring.tabular.tabular_estimator`).
     """
 
     #: Whether refits solve the built-in logistic regression by warm-started Newton steps (set by
@@ -83,24 +84,31 @@ class RefitTrainer(Component):
         retrain_every: int = 1,
         output: str = "proba",
         order: str = "spec",
-        schema: FeatureSchema | None = None,
         user_estimator: Any = None,
     ) -> None:
         self.estimator = estimator
         self.estimator_params = estimator_params
         self.output = output
-        self.schema = schema
         self.user_estimator = user_estimator
         if estimator_params is not None:
             check_table("estimator_params", estimator_params)
-        self._prototype = _prototype_for(estimator, estimator_params, schema, user_estimator)
         self._configure(initial_threshold, retrain_every, output, order)
+        self._learn_schema(None)  # the estimator is checked now; bind may wrap it for a mixed-type schema
+        self._solution: np.ndarray | None = None
+
+    def bind(self, context: RunContext) -> Self:
+        """Wrap a named estimator for the run's feature schema (a mixed-type population's encoding)."""
+        self._learn_schema(context.schema)
+        return self
+
+    def _learn_schema(self, schema: FeatureSchema | None) -> None:
+        self._prototype = _prototype_for(self.estimator, self.estimator_params, schema, self.user_estimator)
         # The built-in logistic regression is refitted exactly by Newton's method from the previous
         # step's solution (recoursesim.training.warm_logistic); a user's model is cloned and fitted.
+        estimator, user_estimator = self.estimator, self.user_estimator
         built_in = isinstance(estimator, str) or (estimator is None and user_estimator is None)
         self._newton = built_in and solves_exactly(self._prototype)
         self._newton_params = self._prototype.get_params() if self._newton else {}
-        self._solution: np.ndarray | None = None
 
     def _configure(self, initial_threshold: float | None, retrain_every: int, output: str, order: str) -> None:
         """Check and set what every refitting trainer shares (subclasses with their own model call it)."""
@@ -197,7 +205,6 @@ class CounterfactualAugmentationTrainer(RefitTrainer):
         retrain_every: Refit every this many steps.
         output: ``"proba"`` or ``"decision"``.
         order: ``"spec"``, ``"reference"`` or ``"refit_before_acting"`` (see :class:`RefitTrainer`).
-        schema: Supplied by the scenario (see :class:`RefitTrainer`).
         user_estimator: Supplied by the scenario with the user's own model (see :class:`RefitTrainer`).
     """
 
@@ -211,12 +218,9 @@ class CounterfactualAugmentationTrainer(RefitTrainer):
         retrain_every: int = 1,
         output: str = "proba",
         order: str = "spec",
-        schema: FeatureSchema | None = None,
         user_estimator: Any = None,
     ) -> None:
-        super().__init__(
-            estimator, estimator_params, initial_threshold, retrain_every, output, order, schema, user_estimator
-        )
+        super().__init__(estimator, estimator_params, initial_threshold, retrain_every, output, order, user_estimator)
         self.imbalance_ratio = imbalance_ratio
         self._imbalance_ratio = check_float("imbalance_ratio", imbalance_ratio, minimum=0.0)
         self.drop_short = drop_short

@@ -23,7 +23,7 @@ from recoursesim.training.base import TrainingContext
 from recoursesim.training.refit import RefitTrainer
 
 
-class StrategicScorer:
+class StrategicScorer(Scorer):
     """A scorer lowered by a gaming budget: ``score(x) = inner.score(x) - budget``.
 
     Against a threshold selector at ``τ`` it accepts ``inner.score(x) >= τ + budget``: the

@@ -9,8 +9,8 @@ class (``isinstance``), never probed by name. The probes that remain are:
 - ``foreign``: duck typing of an object recoursesim does not define (a user's or scikit-learn's
   estimator, pandas/numpy objects, an optional library);
 - ``by-name``: attribute access by a name held in a variable (parameters, dataclass fields, options);
-- ``own``: probes of recoursesim's own components still waiting for their base-class default.
-  They are listed in :data:`KNOWN_OWN`, which may only shrink.
+- ``own``: probes of recoursesim's own components; none remain (:data:`KNOWN_OWN` is empty, and
+  a new one fails the suite).
 
 A new probe fails :func:`test_every_probe_is_listed` until it is listed, with its reason, in
 ``capability_probes.csv`` beside this file; a new probe of a name one of our base classes declares
@@ -80,30 +80,9 @@ def test_every_reason_is_classified() -> None:
     assert all(entry[2] for entry in PROBES.values())
 
 
-#: Probes of recoursesim's own components that remain (the component lifecycle of issue 44 gives
-#: their kinds the base-class defaults that replace them). This set may only shrink.
-KNOWN_OWN: frozenset[tuple[str, str]] = frozenset(
-    {
-        ("checks/_registered.py", "getattr:check_params"),
-        ("checks/scorer.py", "getattr:linear_form"),
-        ("checks/scorer.py", "getattr:n_features_in_"),
-        ("checks/scorer.py", "getattr:prepare"),
-        ("checks/trainer.py", "getattr:score"),
-        ("checks/trainer.py", "hasattr:start"),
-        ("component_index.py", "getattr:registered_name"),
-        ("engine/model.py", "getattr:prepare"),
-        ("engine/model.py", "hasattr:start"),
-        ("populations/binding.py", "getattr:action_defaults"),
-        ("populations/binding.py", "getattr:get_params"),
-        ("scenario/assemble.py", "getattr:k"),
-        ("scenario/assemble.py", "getattr:n_features_in_"),
-        ("scenario/assemble.py", "getattr:order"),
-        ("scoring/fitted.py", "getattr:codes"),
-        ("scoring/fitted.py", "getattr:favourable_"),
-        ("scoring/fitted.py", "getattr:feature_names"),
-        ("scoring/fitted.py", "getattr:target_"),
-    }
-)
+#: Probes of recoursesim's own components that remain: none (the component lifecycle gives every
+#: kind base-class defaults and typed capabilities instead). A new one fails the suite.
+KNOWN_OWN: frozenset[tuple[str, str]] = frozenset()
 
 #: Probes of foreign objects for a name that one of our base classes shares: ``Component`` mirrors
 #: scikit-learn's ``get_params``/``set_params`` and a population has a ``fit``, but these calls

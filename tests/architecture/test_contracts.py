@@ -110,7 +110,7 @@ def test_no_helper_takes_its_owner_back_even_in_a_type_hint() -> None:
 
 def test_a_failing_contract_fails_the_command(tmp_path, monkeypatch) -> None:
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    broken = text.replace('"scoring",\n    "features",', '"features",\n    "scoring",', 1)
+    broken = text.replace('"scoring",\n    "features : component",', '"features : component",\n    "scoring",', 1)
     assert broken != text
     (tmp_path / "pyproject.toml").write_text(broken, encoding="utf-8")
     monkeypatch.chdir(tmp_path)

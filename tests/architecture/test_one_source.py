@@ -67,7 +67,8 @@ def test_one_action_set_class() -> None:
         if isinstance(node, ast.ClassDef) and node.name.endswith("ActionSet")
     }
     assert defining == {"features/actions.py"}
+    from recoursesim.component import RunContext
     from recoursesim.features import MixedActionSet
     from recoursesim.recourse import LinearRecourse
 
-    assert isinstance(LinearRecourse(action_set={"lower": [0.0, 0.0]}).actions_, MixedActionSet)
+    assert isinstance(LinearRecourse(action_set={"lower": [0.0, 0.0]}).bind(RunContext()).actions_, MixedActionSet)

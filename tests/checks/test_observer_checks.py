@@ -7,10 +7,11 @@ import pandas as pd
 import pytest
 
 from recoursesim.checks import check_observer
+from recoursesim.component import Component
 from recoursesim.errors import ConfigError
 
 
-class MeanScore:
+class MeanScore(Component):
     """A correct minimal observer: the mean score of the waiting agents."""
 
     def __init__(self, every: int = 1, name: str = "mean_score") -> None:

@@ -3,6 +3,7 @@ import pytest
 from scipy.special import logit
 
 from recoursesim.behaviour import ActionContext, BoundedEffortBehaviour, FollowExactlyBehaviour, LogitStepBehaviour
+from recoursesim.component import RunContext
 from recoursesim.recourse import LinearRecourse
 from recoursesim.scoring import LinearScorer
 
@@ -28,7 +29,7 @@ def ctx(x, rec, effort, rng, threshold=0.6, scorer=None):
         scores=scorer.score(x),
         threshold=threshold,
         scorer=scorer,
-        cost=LinearRecourse().cost,
+        cost=LinearRecourse().bind(RunContext()).cost,
         rng=rng,
         step=0,
     )

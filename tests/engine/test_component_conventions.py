@@ -14,8 +14,8 @@ import pytest
 from sklearn.base import clone
 
 from recoursesim import registry
-from recoursesim.checks._registered import example_params
-from recoursesim.component import Component
+from recoursesim.checks._registered import EXAMPLE_INPUTS, example_params
+from recoursesim.component import Component, RunContext
 from recoursesim.errors import ConfigError
 
 
@@ -39,20 +39,14 @@ def _german():
 
 def _build(kind, name, *, with_data=False):
     table = {"name": name, **example_params(kind, name)}
-    supplied = getattr(CLASSES[(kind, name)], "check_supplied", None)  # a fitted model given from Python
-    extra = supplied() if callable(supplied) else {}
+    made = EXAMPLE_INPUTS.get((kind, name))  # a fitted model given from Python
+    extra = made() if made else {}
+    context = None
     if with_data:
-        population = _german()
-        extra = {
-            **extra,
-            "population": population,
-            "schema": population.schema,
-            "action_defaults": population.default_action_set,
-            "feature_names": tuple(population.feature_names),
-        }
+        context = RunContext.of(_german())
         if (kind, name) == ("observer", "ground_truth"):
             table.update(weights={"duration": -1.0}, causal=["duration"])
-    return registry.build(kind, table, **extra)
+    return registry.build(kind, table, context=context, **extra)
 
 
 def _same(a, b):
@@ -119,21 +113,24 @@ def test_clone_get_set_params_and_repr(key):
             assert f"{name}=" in text  # required values are always shown
 
 
+def test_constructors_take_hyper_parameters_only():
+    """No built-in constructor takes the run's context: a component learns it in bind."""
+    legacy = set(registry.LEGACY_PARAMETERS)
+    assert not [key for key in KEYS if legacy & set(inspect.signature(CLASSES[key]).parameters)]
+
+
 @pytest.mark.parametrize(
     "key",
-    [
-        pytest.param(k, marks=_marks(k))
-        for k in KEYS
-        if {"schema", "population", "action_defaults"} & set(inspect.signature(CLASSES[k]).parameters)
-        and k not in NOT_YET
-    ],
-    ids=lambda k: f"{k[0]}-{k[1]}",
+    [pytest.param(k, marks=_marks(k)) for k in KEYS if k[0] != "population"],
+    ids=[f"{k}-{n}" for k, n in KEYS if k != "population"],
 )
-def test_clone_with_the_builder_supplied_data(key):
+def test_bound_to_data_a_component_clones_to_the_same_parameters_and_binds_again(key):
     component = _build(*key, with_data=True)
     twin = clone(component)
     for name, value in component.get_params(deep=False).items():
         assert _same(value, twin.get_params(deep=False)[name]), name
+    context = RunContext.of(_german())
+    assert twin.bind(context) is twin and component.bind(context) is component  # bind returns the component
 
 
 def test_set_params_checks_like_the_constructor_and_keeps_the_old_state_on_refusal():
@@ -176,7 +173,7 @@ def test_refit_trainer_takes_an_estimator_object_and_refits_a_clone():
         population,
         registry.build("scorer", spec["scorer"]),
         registry.build("selector", spec["selection"]),
-        registry.build("recourse", spec["recourse"], feature_names=population.feature_names),
+        registry.build("recourse", spec["recourse"]),
         registry.build("behaviour", spec["behaviour"]),
         n_initial=200, entrants=20, n_steps=2, trainer=trainer, seed=0,
     )  # fmt: skip

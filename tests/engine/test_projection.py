@@ -4,6 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog, minimize
 
+from recoursesim.component import RunContext
 from recoursesim.errors import ConfigError
 from recoursesim.recourse import LinearRecourse, OffsetTargetRecourse, project_l1, project_l2
 from recoursesim.recourse.projection import SEQUENTIAL_SUM, feature_sum
@@ -14,7 +15,7 @@ def test_l2_projection_auditors_spec_vector():
     # docs/model.md example: w=(0.5,0.5), b=0, target 0.6, x=(0.2,0.4): gap 0.3, x' = x + 0.3*w/0.5 = (0.5, 0.7)
     scorer = LinearScorer([0.5, 0.5])
     x = np.array([[0.2, 0.4], [1.0, 1.0]])
-    rec = LinearRecourse().recommend(x, scorer.score(x), 0.6, scorer)
+    rec = LinearRecourse().bind(RunContext()).recommend(x, scorer.score(x), 0.6, scorer)
     np.testing.assert_allclose(rec, [[0.5, 0.7], [1.0, 1.0]])  # (1,1) already favourable: unchanged
 
 
@@ -38,8 +39,8 @@ def test_l2_infeasible_target_returns_best_point_and_flags_it():
 def test_immutable_and_increase_only_features_respected():
     scorer = LinearScorer([1.0, -1.0, 1.0])
     recourse = LinearRecourse(
-        action_set={"immutable": ["x2"], "increase_only": ["x1"]}, feature_names=("x0", "x1", "x2")
-    )
+        action_set={"immutable": ["x2"], "increase_only": ["x1"]},
+    ).bind(RunContext(feature_names=("x0", "x1", "x2")))
     x = np.array([[0.0, 0.5, 0.2]])
     rec = recourse.recommend(x, scorer.score(x), 1.0, scorer)
     # x1 would like to decrease (negative weight) but may only increase; x2 is frozen: all change goes to x0
@@ -80,7 +81,7 @@ def test_logistic_scorer_recommendation_lands_at_probability_threshold():
     y = (X.sum(axis=1) > 0).astype(int)
     scorer = ClassifierScorer(LogisticRegression().fit(X, y))
     x = np.array([[-1.0, -1.0]])
-    rec = LinearRecourse().recommend(x, scorer.score(x), 0.7, scorer)
+    rec = LinearRecourse().bind(RunContext()).recommend(x, scorer.score(x), 0.7, scorer)
     assert scorer.score(rec)[0] == pytest.approx(0.7, abs=1e-9)
 
 
@@ -92,7 +93,7 @@ def test_nonlinear_scorer_rejected_with_clear_error():
     X = np.array([[0.0, 0.0], [1.0, 1.0]])
     scorer = ClassifierScorer(DecisionTreeClassifier().fit(X, [0, 1]))
     with pytest.raises(ConfigError, match="needs a linear scorer"):
-        LinearRecourse().recommend(X, scorer.score(X), 0.9, scorer)
+        LinearRecourse().bind(RunContext()).recommend(X, scorer.score(X), 0.9, scorer)
 
 
 box = st.floats(-2, 2)
@@ -162,7 +163,7 @@ def test_linear_recourse_reports_found_and_leaves_an_unreachable_agent_in_place(
     # w = (1, 1) on the unit box: agent 0 needs score 1.5 (reachable at (0.75, 0.75)); agent 1 needs 2.5 (> 2, the
     # box's best score) and stays put; agent 2 is already above the cut-off
     scorer = LinearScorer([1.0, 1.0])
-    recourse = LinearRecourse(action_set={"lower": [0.0, 0.0], "upper": [1.0, 1.0]})
+    recourse = LinearRecourse(action_set={"lower": [0.0, 0.0], "upper": [1.0, 1.0]}).bind(RunContext())
     x = np.array([[0.5, 0.5], [0.5, 0.5], [0.9, 0.9]])
     threshold = np.array([1.5, 2.5, 1.5])
     rec = recourse.recommend(x, scorer.score(x), threshold, scorer)

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from recoursesim.component import RunContext
 from recoursesim.errors import ConfigError
 from recoursesim.groundtruth.observer import GroundTruthObserver
 from recoursesim.ledger import Ledger
@@ -163,7 +164,7 @@ def test_fitted_outcome_and_held_out_split_on_german_credit():
     population = DatasetPopulation(dataset="german", group="sex")
     features, labels = labelled_rows(population)
     assert features.shape == (1000, len(population.feature_names)) and set(np.unique(labels)) == {0, 1}
-    observer = GroundTruthObserver(outcome="fitted", population=population)
+    observer = GroundTruthObserver(outcome="fitted").bind(RunContext.of(population))
     model = observer._outcome_model(_snapshot_for(population))
     share = model.qualified(features).mean()
     assert 0.5 < share < 0.95  # German credit: 70% good risks; the fit reproduces roughly that share

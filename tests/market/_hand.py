@@ -37,10 +37,9 @@ class FixedPopulation:
 
 def lenders(k_b: int = 2) -> tuple[Lender, Lender]:
     """Lender A: score ``x``, fixed threshold 0.45. Lender B: score ``1 - x``, top-``k_b``."""
-    recourse = dict(feature_names=("x",))
     return (
-        Lender("A", LinearScorer([1.0]), ThresholdSelector(0.45), LinearRecourse(**recourse)),
-        Lender("B", LinearScorer([-1.0], intercept=1.0), TopKSelector(k_b), LinearRecourse(**recourse)),
+        Lender("A", LinearScorer([1.0]), ThresholdSelector(0.45), LinearRecourse()),
+        Lender("B", LinearScorer([-1.0], intercept=1.0), TopKSelector(k_b), LinearRecourse()),
     )
 
 

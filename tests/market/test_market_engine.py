@@ -11,11 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from joblib import Parallel, delayed
 
+from recoursesim.component import Component
 from recoursesim.engine.market import TrainingShare, scalar_threshold, training_shares
 from recoursesim.ledger import by_applicant
 from recoursesim.metrics.market import systemic_exclusion
 from recoursesim.scenario import Scenario
 from recoursesim.simulate import simulate
+from recoursesim.training.base import Trainer
 from tests.market._hand import market_model
 
 MARKET_COLUMNS = ["lender", "acted"]
@@ -239,7 +241,7 @@ def test_best_odds_uses_last_thresholds_after_the_first_step():
     np.testing.assert_allclose(model.ledger["rec_x"].iloc[4:6], [0.2, 0.2])
 
 
-class SpyTrainer:
+class SpyTrainer(Component, Trainer):
     """Keeps the model; records how many rows and which scores each refit saw."""
 
     def __init__(self) -> None:

@@ -10,11 +10,13 @@ recommendations the agents move toward under which model.
 import numpy as np
 import pytest
 
+from recoursesim.component import Component, RunContext
 from recoursesim.engine.model import RecourseModel
 from recoursesim.populations.base import Cohort
 from recoursesim.recourse.linear import LinearRecourse
 from recoursesim.scoring.linear import LinearScorer
 from recoursesim.selection.top_k import TopKSelector
+from recoursesim.training.base import Trainer
 
 START = np.array([[0.0, 3.0], [1.0, 2.0], [2.0, 1.0], [3.0, 0.0]])  # A, B, C, D
 A, B, C, D = range(4)
@@ -31,7 +33,7 @@ class FourAgents:
         return Cohort(START[:n].copy(), np.array([0, 1, 0, 1][:n]), np.ones(n))
 
 
-class ScriptedTrainer:
+class ScriptedTrainer(Component, Trainer):
     """Returns the next scripted model at each refit and keeps what it was given."""
 
     def __init__(self, order):
@@ -45,7 +47,7 @@ class ScriptedTrainer:
         return self.models[len(self.calls) - 1]
 
 
-class HalfWay:
+class HalfWay(Component):
     """Moves half-way toward the recommendation and keeps what it was given."""
 
     def __init__(self):
@@ -65,7 +67,7 @@ def run(order):
         FourAgents(),
         LinearScorer([1.0, 0.0]),
         TopKSelector(1),
-        LinearRecourse(feature_names=("x0", "x1")),
+        LinearRecourse().bind(RunContext(feature_names=("x0", "x1"))),
         behaviour,
         n_initial=4,
         entrants=0,

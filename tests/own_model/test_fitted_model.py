@@ -68,15 +68,15 @@ def test_hand_built_parts_get_the_population_schema_and_default_action_set() -> 
         RandomForestClassifier(n_estimators=20, random_state=0),
     ).fit(frame, labels)
     scorer = scorer_from_estimator(pipeline, population.schema)
-    # An explicit action set names the data's features, so this generator is built on the schema; the
-    # model adds the default action set it lacks, merged with the explicit table.
-    recourse = SearchRecourse(action_set={"upper": {"duration": 48}}, schema=population.schema)
+    # The model binds every part to the population: the schema, and the default action set merged
+    # with the explicit table.
+    recourse = SearchRecourse(action_set={"upper": {"duration": 48}})
     model = RecourseModel(
         population, scorer, TopKSelector(k=20), recourse, BoundedEffortBehaviour(),
         n_initial=200, entrants=10, n_steps=3,
     ).run()  # fmt: skip
-    assert model.recourse.schema == population.schema
-    assert model.behaviour.schema == population.schema
+    assert model.recourse.schema_ == population.schema
+    assert model.behaviour.schema_ == population.schema
     immutable = [
         n for n, fixed in zip(population.schema.names, model.recourse.actions_.immutable, strict=True) if fixed
     ]

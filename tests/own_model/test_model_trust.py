@@ -23,6 +23,7 @@ from sklearn.preprocessing import FunctionTransformer
 from recoursesim.errors import ConfigError
 from recoursesim.scenario import load_scenario
 from recoursesim.scoring import FittedModelScorer, load_model_file
+from recoursesim.scoring.fitted import example_fitted_model
 from recoursesim.scoring.model_trust import allowed_types, names_in_file
 from recoursesim.simulate import simulate
 from tests.hostile.conftest import one_line_error, tree
@@ -83,7 +84,7 @@ def test_the_allow_list_holds_classes_only_and_the_projects_own_models_need_no_t
     models = {
         "pipeline": user_model,
         "forest": RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y),
-        "checks": FittedModelScorer.check_supplied()["fitted_estimator"],
+        "checks": example_fitted_model(),
     }
     for name, model in models.items():
         path = tmp_path / f"{name}.skops"

@@ -7,10 +7,11 @@ from typing import Any
 import numpy as np
 import pytest
 
+from recoursesim.component import Component
 from recoursesim.features import CostModel, FeatureSchema, MixedActionSet
 
 
-class RandomLegalRecourse:
+class RandomLegalRecourse(Component):
     """Recommend a random legal move (tests only): exercises the engine without a real generator."""
 
     def __init__(self, schema: FeatureSchema, spec: dict[str, Any] | None = None, seed: int = 0) -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from recoursesim.behaviour import BoundedEffortBehaviour
 from recoursesim.behaviour.base import ActionContext
+from recoursesim.component import RunContext
 from recoursesim.engine.model import RecourseModel
 from recoursesim.features import CostModel, Feature, FeatureSchema, MixedActionSet
 from recoursesim.populations import DatasetPopulation
@@ -37,7 +38,7 @@ def _act(budget: float, start: list[float], target: list[float]) -> np.ndarray:
         rng=np.random.default_rng(0),
         step=0,
     )
-    return BoundedEffortBehaviour(budget="constant", schema=SCHEMA).act(context)[0]
+    return BoundedEffortBehaviour(budget="constant").bind(RunContext(schema=SCHEMA)).act(context)[0]
 
 
 @pytest.mark.parametrize(
@@ -76,7 +77,7 @@ def test_mixed_step_never_overspends_and_stays_legal() -> None:
         rng=rng,
         step=0,
     )
-    moved = BoundedEffortBehaviour(budget="constant", schema=SCHEMA).act(context)
+    moved = BoundedEffortBehaviour(budget="constant").bind(RunContext(schema=SCHEMA)).act(context)
     assert np.all(CostModel(SCHEMA).cost(moved - start) <= budget + 1e-9)
     assert actions.is_valid(start, moved).all()
     between = (np.minimum(start, target) - 1e-9 <= moved) & (moved <= np.maximum(start, target) + 1e-9)
@@ -86,13 +87,13 @@ def test_mixed_step_never_overspends_and_stays_legal() -> None:
 @pytest.fixture(scope="module")
 def run(random_legal_recourse: type) -> RecourseModel:
     population = DatasetPopulation("sex", dataset="german")
-    trainer = build("trainer", {"name": "cda", "estimator": "gradient_boosting"}, schema=population.schema)
+    trainer = build("trainer", {"name": "cda", "estimator": "gradient_boosting"}, context=RunContext.of(population))
     model = RecourseModel(
         population,
         ModelScorer("gradient_boosting"),
         TopKSelector(k=20),
         random_legal_recourse(population.schema, population.default_action_set),
-        BoundedEffortBehaviour(schema=population.schema),
+        BoundedEffortBehaviour().bind(RunContext(schema=population.schema)),
         n_initial=300,
         entrants=20,
         n_steps=4,

@@ -9,6 +9,7 @@ from recoursesim.auditors.ccm.observer import CounterfactualSwitchObserver, _cat
 from recoursesim.auditors.facts.observer import FactsObserver
 from recoursesim.auditors.facts.population_view import population_view
 from recoursesim.behaviour import BoundedEffortBehaviour
+from recoursesim.component import RunContext
 from recoursesim.engine.model import RecourseModel
 from recoursesim.populations import DatasetPopulation
 from recoursesim.scoring import ModelScorer
@@ -20,7 +21,7 @@ def model(random_legal_recourse: type) -> RecourseModel:
     columns = ["status", "duration", "purpose", "credit_amount", "savings", "present_employment", "installment_rate"]
     population = DatasetPopulation("sex", dataset="german", features=[*columns, "sex", "age"])
     observers = [
-        FactsObserver(every=2, min_support=0.1, action_defaults=population.default_action_set),
+        FactsObserver(every=2, min_support=0.1).bind(RunContext(action_defaults=population.default_action_set)),
         CounterfactualSwitchObserver(every=2),
     ]
     model = RecourseModel(
@@ -28,7 +29,7 @@ def model(random_legal_recourse: type) -> RecourseModel:
         ModelScorer("logistic"),
         TopKSelector(k=20),
         random_legal_recourse(population.schema, population.default_action_set),
-        BoundedEffortBehaviour(schema=population.schema),
+        BoundedEffortBehaviour().bind(RunContext(schema=population.schema)),
         n_initial=400,
         entrants=20,
         n_steps=2,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from recoursesim.component import RunContext
 from recoursesim.recourse import ExactLinearRecourse
 
 pytest.importorskip("dice_ml")
@@ -28,7 +29,9 @@ def dice_run(german_logistic):
     threshold = float(np.quantile(scores_all, 0.8))
     agents = world.agents[scores_all < threshold][:N_AGENTS]
     scores = world.scorer.score(agents)
-    dice = DiceRecourse(action_set=world.action_set, schema=world.schema, reference=world.train, seed=0)
+    dice = DiceRecourse(action_set=world.action_set, reference=world.train, seed=0).bind(
+        RunContext(schema=world.schema)
+    )
     recommendation = dice.recommend(agents, scores, threshold, world.scorer)
     return world, agents, scores, threshold, dice, recommendation
 
@@ -57,7 +60,7 @@ def test_immutable_features_never_move(dice_run):
 def test_cost_never_below_the_exact_optimum(dice_run):
     # The model is a one-hot logistic pipeline: exact_linear's optimum is a lower bound on any legal accepted move.
     world, agents, scores, threshold, dice, recommendation = dice_run
-    exact = ExactLinearRecourse(action_set=world.action_set, schema=world.schema)
+    exact = ExactLinearRecourse(action_set=world.action_set).bind(RunContext(schema=world.schema))
     best = exact.recommend(agents, scores, threshold, world.scorer)
     both = dice.found_ & exact.found_
     assert both.any()

@@ -9,6 +9,7 @@ from sklearn.linear_model import LogisticRegression
 
 from recoursesim import registry
 from recoursesim.checks.recourse import check_recourse
+from recoursesim.component import RunContext
 from recoursesim.durability import recommendation_fates
 from recoursesim.recourse import MarginRecourse, WorstCaseRecourse, worst_case_margin
 from recoursesim.recourse.margin import conformal_rank
@@ -32,11 +33,11 @@ def test_worst_case_move_on_a_two_feature_logistic_model_equals_its_closed_form(
     # t |w| - 1 - t = 0 -> t = 1/4, x' = (0.15, 0.20). The plain projection stops at t = 1/5.
     scorer = _logistic([3.0, 4.0], -1.0)
     x = np.array([[0.06, 0.08]])
-    generator = WorstCaseRecourse(radius=1.0)
+    generator = WorstCaseRecourse(radius=1.0).bind(RunContext())
     moved = generator.recommend(x, scorer.score(x), 0.5, scorer)
     np.testing.assert_allclose(moved, [[0.15, 0.20]], atol=1e-9)
     assert generator.strengthened_.all()
-    plain = WorstCaseRecourse(radius=0.0).recommend(x, scorer.score(x), 0.5, scorer)
+    plain = WorstCaseRecourse(radius=0.0).bind(RunContext()).recommend(x, scorer.score(x), 0.5, scorer)
     np.testing.assert_allclose(plain, [[0.12, 0.16]], atol=1e-12)
 
 
@@ -45,7 +46,7 @@ def test_worst_case_box_ball_on_the_positive_quadrant_is_a_shifted_projection():
     # x = (0.1, 0.1) the projection onto 2 x0 + 3 x1 = 1 adds (1 - 0.5) / 13 * (2, 3).
     scorer = _logistic([3.0, 4.0], -1.0)
     x = np.array([[0.1, 0.1]])
-    moved = WorstCaseRecourse(radius=1.0, norm="linf").recommend(x, scorer.score(x), 0.5, scorer)
+    moved = WorstCaseRecourse(radius=1.0, norm="linf").bind(RunContext()).recommend(x, scorer.score(x), 0.5, scorer)
     np.testing.assert_allclose(moved, [[0.1 + 1 / 13, 0.1 + 1.5 / 13]], atol=1e-9)
 
 
@@ -72,7 +73,11 @@ def test_worst_case_move_is_the_convex_optimum(w0, w1, b, radius, x0, x1, p, max
     x = np.array([[x0, x1]])
     if scorer.score(x)[0] >= p:
         return
-    moved = WorstCaseRecourse(radius=radius, max_iter=max_iter).recommend(x, scorer.score(x), p, scorer)[0]
+    moved = (
+        WorstCaseRecourse(radius=radius, max_iter=max_iter)
+        .bind(RunContext())
+        .recommend(x, scorer.score(x), p, scorer)[0]
+    )
     need = np.log(p / (1 - p)) - b
     w = np.array([w0, w1])
     constraint = {"type": "ineq", "fun": lambda z: w @ z - radius * np.linalg.norm(z) - need}
@@ -84,7 +89,7 @@ def test_worst_case_move_is_the_convex_optimum(w0, w1, b, radius, x0, x1, p, max
 def test_worst_case_settles_the_case_where_the_plain_fixed_point_oscillated():
     scorer, x, w = _logistic([0.5, 0.5], 0.0), np.array([[0.0, 0.5]]), np.array([0.5, 0.5])
     radius, need = 0.375, np.log(3)  # p = 0.75
-    generator = WorstCaseRecourse(radius=radius)
+    generator = WorstCaseRecourse(radius=radius).bind(RunContext())
     moved = generator.recommend(x, scorer.score(x), 0.75, scorer)[0]
     assert generator.strengthened_[0]  # not the base's plain move, which the model set rejects
     assert w @ moved - radius * np.linalg.norm(moved) == pytest.approx(need, abs=1e-9)  # on the boundary
@@ -97,7 +102,7 @@ def test_a_row_left_to_slsqp_meets_the_worst_case_constraint_exactly():
     # SLSQP stopped about 1e-8 short of the constraint here (CI, hypothesis): rescaled, it meets it.
     w, b, radius, p = np.array([0.5, 0.8565500335755214]), 0.25, 0.25, 0.875
     scorer, x = _logistic(list(w), b), np.zeros((1, 2))
-    generator = WorstCaseRecourse(radius=radius, max_iter=1)
+    generator = WorstCaseRecourse(radius=radius, max_iter=1).bind(RunContext())
     moved = generator.recommend(x, scorer.score(x), p, scorer)[0]
     assert generator.strengthened_[0]
     assert w @ moved - radius * np.linalg.norm(moved) == pytest.approx(np.log(p / (1 - p)) - b, abs=1e-9)
@@ -115,7 +120,7 @@ def test_margin_learns_the_cutoff_rise_over_the_horizon():
     # A fixed ranker and a cut-off rising 0.1 per step: every deficit over 3 steps is 0.3 (and 0.1
     # per step, scaled by 3, before the run is 3 steps long), so the margin is 0.3 from step 1 on
     # and a recommendation is still accepted 3 steps later but not 4.
-    generator = MarginRecourse(validity=0.9, horizon=3, base={"name": "linear"})
+    generator = MarginRecourse(validity=0.9, horizon=3, base={"name": "linear"}).bind(RunContext())
     model = _rising(generator)
     model.step()
     assert generator.margin_ == 0.0
@@ -191,11 +196,13 @@ def test_margin_reaches_its_stated_validity_when_the_drift_is_exogenous():
     # in the window), so it is 0.07 or 0.08 and never falls between observed values (an interpolated
     # quantile could land between 0.06 and 0.07 and keep only 84%): the stated 90% is reached. Aimed at
     # 0% (margin: the smallest rise seen, 0), only three rises of 0 keep it: 1/64.
-    generator = MarginRecourse(validity=0.9, horizon=3, window=200, sample=1, base={"name": "linear"})
+    generator = MarginRecourse(validity=0.9, horizon=3, window=200, sample=1, base={"name": "linear"}).bind(
+        RunContext()
+    )
     achieved = _validity_under_random_rises(generator)
     assert generator.margin_ == pytest.approx(0.07) or generator.margin_ == pytest.approx(0.08)
     assert 0.9 <= achieved < 1.0
-    plain = MarginRecourse(validity=0.0, horizon=3, window=200, sample=1, base={"name": "linear"})
+    plain = MarginRecourse(validity=0.0, horizon=3, window=200, sample=1, base={"name": "linear"}).bind(RunContext())
     assert _validity_under_random_rises(plain) < 0.05
 
 
@@ -222,7 +229,7 @@ def test_worst_case_skips_resamples_an_early_stopping_model_cannot_be_fitted_on(
     scores = scorer.score(reference)
     top = scores[-1]
     assert (scores >= top).sum() == 1
-    generator = WorstCaseRecourse(n_models=30, reference=reference.tolist(), base={"name": "auto"})
+    generator = WorstCaseRecourse(n_models=30, reference=reference.tolist(), base={"name": "auto"}).bind(RunContext())
     x = reference[:5]
     generator.recommend(x, scorer.score(x), np.full(5, top), scorer)
     refits = len(generator._ensemble.models) - 1

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
 
+from recoursesim.component import RunContext
 from recoursesim.datasets import load_adult, load_german
 from recoursesim.features import DEFAULT_ACTIONS, Feature, FeatureSchema
 from recoursesim.recourse import AutoRecourse, ExactLinearRecourse, SearchRecourse
@@ -55,7 +56,7 @@ def test_builtin_logistic_states_its_exact_additive_form(builtin_logistic):
 def test_exact_linear_on_the_builtin_logistic_model(builtin_logistic):
     schema, agents, actions, scorer = builtin_logistic
     scores = scorer.score(agents)
-    generator = ExactLinearRecourse(action_set=actions, schema=schema)
+    generator = ExactLinearRecourse(action_set=actions).bind(RunContext(schema=schema))
     moved = generator.recommend(agents, scores, 0.5, scorer)
     below = scores < 0.5
     assert below.sum() >= 100  # enough agents need recourse for the test to mean something
@@ -63,7 +64,7 @@ def test_exact_linear_on_the_builtin_logistic_model(builtin_logistic):
     assert np.all(scorer.score(moved)[generator.found_] >= 0.5)
     assert generator.actions_.is_valid(agents, moved).all()
     # nothing the search generator finds is cheaper than the exact optimum
-    search = SearchRecourse(action_set=actions, schema=schema)
+    search = SearchRecourse(action_set=actions).bind(RunContext(schema=schema))
     found = search.recommend(agents, scores, 0.5, scorer)
     both = below & generator.found_ & search.found_
     assert np.all(search.cost(found - agents)[both] >= generator.cost(moved - agents)[both] - 1e-9)
@@ -87,7 +88,7 @@ def test_exact_linear_cost_is_the_brute_force_optimum():
     scorer = ClassifierScorer(estimator)
     agents = np.array([[1.0, 0.0, 0.0], [3.0, 2.0, 0.0], [6.0, 1.0, 1.0], [0.5, 2.0, 2.0], [2.0, 0.0, 1.0]])
     threshold = 0.7
-    generator = ExactLinearRecourse(schema=schema)
+    generator = ExactLinearRecourse().bind(RunContext(schema=schema))
     moved = generator.recommend(agents, scorer.score(agents), threshold, scorer)
     cost = generator.cost(moved - agents)
     # brute force: every (colour, size) pair, then the cheapest x that reaches the cut-off (x is linear)
@@ -120,7 +121,7 @@ def test_a_saturating_pipeline_is_read_through_its_decision_function():
     final = world.scorer.estimator.estimator_.steps[-1][1]
     final.coef_ = final.coef_ * 40.0
     agents = world.agents[:200]
-    generator = ExactLinearRecourse(action_set=world.action_set, schema=world.schema)
+    generator = ExactLinearRecourse(action_set=world.action_set).bind(RunContext(schema=world.schema))
 
     def score(rows):
         return np.asarray(world.scorer.score(rows), dtype=float)
@@ -139,13 +140,13 @@ def test_auto_picks_exact_linear_for_logistic_and_search_for_gradient_boosting()
     schema, agents, actions, logistic = _builtin_world(load_german, "german")
     *_, boosted = _builtin_world(load_german, "german", model="gradient_boosting")
     for scorer, expected in ((logistic, "exact_linear"), (boosted, "search")):
-        auto = AutoRecourse(action_set=actions, schema=schema)
+        auto = AutoRecourse(action_set=actions).bind(RunContext(schema=schema))
         scores = scorer.score(agents)
         threshold = float(np.quantile(scores, 0.7))
         moved = auto.recommend(agents, scores, threshold, scorer)
         assert auto.chosen_ == expected
         reference = {"exact_linear": ExactLinearRecourse, "search": SearchRecourse}[expected]
-        same = reference(action_set=actions, schema=schema)
+        same = reference(action_set=actions).bind(RunContext(schema=schema))
         np.testing.assert_array_equal(moved, same.recommend(agents, scores, threshold, scorer))
         np.testing.assert_array_equal(auto.found_, same.found_)
 
@@ -215,7 +216,7 @@ def test_a_plugin_scorer_stating_its_form_is_not_probed():
     scorer = Stated()
     agents = np.array([[2.0, 0.0], [7.0, 0.0], [2.0, 1.0]])
     scores = scorer.score(agents)
-    generator = ExactLinearRecourse(schema=schema)
+    generator = ExactLinearRecourse().bind(RunContext(schema=schema))
     moved = generator.recommend(agents, scores, 0.5, scorer)
     assert scorer.calls == 2  # the caller's scores and the generator's final check: no probes
     # the same problem as test_exact_solution_by_hand (margin 0.5 x + colour - 4 must reach 0)
@@ -229,7 +230,7 @@ def test_exact_linear_judges_a_scorer_once_so_its_verdict_cannot_flip_mid_run(mo
     calls = []
     real = module.additive_form
     monkeypatch.setattr(module, "additive_form", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
-    generator = module.ExactLinearRecourse()
+    generator = module.ExactLinearRecourse().bind(RunContext())
     first, second = LinearScorer([0.5, 0.5]), LinearScorer([0.2, 0.8])
     agents = np.array([[0.1, 0.2], [0.3, 0.1]])
     for scorer in (first, first, first, second, second):

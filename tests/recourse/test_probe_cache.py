@@ -6,6 +6,7 @@ import pickle
 
 import numpy as np
 
+from recoursesim.component import RunContext
 from recoursesim.recourse import SearchRecourse
 from recoursesim.recourse.probe_cache import ProbeCache
 from recoursesim.scoring import LinearScorer
@@ -19,7 +20,7 @@ def _setting(world, n: int = 150):
 
 
 def _search(world) -> SearchRecourse:
-    return SearchRecourse(action_set=world.action_set, schema=world.schema)
+    return SearchRecourse(action_set=world.action_set).bind(RunContext(schema=world.schema))
 
 
 def test_a_second_call_reuses_the_probes_and_gives_the_same_recommendations(german_gbm):
@@ -53,12 +54,12 @@ def test_the_cache_is_emptied_for_another_scorer_object(german_gbm, german_logis
 def test_the_cache_is_emptied_when_the_model_is_refitted_in_place():
     features = np.random.default_rng(1).uniform(0.0, 0.5, size=(40, 2))
     scorer = LinearScorer([1.0, 0.0])
-    search = SearchRecourse()
+    search = SearchRecourse().bind(RunContext())
     search.recommend(features, scorer.score(features), 0.6, scorer)
     assert len(search.probe_cache_) > 0
     scorer.coef_ = np.array([0.0, 1.0])  # the same object, another model: stale probes would move x0
     warm = search.recommend(features, scorer.score(features), 0.6, scorer)
-    fresh_generator = SearchRecourse()
+    fresh_generator = SearchRecourse().bind(RunContext())
     fresh = fresh_generator.recommend(features, scorer.score(features), 0.6, scorer)
     assert np.array_equal(warm, fresh)
     assert np.array_equal(search.found_, fresh_generator.found_)
@@ -67,13 +68,15 @@ def test_the_cache_is_emptied_when_the_model_is_refitted_in_place():
 def test_changed_features_are_probed_anew():
     features = np.random.default_rng(2).uniform(0.0, 0.5, size=(30, 2))
     scorer = Counting(LinearScorer([0.5, 0.5]))
-    search = SearchRecourse()
+    search = SearchRecourse().bind(RunContext())
     search.recommend(features, scorer.scorer.score(features), 0.6, scorer)
     cached = len(search.probe_cache_)
     moved = features + 0.1  # every agent moved: no profile is remembered
     warm = search.recommend(moved, scorer.scorer.score(moved), 0.6, scorer)
     assert len(search.probe_cache_) == cached + len(moved)
-    assert np.array_equal(warm, SearchRecourse().recommend(moved, scorer.scorer.score(moved), 0.6, scorer.scorer))
+    assert np.array_equal(
+        warm, SearchRecourse().bind(RunContext()).recommend(moved, scorer.scorer.score(moved), 0.6, scorer.scorer)
+    )
 
 
 def test_identical_agents_get_identical_recommendations(german_gbm):
@@ -91,7 +94,7 @@ def test_identical_agents_get_identical_recommendations(german_gbm):
 def test_a_pickled_generator_starts_with_an_empty_cache():
     features = np.random.default_rng(3).uniform(0.0, 1.0, size=(20, 2))
     scorer = LinearScorer([0.5, 0.5])
-    search = SearchRecourse()
+    search = SearchRecourse().bind(RunContext())
     search.recommend(features, scorer.score(features), 0.6, scorer)
     copy = pickle.loads(pickle.dumps(search))
     assert len(search.probe_cache_) > 0 and len(copy.probe_cache_) == 0

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from recoursesim.component import RunContext
 from recoursesim.features import MixedActionSet
 from recoursesim.recourse import ExactLinearRecourse, NearestAcceptedRecourse, SearchRecourse
 
@@ -25,8 +26,8 @@ def test_search_matches_the_exact_optimum_on_a_one_hot_logistic_model(request, w
     agents = world.agents
     scores = world.scorer.score(agents)
     threshold = level if cut == "probability" else float(np.quantile(scores, level))
-    exact = ExactLinearRecourse(action_set=world.action_set, schema=world.schema)
-    search = SearchRecourse(action_set=world.action_set, schema=world.schema)
+    exact = ExactLinearRecourse(action_set=world.action_set).bind(RunContext(schema=world.schema))
+    search = SearchRecourse(action_set=world.action_set).bind(RunContext(schema=world.schema))
     best = exact.recommend(agents, scores, threshold, world.scorer)
     found = search.recommend(agents, scores, threshold, world.scorer)
     solvable = (scores < threshold) & exact.found_
@@ -43,10 +44,11 @@ def test_search_matches_the_exact_optimum_on_a_one_hot_logistic_model(request, w
 
 def test_exact_optimum_is_a_lower_bound_for_observed_profiles(german_logistic):
     agents, scores, threshold = _setting(german_logistic)
-    exact = ExactLinearRecourse(action_set=german_logistic.action_set, schema=german_logistic.schema)
+    exact = ExactLinearRecourse(action_set=german_logistic.action_set).bind(RunContext(schema=german_logistic.schema))
     manifold = NearestAcceptedRecourse(
-        action_set=german_logistic.action_set, schema=german_logistic.schema, reference=german_logistic.train
-    )
+        action_set=german_logistic.action_set,
+        reference=german_logistic.train,
+    ).bind(RunContext(schema=german_logistic.schema))
     best = exact.recommend(agents, scores, threshold, german_logistic.scorer)
     observed = manifold.recommend(agents, scores, threshold, german_logistic.scorer)
     both = (scores < threshold) & manifold.found_
@@ -60,8 +62,9 @@ def test_exact_optimum_is_a_lower_bound_for_observed_profiles(german_logistic):
 def test_manifold_picks_the_cheapest_reachable_accepted_row(german_gbm):
     agents, scores, threshold = _setting(german_gbm, 120)
     manifold = NearestAcceptedRecourse(
-        action_set=german_gbm.action_set, schema=german_gbm.schema, reference=german_gbm.train
-    )
+        action_set=german_gbm.action_set,
+        reference=german_gbm.train,
+    ).bind(RunContext(schema=german_gbm.schema))
     observed = manifold.recommend(agents, scores, threshold, german_gbm.scorer)
     reference = german_gbm.train
     accepted = german_gbm.scorer.score(reference) >= threshold
@@ -93,14 +96,14 @@ def test_exact_solution_by_hand():
 
     agents = np.array([[2.0, 0.0], [7.0, 0.0], [2.0, 1.0]])
     threshold = float(expit(4.0))
-    generator = ExactLinearRecourse(schema=schema)
+    generator = ExactLinearRecourse().bind(RunContext(schema=schema))
     moved = generator.recommend(agents, Model().score(agents), threshold, Model())
     # agent 0 (margin 1): x to 8 costs 0.6; blue (+3) costs 1 and reaches 4 exactly -> x to 8 is cheaper
     # agent 1 (margin 3.5): x to 8 costs 0.1
     # agent 2 (green, margin 2): x to 6 costs 0.4
     np.testing.assert_allclose(moved, [[8.0, 0.0], [8.0, 0.0], [6.0, 1.0]], atol=1e-6)
     np.testing.assert_allclose(generator.cost(moved - agents), [0.6, 0.1, 0.4], atol=1e-6)
-    weighted = ExactLinearRecourse(schema=schema, cost_weights={"x": 3.0})  # x now costs 0.3 per unit
+    weighted = ExactLinearRecourse(cost_weights={"x": 3.0}).bind(RunContext(schema=schema))  # x now costs 0.3 per unit
     moved = weighted.recommend(agents, Model().score(agents), threshold, Model())
     # agent 0: x to 8 costs 1.8; blue costs 1 and reaches margin 4 -> switch to blue, x unchanged
     np.testing.assert_allclose(moved[0], [2.0, 2.0], atol=1e-6)
@@ -163,11 +166,11 @@ def test_every_recommendation_respects_random_action_sets(german_logistic, germa
         spec = data.draw(action_sets(world))
         agents, scores, threshold = _setting(world, 40)
         generators = [
-            SearchRecourse(action_set=spec, schema=world.schema, samples=16),
-            NearestAcceptedRecourse(action_set=spec, schema=world.schema, reference=world.train),
+            SearchRecourse(action_set=spec, samples=16).bind(RunContext(schema=world.schema)),
+            NearestAcceptedRecourse(action_set=spec, reference=world.train).bind(RunContext(schema=world.schema)),
         ]
         if world is german_logistic:
-            generators.append(ExactLinearRecourse(action_set=spec, schema=world.schema))
+            generators.append(ExactLinearRecourse(action_set=spec).bind(RunContext(schema=world.schema)))
         for generator in generators:
             moved = generator.recommend(agents, scores, threshold, world.scorer)
             _respects(generator.actions_, agents, moved, spec)
@@ -192,7 +195,7 @@ def test_bad_generator_parameters_name_the_field(spec, field):
     from recoursesim.registry import build
 
     with pytest.raises(ConfigError) as caught:
-        build("recourse", spec)
+        build("recourse", spec, context=RunContext())
     assert str(caught.value).startswith(field), str(caught.value)
     assert "\n" not in str(caught.value)
 
@@ -201,7 +204,7 @@ def test_exact_linear_refuses_a_non_additive_model(german_gbm):
     from recoursesim.errors import ConfigError
 
     agents, scores, threshold = _setting(german_gbm, 50)
-    generator = ExactLinearRecourse(action_set=german_gbm.action_set, schema=german_gbm.schema)
+    generator = ExactLinearRecourse(action_set=german_gbm.action_set).bind(RunContext(schema=german_gbm.schema))
     with pytest.raises(ConfigError, match="search"):
         generator.recommend(agents, scores, threshold, german_gbm.scorer)
 
@@ -210,7 +213,7 @@ def test_manifold_without_reference_rows_says_how_to_fix():
     from recoursesim.errors import ConfigError
     from recoursesim.scoring import LinearScorer
 
-    generator = NearestAcceptedRecourse()
+    generator = NearestAcceptedRecourse().bind(RunContext())
     scorer = LinearScorer([0.5, 0.5])
     agents = np.array([[0.1, 0.1]])
     with pytest.raises(ConfigError, match="reference"):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from recoursesim.component import RunContext
 from recoursesim.recourse import SearchRecourse
 from recoursesim.recourse.probe_cache import score_distinct
 from recoursesim.scoring import LinearScorer
@@ -59,8 +60,8 @@ def test_score_distinct_scores_each_row_once_and_gives_every_row_its_score():
 def test_shrinking_lowest_point_first_gives_the_eager_recommendations_from_fewer_rows(german_gbm):
     agents, scores, threshold = _setting(german_gbm, 200)
     lazy_scorer, eager_scorer = Counting(german_gbm.scorer), Counting(german_gbm.scorer)
-    lazy = SearchRecourse(action_set=german_gbm.action_set, schema=german_gbm.schema)
-    eager = EagerShrink(action_set=german_gbm.action_set, schema=german_gbm.schema)
+    lazy = SearchRecourse(action_set=german_gbm.action_set).bind(RunContext(schema=german_gbm.schema))
+    eager = EagerShrink(action_set=german_gbm.action_set).bind(RunContext(schema=german_gbm.schema))
     out = lazy.recommend(agents, scores, threshold, lazy_scorer)
     reference = eager.recommend(agents, scores, threshold, eager_scorer)
     assert np.array_equal(out, reference)
@@ -75,10 +76,10 @@ def test_agents_sharing_a_profile_get_the_recommendation_of_that_profile_searche
     pick = rng.permutation(np.concatenate([np.arange(60), rng.integers(0, 60, size=90)]))  # 1 to 5 copies
     crowd, crowd_scores = agents[pick], scores[pick]
     crowd_scorer, distinct_scorer = Counting(german_gbm.scorer), Counting(german_gbm.scorer)
-    deduplicated = SearchRecourse(action_set=german_gbm.action_set, schema=german_gbm.schema)
+    deduplicated = SearchRecourse(action_set=german_gbm.action_set).bind(RunContext(schema=german_gbm.schema))
     out = deduplicated.recommend(crowd, crowd_scores, threshold, crowd_scorer)
     # every distinct profile searched once, in a generator of its own, then handed to each copy
-    per_profile = SearchRecourse(action_set=german_gbm.action_set, schema=german_gbm.schema)
+    per_profile = SearchRecourse(action_set=german_gbm.action_set).bind(RunContext(schema=german_gbm.schema))
     expected = per_profile.recommend(agents, scores, threshold, distinct_scorer)
     assert np.array_equal(out, expected[pick])
     assert np.array_equal(deduplicated.found_, per_profile.found_[pick])

@@ -3,6 +3,7 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 from recoursesim.checks import check_trainer
+from recoursesim.component import RunContext
 from recoursesim.errors import ConfigError
 from recoursesim.recourse import LinearRecourse
 from recoursesim.scoring import ClassifierScorer, LinearScorer
@@ -59,7 +60,7 @@ def test_robustness_spec_vector():
 
         X0, y0 = batch()
         m0 = ClassifierScorer(LogisticRegression().fit(X0, y0))
-        recourse = LinearRecourse(feature_names=("a", "b"))
+        recourse = LinearRecourse().bind(RunContext(feature_names=("a", "b")))
         neg0 = m0.score(X0) < 0.5
         cf0 = recourse.recommend(X0[neg0], m0.score(X0[neg0]), 0.5, m0)
         X1, y1 = batch()

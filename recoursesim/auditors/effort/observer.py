@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 import numpy as np
 import pandas as pd
@@ -14,9 +14,8 @@ from recoursesim.auditors.effort.mixed import linear_view
 from recoursesim.auditors.effort.recourse import MinimalInterventionRecourse
 from recoursesim.auditors.effort.scm import LinearAdditiveSCM
 from recoursesim.auditors.too_few import too_few_rows
-from recoursesim.component import Component
+from recoursesim.component import Component, RunContext
 from recoursesim.errors import ConfigError
-from recoursesim.features import FeatureSchema
 from recoursesim.features.capabilities import group_column_of
 from recoursesim.observers import PopulationSnapshot
 from recoursesim.registry import register
@@ -49,12 +48,11 @@ class EqualityOfEffortObserver(Component):
         q: Neighbourhood quantile for the individual-level mean ACR (1 = system level only).
         intervention: ``"antichain"`` or ``"subsets"`` (see :class:`MinimalInterventionRecourse`).
         name: Observer name.
-        population: Supplied by the scenario (a dataset population's group column is left out of
-            the distance and never actionable).
-        action_defaults: Supplied by the scenario: the data set's default action set (immutable
-            features, directions and bounds of the actionable ones).
-        schema: Supplied by the scenario for a dataset population: ``actionable`` and ``dag``
-            naming an unknown or categorical feature are refused when the scenario is loaded.
+
+    :meth:`bind` reads from the run's population its group column (left out of the distance and
+    never actionable), its data set's default action set (immutable features, directions and
+    bounds of the actionable ones) and its feature schema: ``actionable`` and ``dag`` naming an
+    unknown or categorical feature are refused then, before the run starts.
 
     Attributes:
         name: Observer name.
@@ -70,9 +68,6 @@ class EqualityOfEffortObserver(Component):
         q: float = 1.0,
         intervention: Literal["antichain", "subsets"] = "antichain",
         name: str = "effort",
-        population: Any = None,
-        action_defaults: Mapping[str, Any] | None = None,
-        schema: FeatureSchema | None = None,
     ) -> None:
         check_int("every", every, minimum=1)
         if not 0 < check_float("q", q) <= 1:
@@ -93,10 +88,14 @@ class EqualityOfEffortObserver(Component):
         self.intervention = intervention
         check_choice("intervention", intervention, ["antichain", "subsets"])
         self.name = name
-        self.population = population
-        self.schema = schema
-        self.group_column = group_column_of(population)
-        self.action_defaults = action_defaults
+        self.group_column_: str | None = None
+        self.action_defaults_: Mapping[str, Any] | None = None
+
+    def bind(self, context: RunContext) -> Self:
+        """Keep the population's group column and default action set; check the named features."""
+        self.group_column_ = group_column_of(context.population)
+        self.action_defaults_ = context.action_defaults
+        schema = context.schema
         if schema is not None:
             named = [("actionable", n) for n in self._actionable or ()]
             named += [("dag", n) for child, parents in self._dag.items() for n in (child, *parents)]
@@ -109,6 +108,7 @@ class EqualityOfEffortObserver(Component):
                         f"{feature!r} is categorical",
                         "equality of effort intervenes on numbers and ranks only: leave it out",
                     )
+        return self
 
     def observe(self, snapshot: PopulationSnapshot) -> pd.DataFrame:
         """Audit one snapshot: one block of rows per group.
@@ -167,7 +167,7 @@ class EqualityOfEffortObserver(Component):
             return too_few_rows(f"{present.size} group(s) among {codes.size} agents, effort needs two of each")
         try:
             view = linear_view(
-                snapshot, self._actionable, self._direction, self._dag, self.action_defaults, self.group_column
+                snapshot, self._actionable, self._direction, self._dag, self.action_defaults_, self.group_column_
             )
         except ConfigError as error:  # the model puts the observer's place (observers[i]) in front
             raise (error if error.field else ConfigError("name", error.problem, error.fix)) from None

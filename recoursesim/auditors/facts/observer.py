@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 import pandas as pd
@@ -13,7 +13,7 @@ from recoursesim._validate import check_int
 from recoursesim.auditors.facts.auditor import FactsAuditor, FactsWarning
 from recoursesim.auditors.facts.population_view import population_view
 from recoursesim.auditors.too_few import too_few_rows
-from recoursesim.component import Component
+from recoursesim.component import Component, RunContext
 from recoursesim.errors import DataError
 from recoursesim.observers import PopulationSnapshot
 from recoursesim.registry import register
@@ -69,9 +69,10 @@ class FactsObserver(Component):
         actions: Candidate-action rule, ``"same_features"`` (the paper's) or ``"subsets"`` (see
             :class:`~recoursesim.auditors.facts.FactsAuditor`).
         name: The observer's name in the observations table.
-        action_defaults: Supplied by the scenario for a dataset population: its default action
-            set's immutable and increase-only features (see
-            :mod:`recoursesim.auditors.facts.population_view` for how real feature types are kept).
+
+    :meth:`bind` reads the run's default action set (a dataset population's): its immutable and
+    increase-only features (see :mod:`recoursesim.auditors.facts.population_view` for how real
+    feature types are kept).
 
     A step where the audit cannot run (e.g. one group has no affected agent) gives the rows
     ``n_subgroups = 0``, ``skipped = 1`` and ``skipped:<reason> = 1``, the reason in the metric
@@ -88,7 +89,6 @@ class FactsObserver(Component):
         budgets: tuple[float, ...] | None = None,
         actions: str = "same_features",
         name: str = "facts",
-        action_defaults: Mapping[str, Any] | None = None,
     ) -> None:
         self.every = every
         check_int("every", every, minimum=1)
@@ -99,14 +99,19 @@ class FactsObserver(Component):
         self.budgets = budgets
         self.actions = actions
         self.name = name
-        self.action_defaults = action_defaults
+        self.action_defaults_: Mapping[str, Any] | None = None
         # refused when the scenario is loaded, not at the first audit
         FactsAuditor(min_support=min_support, phis=phis, budgets=budgets, actions=actions)._check_params()
+
+    def bind(self, context: RunContext) -> Self:
+        """Keep the run's default action set (``action_defaults_``)."""
+        self.action_defaults_ = context.action_defaults
+        return self
 
     def observe(self, snapshot: PopulationSnapshot) -> pd.DataFrame:
         """Audit one snapshot; return rows ``metric, value`` (top score and unfair count per variant)."""
         features = list(snapshot.feature_names)
-        view = population_view(snapshot, self.n_bins, self.action_defaults)
+        view = population_view(snapshot, self.n_bins, self.action_defaults_)
         frame = view.frame
         names = np.asarray(snapshot.group_names, dtype=object)
         frame[GROUP_COLUMN] = names[np.asarray(snapshot.group, dtype=np.int64)]

@@ -6,6 +6,7 @@ from scipy.special import expit
 
 from recoursesim.auditors.effort import EqualityOfEffortObserver
 from recoursesim.auditors.effort.mixed import OTHER_TERMS, linear_view
+from recoursesim.component import RunContext
 from recoursesim.errors import ConfigError
 from recoursesim.features import Feature, FeatureSchema
 from recoursesim.observers import PopulationSnapshot
@@ -89,7 +90,9 @@ def test_bounds_and_group_column_come_from_the_data_set():
     class Population:
         group = "colour"
 
-    observer = EqualityOfEffortObserver(population=Population(), action_defaults={"upper": {"x": 3.0}})
+    observer = EqualityOfEffortObserver().bind(
+        RunContext(population=Population(), action_defaults={"upper": {"x": 3.0}})
+    )
     # margins: A -1.5, B 0.5, E -2 (group a); C 2.5, D -0.6, F 2 (group b); every x within the bound
     snapshot = _snapshot([[1, 0, 0], [3, 1, 0], [0, 0, 0], [3, 2, 0], [2, 0, 1], [2, 2, 0]], GROUPS)
     view = linear_view(snapshot, None, {}, {}, {"upper": {"x": 3.0}}, "colour")
@@ -150,4 +153,9 @@ def test_bad_observer_parameters_are_refused_when_the_scenario_loads(params, mes
     from recoursesim.registry import build
 
     with pytest.raises(ConfigError, match=message):
-        build("observer", {"name": "equality_of_effort", **params}, section="observers[0]", schema=SCHEMA)
+        build(
+            "observer",
+            {"name": "equality_of_effort", **params},
+            section="observers[0]",
+            context=RunContext(schema=SCHEMA),
+        )

@@ -1,0 +1,153 @@
+"""The component lifecycle: constructors take hyper-parameters, ``bind(context)`` hands over the run.
+
+A plug-in written against the older API (a constructor declaring ``schema``) keeps working for one
+release with one deprecation warning and gives the same ledger as the same plug-in written with
+``bind``; a duck-typed plug-in class without ``bind`` is given one when it is registered.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pandas as pd
+import pytest
+from sklearn.base import clone
+
+from recoursesim import registry
+from recoursesim.behaviour import BoundedEffortBehaviour
+from recoursesim.component import Component, RunContext
+from recoursesim.errors import ConfigError
+from recoursesim.recourse import SearchRecourse
+from recoursesim.scenario import Scenario
+
+
+class OldStyleEffort(Component):
+    """Bounded effort written against the older API: the builder passes the schema to the constructor."""
+
+    def __init__(self, budget: str = "flexible", schema=None) -> None:
+        self.budget = budget
+        self.schema = schema
+
+    def act(self, context):
+        return BoundedEffortBehaviour(budget=self.budget).bind(RunContext(schema=self.schema)).act(context)
+
+
+class NewStyleEffort(Component):
+    """The same behaviour, learning the schema in ``bind``."""
+
+    def __init__(self, budget: str = "flexible") -> None:
+        self.budget = budget
+
+    def bind(self, context: RunContext) -> NewStyleEffort:
+        self.inner_ = BoundedEffortBehaviour(budget=self.budget).bind(context)
+        return self
+
+    def act(self, context):
+        return self.inner_.act(context)
+
+
+@pytest.fixture
+def effort_plugins():
+    registry.register("behaviour", "old_style_effort")(OldStyleEffort)
+    registry.register("behaviour", "new_style_effort")(NewStyleEffort)
+    yield
+    for name in ("old_style_effort", "new_style_effort"):
+        registry._REGISTRY["behaviour"].pop(name, None)
+
+
+def _ledger(behaviour: str) -> pd.DataFrame:
+    spec = Scenario.bundled("german-credit-lending").spec
+    spec = {**spec, "run": {**spec["run"], "steps": 3}, "behaviour": {"name": behaviour}}
+    return Scenario.from_dict(spec).build_model(0).run().ledger
+
+
+def test_an_old_style_plugin_runs_warns_once_and_gives_the_new_style_ledger(effort_plugins):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        old = _ledger("old_style_effort")
+        again = _ledger("old_style_effort")  # a second build of the same class: no second warning
+    messages = [str(w.message) for w in caught if issubclass(w.category, DeprecationWarning)]
+    assert len(messages) == 1, messages
+    assert "OldStyleEffort takes schema in its constructor" in messages[0]
+    assert "bind(context)" in messages[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)  # the new way warns about nothing
+        new = _ledger("new_style_effort")
+    pd.testing.assert_frame_equal(old, new)
+    pd.testing.assert_frame_equal(old, again)
+    # and both equal the built-in behaviour they wrap: the mixed-type schema reached both
+    pd.testing.assert_frame_equal(new, _ledger("bounded_effort"))
+
+
+def test_a_plugin_class_without_bind_is_given_one_when_registered():
+    class DuckSelector:  # not a Component: no bind of its own
+        def __init__(self, k: int = 1) -> None:
+            self.k = k
+
+        def select(self, scores, context):
+            raise NotImplementedError
+
+    registry.register("selector", "duck_lifecycle_test")(DuckSelector)
+    try:
+        selector = DuckSelector()
+        assert selector.bind(RunContext()) is selector
+    finally:
+        registry._REGISTRY["selector"].pop("duck_lifecycle_test", None)
+
+
+def test_bind_again_with_another_context_and_clone_gives_an_unbound_component():
+    from recoursesim.component import CHECK_POPULATION
+
+    german = RunContext.of(registry.build("population", CHECK_POPULATION))
+    generator = SearchRecourse(action_set={"upper": {"duration": 48}}).bind(german)
+    assert generator.schema_ is german.schema
+    # the data set's default action set is merged in: its immutable features stay immutable
+    immutable = {name for name, fixed in zip(german.schema.names, generator.actions_.immutable, strict=True) if fixed}
+    assert immutable == set(german.action_defaults["immutable"])
+    twin = clone(generator)
+    assert twin.get_params() == generator.get_params() and not hasattr(twin, "schema_")  # unbound
+    # bound again, to the two-feature world: everything learned is replaced
+    plain = SearchRecourse().bind(german)
+    assert plain.actions_.immutable.any()
+    assert plain.bind(RunContext()) is plain
+    assert plain.schema_.names == ("x0", "x1") and not plain.actions_.immutable.any()
+    with pytest.raises(ConfigError, match=r"^action_set\.upper\.duration: unknown feature"):
+        generator.bind(RunContext())  # its explicit table names a feature that world lacks
+
+
+def test_a_context_made_by_hand_defaults_to_the_schema_names_or_the_two_feature_world():
+    assert RunContext().feature_names == ("x0", "x1")
+    assert RunContext(feature_names=("a",)).feature_names == ("a",)
+    from recoursesim.features import FeatureSchema
+
+    schema = FeatureSchema.numeric(["p", "q", "r"])
+    assert RunContext(schema=schema).feature_names == ("p", "q", "r")
+    assert RunContext(schema=schema).feature_schema is schema
+    assert RunContext(feature_names=("a", "b")).feature_schema.names == ("a", "b")
+
+
+def test_registration_gives_duck_typed_scorers_and_trainers_the_defaults_of_their_kind():
+    class Fixed:  # no prepare: it does not fit on the population
+        def score(self, features):
+            return features.sum(axis=1)
+
+    class Prepared(Fixed):  # its own prepare: the model prepares it on the training rows
+        def prepare(self, population, rng):
+            return Fixed()
+
+    class Keeps:  # a trainer without start
+        def update(self, context):
+            return context.scorer
+
+    added = [("scorer", "duck_fixed", Fixed), ("scorer", "duck_prepared", Prepared), ("trainer", "duck_keeps", Keeps)]
+    try:
+        for kind, name, cls in added:
+            registry.register(kind, name)(cls)
+        fixed, prepared = Fixed(), Prepared()
+        assert Fixed.fits_on_population is False and fixed.prepare(None, None) is fixed
+        assert Prepared.fits_on_population is True and type(prepared.prepare(None, None)) is Fixed
+        assert Keeps().start(None, None, fixed, None) is fixed
+        assert Keeps().bind(RunContext()) is not None
+    finally:
+        for kind, name, _ in added:
+            registry._REGISTRY[kind].pop(name, None)
