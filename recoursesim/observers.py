@@ -88,8 +88,8 @@ class Observer(Protocol):
         ...
 
     def bind(self, context: RunContext) -> Self:
-        """Learn what it needs from the run when the model is built (:meth:`recoursesim.component.Component.bind`)."""
-        ...
+        """Learn what it needs from the run when the model is built (default: nothing; see ``Component.bind``)."""
+        return self
 
 
 def observation_rows(name: str, step: int, result: Mapping[str, float] | pd.DataFrame) -> pd.DataFrame:

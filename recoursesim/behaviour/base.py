@@ -50,5 +50,5 @@ class Behaviour(Protocol):
         ...
 
     def bind(self, context: RunContext) -> Self:
-        """Learn what it needs from the run when the model is built (:meth:`recoursesim.component.Component.bind`)."""
-        ...
+        """Learn what it needs from the run when the model is built (default: nothing; see ``Component.bind``)."""
+        return self

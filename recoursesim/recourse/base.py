@@ -64,8 +64,8 @@ class RecourseGenerator(ReportsFound, KeepsActions, Protocol):
         ...
 
     def bind(self, context: RunContext) -> Self:
-        """Learn what it needs from the run when the model is built (:meth:`recoursesim.component.Component.bind`)."""
-        ...
+        """Learn what it needs from the run when the model is built (default: nothing; see ``Component.bind``)."""
+        return self
 
 
 def require_linear_form(scorer: Scorer, who: str) -> LinearForm:

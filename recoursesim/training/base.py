@@ -65,5 +65,5 @@ class Trainer(OrdersRefit, Protocol):
         return scorer
 
     def bind(self, context: RunContext) -> Self:
-        """Learn what it needs from the run when the model is built (:meth:`recoursesim.component.Component.bind`)."""
-        ...
+        """Learn what it needs from the run when the model is built (default: nothing; see ``Component.bind``)."""
+        return self

@@ -92,6 +92,8 @@ FOREIGN_NAMESAKES: frozenset[tuple[str, str]] = frozenset(
         ("component.py", "hasattr:get_params"),
         ("component.py", "hasattr:set_params"),
         ("scoring/base.py", "getattr:steps"),  # a scikit-learn Pipeline's steps, not a run's (RunShape.steps)
+        ("scoring/fitted.py", "getattr:n_features_in_"),  # the user's estimator (StatesWidth is our scorers')
+        ("scoring/model_confine.py", "getattr:n_features_in_"),
         ("scoring/classifier.py", "getattr:steps"),
         ("scoring/tree_tables.py", "getattr:steps"),
         ("scoring/model_confine.py", "hasattr:fit"),

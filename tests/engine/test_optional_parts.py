@@ -12,6 +12,7 @@ import pytest
 
 from recoursesim.choice.base import Choice, ChoiceContext, application_cost_of, lender_order_of
 from recoursesim.choice.policies import AllLenders, Sequential
+from recoursesim.component import RunContext
 from recoursesim.features.actions import MixedActionSet
 from recoursesim.recourse import LinearRecourse
 from recoursesim.recourse.base import RecourseGenerator, action_set_of, reported_found
@@ -55,6 +56,10 @@ class SubclassedGenerator(RecourseGenerator):
     def __init__(self) -> None:
         self._inner = LinearRecourse()
 
+    def bind(self, context: RunContext) -> SubclassedGenerator:
+        self._inner.bind(context)  # a generator that wraps another binds it to the run
+        return self
+
     def recommend(self, features, scores, threshold, scorer):  # type: ignore[no-untyped-def]
         return self._inner.recommend(features, scores, threshold, scorer)
 
@@ -81,7 +86,8 @@ def test_a_generator_reports_found_and_its_action_set_only_when_it_has_them() ->
     duck.recommend(np.zeros((3, 2)), np.zeros(3), 1.0, None)
     assert reported_found(duck) is duck.found_
     linear = LinearRecourse(action_set={"lower": [0.0, 0.0]})
-    assert isinstance(action_set_of(linear), MixedActionSet)
+    assert action_set_of(linear) is None  # its action set is made when it is bound to a run
+    assert isinstance(action_set_of(linear.bind(RunContext())), MixedActionSet)
     duck.actions_ = object()  # an action set of a plug-in's own type is not read as ours
     assert action_set_of(duck) is None
 
