@@ -14,8 +14,8 @@ to the class's ``__init__`` as keyword arguments; the built component is then bo
 subclasses :class:`~recoursesim.component.Component` has ``bind``; a class without one is given
 one that learns nothing when it is registered (or imported by path), so every component has the
 lifecycle step and nobody asks whether it has. A constructor that still declares ``schema``,
-``action_defaults``, ``feature_names`` or ``population`` (:data:`LEGACY_PARAMETERS`) is passed
-them from the context, as before, with a :class:`DeprecationWarning` naming the class (this keeps
+``action_defaults``, ``feature_names`` or ``population`` (:data:`LEGACY_PARAMETERS_BY_KIND`) is
+passed them from the context, as before, with a :class:`FutureWarning` naming the class (this keeps
 working for one release). Installed packages register through the
 ``recoursesim.plugins`` entry point (:mod:`recoursesim.plugins`). A scenario may also name a class
 by its import path, ``name = "my_package.selectors:LotterySelector"``, without registering it, but
@@ -112,7 +112,7 @@ def register[T: type](kind: str, name: str, *aliases: str) -> Callable[[T], T]:
         raise ValueError(f"unknown component kind {kind!r}; expected one of {sorted(_REGISTRY)}")
 
     def decorate(cls: T) -> T:
-        _adopt(kind, cls)
+        adopt(kind, cls)
         for key in (name, *aliases):
             existing = _REGISTRY[kind].get(key)
             if existing is not None and existing is not cls:
@@ -253,25 +253,37 @@ def _import_class(kind: str, path: str, field: str) -> type:
     method = PROTOCOL_METHODS[kind]
     if not callable(getattr(target, method, None)):
         raise ConfigError(field, f"{path!r} is not a {kind} (it has no {method} method)", f"name a {kind} class")
-    _adopt(kind, target)
+    adopt(kind, target)
     return target
 
 
-#: Constructor arguments a component once took from the builder; now it reads them in ``bind``.
-#: A plug-in whose constructor still declares them is passed them, with a deprecation warning.
+#: Constructor arguments each kind of component once took from the builder; now it reads them in
+#: ``bind``. A plug-in whose constructor still declares them is passed them, with a warning.
+LEGACY_PARAMETERS_BY_KIND: dict[str, tuple[str, ...]] = {
+    "scorer": ("schema", "action_defaults", "population"),
+    "recourse": ("schema", "action_defaults", "feature_names", "population"),
+    "behaviour": ("schema", "action_defaults"),
+    "trainer": ("schema", "action_defaults"),
+    "observer": ("schema", "action_defaults", "population"),
+}
+#: Every name of :data:`LEGACY_PARAMETERS_BY_KIND`.
 LEGACY_PARAMETERS: tuple[str, ...] = ("schema", "action_defaults", "feature_names", "population")
 
 _warned: set[tuple[type, str]] = set()
 
 
 def _deprecated(cls: type, what: str, fix: str) -> None:
-    """Warn once per class and kind of deprecation."""
+    """Warn once per class and kind of deprecation.
+
+    A ``FutureWarning``, which Python shows by default: a ``DeprecationWarning`` raised here would be
+    attributed to recoursesim's own module and hidden from the plug-in's author.
+    """
     if (cls, what) in _warned:
         return
     _warned.add((cls, what))
     warnings.warn(
         f"{cls.__module__}.{cls.__qualname__} {what}; this keeps working for one release: {fix}",
-        DeprecationWarning,
+        FutureWarning,
         stacklevel=3,
     )
 
@@ -286,7 +298,7 @@ def _scorer_as_is(self: Any, features: Any, group: Any, scorer: Any, rng: Any) -
     return scorer
 
 
-def _adopt(kind: str, cls: type) -> None:
+def adopt(kind: str, cls: type) -> None:
     """Give a plug-in class the lifecycle members of its kind it lacks (the base classes' defaults).
 
     Every class gets ``bind`` (learns nothing) and ``check_params`` (``None``: the conformance checks
@@ -298,7 +310,8 @@ def _adopt(kind: str, cls: type) -> None:
     members: dict[str, Any] = {"bind": _as_is, "check_params": None}
     if kind == "scorer":
         own = next((vars(c)["prepare"] for c in cls.__mro__ if "prepare" in vars(c)), None)
-        members["fits_on_population"] = callable(own) and own is not _as_is
+        method = callable(own) or isinstance(own, classmethod | staticmethod)
+        members["fits_on_population"] = method and own is not _as_is
         members["prepare"] = _as_is
     elif kind == "trainer":
         members["start"] = _scorer_as_is
@@ -309,7 +322,7 @@ def _adopt(kind: str, cls: type) -> None:
             _GIVEN.setdefault(cls, set()).add(name)
 
 
-#: The lifecycle members :func:`_adopt` gave each plug-in class.
+#: The lifecycle members :func:`adopt` gave each plug-in class.
 _GIVEN: dict[type, set[str]] = {}
 
 
@@ -338,7 +351,7 @@ def install(classes: Mapping[str, Mapping[str, type]]) -> None:
     _load_builtins()
     for kind, table in classes.items():
         for name, cls in table.items():
-            _adopt(kind, cls)  # a class unpickled here was not given its defaults in this process
+            adopt(kind, cls)  # a class unpickled here was not given its defaults in this process
             _REGISTRY[kind][name] = cls
 
 
@@ -384,25 +397,25 @@ def build(
                 f"{hint}accepted parameters: {listed}",
             )
     signature = constructor_signature(cls)
+    legacy = [name for name in LEGACY_PARAMETERS_BY_KIND.get(kind, ()) if name in signature.parameters]
+    supplied = {*extra, *legacy} if context is not None else set(extra)
     missing = [
         p.name
         for p in signature.parameters.values()
         if p.default is inspect.Parameter.empty
         and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
         and p.name not in params
-        and p.name not in extra
+        and p.name not in supplied
     ]
     if missing:
         raise ConfigError(f"{section}.{missing[0]}", "is required", f"add {missing[0]} = ... to [{section}]")
     # The values are checked by the constructor, the one place each parameter's rules are written.
     kwargs = {**params, **{k: v for k, v in extra.items() if k in signature.parameters}}
-    legacy = [name for name in LEGACY_PARAMETERS if name in signature.parameters]
     if legacy and context is not None:
         _deprecated(cls, f"takes {', '.join(legacy)} in its constructor", "read them in bind(context) instead")
         kwargs.update((name, getattr(context, name)) for name in legacy)
     try:
         component = cls(**kwargs)
-        return component if context is None else component.bind(context)
     except ConfigError as error:
         raise error.under(section) from None
     except (TypeError, ValueError, KeyError) as error:  # a value of the wrong shape the class did not check
@@ -413,6 +426,12 @@ def build(
             f"give {section} parameters of the types {spec['name']!r} documents (see its docstring: "
             f"help(recoursesim.registry.lookup({kind!r}, {spec['name']!r})))",
         ) from None
+    if context is None:
+        return component
+    try:  # an error of bind's own is the component's, not the scenario's parameters'
+        return component.bind(context)
+    except ConfigError as error:
+        raise error.under(section) from None
 
 
 def accepted_parameters(cls: type) -> list[str]:
@@ -435,7 +454,7 @@ def constructor_signature(cls: type) -> inspect.Signature:
 
 
 #: Constructor arguments supplied by the builder, never by a scenario.
-_SUPPLIED = frozenset({"fitted_estimator", "data", "trusted", *LEGACY_PARAMETERS})
+_SUPPLIED = frozenset({"fitted_estimator", "data", "trusted", "schema", "action_defaults", "population"})
 
 
 def supplied_parameters() -> frozenset[str]:

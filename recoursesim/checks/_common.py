@@ -34,7 +34,13 @@ def check_context(kind: str) -> RunContext:
 def bound(kind: str, factory: Callable[[], Any]) -> Callable[[], Any]:
     """A factory of the components ``factory`` makes, each bound to :func:`check_context` (as a model binds them)."""
     context = check_context(kind)
-    return lambda: factory().bind(context)
+
+    def made() -> Any:
+        part = factory()
+        registry.adopt(kind, type(part))  # a class never registered gets its kind's defaults, as registering gives
+        return part.bind(context)
+
+    return made
 
 
 def snapshot(value: Any) -> Any:

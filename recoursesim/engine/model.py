@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, Self
+from typing import Any, cast
 
 import mesa
 import numpy as np
@@ -25,6 +25,7 @@ from recoursesim.observers import Observer, PopulationSnapshot, observation_rows
 from recoursesim.populations.base import Cohort, PopulationGenerator, entrants_schedule
 from recoursesim.recourse.base import RecourseGenerator
 from recoursesim.refit_order import RefitOrder, StepState, refit_order_of, rows_of
+from recoursesim.registry import adopt
 from recoursesim.rng import run_streams
 from recoursesim.scoring.base import Scorer, numeric_scores
 from recoursesim.selection.base import Selection, SelectionContext, Selector
@@ -133,17 +134,19 @@ class RecourseModel(mesa.Model):
         self.context = context = RunContext.of(population)
         for i, lender in enumerate(given):
             where = "" if market is None else f"lenders[{i}]."
-            lender.scorer = _bound(lender.scorer, context, f"{where}scorer")
-            lender.recourse = _bound(lender.recourse, context, f"{where}recourse")
+            lender.scorer = _bound("scorer", lender.scorer, context, f"{where}scorer")
+            lender.recourse = _bound("recourse", lender.recourse, context, f"{where}recourse")
             if lender.trainer is not None:
-                lender.trainer = _bound(lender.trainer, context, f"{where}training")
+                lender.trainer = _bound("trainer", lender.trainer, context, f"{where}training")
             lender.refit_order = refit_order_of(lender.trainer)
         #: The decision makers, in declaration order (one for a scenario without ``[market]``).
         self.lenders: tuple[Lender, ...] = tuple(given)
-        self.behaviour = behaviour = _bound(behaviour, context, "behaviour")
+        self.behaviour = behaviour = _bound("behaviour", behaviour, context, "behaviour")
         self.outcome = outcome
         self._loans: list[pd.DataFrame] = []
-        self.observers = tuple(_bound(observer, context, f"observers[{i}]") for i, observer in enumerate(observers))
+        self.observers = tuple(
+            _bound("observer", observer, context, f"observers[{i}]") for i, observer in enumerate(observers)
+        )
         # A scenario's values were checked when it was read (naming its fields); these are the arguments'.
         self.n_initial = check_int("n_initial", n_initial, minimum=1)
         self.n_steps = check_int("n_steps", n_steps, minimum=0)
@@ -624,13 +627,15 @@ class RecourseModel(mesa.Model):
         return self.table.frame(self.group_names)
 
 
-class _Binds(Protocol):
-    def bind(self, context: RunContext) -> Self: ...
+def _bound[P](kind: str, part: P, context: RunContext, field: str) -> P:
+    """``part.bind(context)``, a refusal named under the scenario section the part stands for.
 
-
-def _bound[P: _Binds](part: P, context: RunContext, field: str) -> P:
-    """``part.bind(context)``, a refusal named under the scenario section the part stands for."""
+    A part whose class was never registered (built by hand in Python) is first given its kind's
+    default lifecycle members, as registering the class would have (:func:`recoursesim.registry.adopt`).
+    """
+    adopt(kind, type(part))
     try:
-        return part.bind(context)
+        bound: P = cast(Any, part).bind(context)
     except ConfigError as error:
         raise error.under(field) from None
+    return bound

@@ -82,13 +82,14 @@ class HorizonRecourse(Component, ABC):
         base instance for each: each then keeps its probes, and chooses what to probe, once per model, as a
         plain run of the base does.
         """
-        return self._build(self._base_spec).bind(self._context)
+        return self._build(self._base_spec, self._context)
 
     @staticmethod
-    def _build(spec: Mapping[str, Any]) -> Any:
+    def _build(spec: Mapping[str, Any], context: RunContext | None = None) -> Any:
+        """The base generator of ``spec``, bound to ``context`` (``None``: unbound, to check the table)."""
         from recoursesim import registry  # the registry imports this package
 
-        return registry.build("recourse", spec, section="base")
+        return registry.build("recourse", spec, section="base", context=context)
 
     @property
     def actions_(self) -> MixedActionSet | None:

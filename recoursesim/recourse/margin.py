@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Self
 
 import numpy as np
 from scipy.special import expit
 
 from recoursesim._validate import check_float, check_int
+from recoursesim.component import RunContext
 from recoursesim.errors import ConfigError
 from recoursesim.recourse.base import reported_found
 from recoursesim.recourse.horizon import HorizonRecourse, margin_scale
@@ -80,6 +82,14 @@ class MarginRecourse(HorizonRecourse):
         if self.window is not None:
             check_int("window", self.window, minimum=1)
         check_int("sample", self.sample, minimum=1)
+        self._forget()
+
+    def bind(self, context: RunContext) -> Self:
+        """Build the base generator on the run's features and start the run with no history."""
+        self._forget()
+        return super().bind(context)
+
+    def _forget(self) -> None:
         self.history_: list[_Seen] = []
         self.margin_ = 0.0
         self._last_features: np.ndarray | None = None

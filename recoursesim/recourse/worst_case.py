@@ -98,6 +98,7 @@ class WorstCaseRecourse(HorizonRecourse):
     def bind(self, context: RunContext) -> Self:
         """Build the base generator twice: ``base_`` and ``against_set_``; the population gives default rows."""
         super().bind(context)
+        self._model, self._ensemble = None, None  # a model set refitted on another run's rows is not this run's
         #: The base generator asked about the model set (``base_`` is asked about the current model
         #: for the fallback): each keeps the probes of its own model across steps.
         self.against_set_ = self.build_base()

@@ -123,8 +123,15 @@ class Scorer(Scores, Protocol):
     """
 
     #: Whether :meth:`prepare` fits the scorer on the population's training rows when a run starts
-    #: (in a polyculture market each such lender fits on its own share of them).
+    #: (in a polyculture market each such lender fits on its own share of them). A subclass that
+    #: defines its own ``prepare`` is taken to (see :meth:`__init_subclass__`) unless it says otherwise.
     fits_on_population: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass with a ``prepare`` of its own fits on the population, unless it sets ``fits_on_population``."""
+        super().__init_subclass__(**kwargs)
+        if "prepare" in vars(cls) and "fits_on_population" not in vars(cls):
+            cls.fits_on_population = True
 
     def score(self, features: np.ndarray) -> np.ndarray:
         """Return one float score per row of ``features``."""
