@@ -98,6 +98,20 @@ class Component:
     #: a class whose constructor has required arguments declares them.
     check_params: ClassVar[Mapping[str, Any] | None] = None
 
+    if not TYPE_CHECKING:  # hidden from type checkers, which would otherwise accept any attribute
+
+        def __getattr__(self, name: str) -> Any:
+            """Called only for a missing attribute: say where a learned one (``name_``) comes from."""
+            if name.endswith("_") and not name.startswith("_"):
+                raise AttributeError(
+                    f"{type(self).__name__} has no {name!r} yet: it is learned when the component is bound to "
+                    "a run or fitted; bind it first (component.bind(RunContext.of(population)); a model binds "
+                    "its parts when it is built)",
+                    name=name,
+                    obj=self,
+                )
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}", name=name, obj=self)
+
     def bind(self, context: RunContext) -> Self:
         """Learn what the component needs from the run's context (default: nothing).
 

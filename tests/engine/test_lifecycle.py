@@ -270,3 +270,15 @@ def test_an_old_style_generator_wrapped_by_margin_is_given_the_schema():
     finally:
         registry._REGISTRY["recourse"].pop("old_style_recourse_test", None)
     assert margin.base_.schema is population.schema
+
+
+def test_an_unbound_component_says_to_bind_it_first():
+    from recoursesim.recourse import LinearRecourse
+
+    generator = LinearRecourse()
+    with pytest.raises(AttributeError, match=r"'weights_' yet: it is learned when the component is bound"):
+        generator.weights_  # noqa: B018
+    assert not hasattr(generator, "weights_")
+    with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
+        generator.nonsense  # noqa: B018
+    assert generator.bind(RunContext()).weights_.shape == (2,)
