@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -223,9 +222,3 @@ def markdown_table(rows: pd.DataFrame, models: list[str]) -> str:
             cells.append(" / ".join([*ours, PUBLISHED_TABLE12[metric][position]]))
         table[f"{label} ({names})"] = cells
     return pipe_table(table)
-
-
-if __name__ == "__main__":
-    from recoursesim.cli import guarded
-
-    sys.exit(guarded(main))

@@ -18,7 +18,6 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -122,9 +121,3 @@ def main(argv: list[str] | None = None) -> int:
     print(markdown)
     print(f"wrote german_acr.csv, german_acr_curves.csv, table.md and Figure 5 to {args.out}")
     return 0
-
-
-if __name__ == "__main__":
-    from recoursesim.cli import guarded
-
-    sys.exit(guarded(main))

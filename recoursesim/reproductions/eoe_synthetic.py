@@ -14,7 +14,6 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
@@ -167,9 +166,3 @@ def main(argv: list[str] | None = None) -> int:
     print(markdown)
     print(f"wrote tables and figures to {args.out} ({time.perf_counter() - start:.1f} s)")
     return 0 if ok else 1
-
-
-if __name__ == "__main__":
-    from recoursesim.cli import guarded
-
-    sys.exit(guarded(main))

@@ -12,7 +12,6 @@ tie at rank 1, the one covering most affected individuals is shown (then the low
 from __future__ import annotations
 
 import math
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -93,9 +92,3 @@ def main(argv: list[str] | None = None) -> int:
         with atomic_output_dir(args.out) as directory:
             (directory / "facts_adult.md").write_text(output + "\n", encoding="utf-8")
     return 0
-
-
-if __name__ == "__main__":
-    from recoursesim.cli import guarded
-
-    sys.exit(guarded(main))

@@ -10,8 +10,6 @@ solution (acceptance: 1e-6 exact, 1e-3 smoothed).
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
 from recoursesim.cli._common import Parser
@@ -55,9 +53,3 @@ def main(argv: list[str] | None = None) -> int:
                 f"{model.recourse_difference_:9.6f} {error:12.2e}  {'yes' if ok else 'NO'}"
             )
     return 1 if failures else 0
-
-
-if __name__ == "__main__":
-    from recoursesim.cli import guarded
-
-    sys.exit(guarded(main))
