@@ -6,7 +6,6 @@ from recoursesim.durability.measures import (
     durability_summary,
     expired_effort_share,
     survival_by_group,
-    validity_columns,
 )
 from recoursesim.durability.survival import kaplan_meier
 from recoursesim.engine.decision import Decision
@@ -19,5 +18,4 @@ __all__ = [
     "kaplan_meier",
     "recommendation_fates",
     "survival_by_group",
-    "validity_columns",
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -13,33 +13,7 @@ from recoursesim.engine.agent_table import Status
 from recoursesim.errors import ConfigError
 
 if TYPE_CHECKING:
-    from recoursesim.engine.agent_table import AgentTable
-    from recoursesim.engine.decision import Decision
-    from recoursesim.ledger import Ledger
-
-
-class FinishedRun(Protocol):
-    """What judging recommendations reads of a run (a :class:`~recoursesim.engine.model.RecourseModel` that has run)."""
-
-    @property
-    def ledger_store(self) -> Ledger:
-        """Every step's records, the recommendations among them."""
-
-    @property
-    def decisions(self) -> list[Decision]:
-        """Per step, the decision model in force and its cut-offs."""
-
-    @property
-    def table(self) -> AgentTable:
-        """The agents' state at the end: group, status, exit step."""
-
-    @property
-    def group_names(self) -> tuple[str, ...]:
-        """The group names, by group code."""
-
-    @property
-    def feature_names(self) -> tuple[str, ...]:
-        """The feature names."""
+    from recoursesim.engine.model import RecourseModel
 
 
 #: Relative slack when comparing a recommendation's score with a cut-off: generators land exactly
@@ -47,7 +21,7 @@ class FinishedRun(Protocol):
 TOLERANCE = 1e-9
 
 
-def recommendation_fates(model: FinishedRun, horizon: int = 5) -> pd.DataFrame:
+def recommendation_fates(model: RecourseModel, horizon: int = 5) -> pd.DataFrame:
     """One row per recommendation issued in ``model``'s run, judged under every later decision.
 
     A *recommendation* is a point ``x'`` a waiting agent was told to reach at step ``t`` that
@@ -82,7 +56,7 @@ def recommendation_fates(model: FinishedRun, horizon: int = 5) -> pd.DataFrame:
         )
     decisions = model.decisions
     last = len(decisions) - 1
-    issued = _issued(model)
+    issued = issued_recommendations(model)
     t, group = issued["step"], issued["group"]
     n = t.size
     cut = np.stack([decision.cutoff for decision in decisions]) if decisions else np.zeros((0, len(model.group_names)))
@@ -116,11 +90,17 @@ def recommendation_fates(model: FinishedRun, horizon: int = 5) -> pd.DataFrame:
     return pd.DataFrame(columns)
 
 
-def _issued(model: FinishedRun) -> dict[str, np.ndarray]:
-    """Every recommendation that asks for a move: step, agent, group, point, effort, end of follow-up."""
+def issued_recommendations(model: RecourseModel) -> dict[str, np.ndarray]:
+    """Every recommendation that asks for a move, in ledger order.
+
+    Returns:
+        ``step``, ``agent_id``, ``group`` (code), ``point`` (the recommended features), ``move``
+        (``point`` minus where the agent stood), ``effort`` and ``end`` (the last step it is followed:
+        the agent's exit, else the run's last step).
+    """
     ledger, table = model.ledger_store, model.table
     last = len(model.decisions) - 1
-    steps, agents, points, efforts = [], [], [], []
+    steps, agents, points, moves_, efforts = [], [], [], [], []
     for index in range(ledger.n_steps):
         record = ledger.step_record(index)
         recommendation = ledger.recommendation(index)
@@ -132,6 +112,7 @@ def _issued(model: FinishedRun) -> dict[str, np.ndarray]:
         steps.append(np.full(moving.size, record.step))
         agents.append(record.agent_id[moving])
         points.append(recommendation[moves])
+        moves_.append(recommendation[moves] - record.features[moving])
         efforts.append(record.effort[moving])
     d = len(model.feature_names)
     agent_id = np.concatenate(agents).astype(np.int64) if agents else np.zeros(0, dtype=np.int64)
@@ -141,6 +122,7 @@ def _issued(model: FinishedRun) -> dict[str, np.ndarray]:
         "agent_id": agent_id,
         "group": table.group[agent_id].astype(np.int64),
         "point": np.concatenate(points) if points else np.zeros((0, d)),
+        "move": np.concatenate(moves_) if moves_ else np.zeros((0, d)),
         "effort": np.concatenate(efforts).astype(float) if efforts else np.zeros(0),
         "end": np.where(exited, table.exit_step[agent_id], last).astype(np.int64),
     }

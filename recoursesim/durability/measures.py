@@ -13,11 +13,6 @@ from recoursesim.durability.survival import kaplan_meier
 HORIZONS: tuple[int, ...] = (1, 3, 5)
 
 
-def validity_columns(fates: pd.DataFrame) -> list[int]:
-    """The horizons ``h >= 1`` a fates frame holds (its ``valid_h`` columns)."""
-    return sorted(int(c.removeprefix("valid_")) for c in fates.columns if c.startswith("valid_") and c != "valid_0")
-
-
 def _validity(valid: pd.Series) -> float:
     """Share of the judged recommendations (not NA) that are valid; NaN when none can be judged."""
     known = valid.dropna()
@@ -68,8 +63,6 @@ def durability_summary(fates: pd.DataFrame, horizons: Sequence[int] = HORIZONS) 
 
 def _survival_at(curve: pd.DataFrame, h: int) -> float:
     """``S(h)`` from a Kaplan–Meier table (NaN past the last time anyone was followed)."""
-    if curve.empty or curve["at_risk"].iloc[0] == 0:
-        return float("nan")
     at = curve.loc[curve["time"] == h]
     if at.empty or at["at_risk"].iloc[0] == 0:
         return float("nan")

@@ -31,8 +31,9 @@ from joblib import Parallel, delayed
 
 from recoursesim.cli._common import Parser, positive_int, two_or_more
 from recoursesim.durability import durability_summary, survival_by_group
+from recoursesim.durability.fates import issued_recommendations
 from recoursesim.errors import ConfigError
-from recoursesim.output import atomic_output_dir
+from recoursesim.output import atomic_output_dir, write_atomic
 from recoursesim.report.aggregate import interval_texts, mean_ci
 from recoursesim.report.document import pipe_table
 from recoursesim.scenario import Scenario
@@ -112,21 +113,11 @@ def recommendation_costs(model: Any) -> pd.DataFrame:
     Read from the ledger in the model's own encoding, so mixed-type features are priced as the
     generator priced them.
     """
-    ledger, table = model.ledger_store, model.table
-    groups, costs = [], []
-    for index in range(ledger.n_steps):
-        record = ledger.step_record(index)
-        recommendation = ledger.recommendation(index)
-        if recommendation is None or recommendation.shape[0] == 0:
-            continue
-        moves = np.asarray(recommendation, dtype=float) - record.features[~record.selected]
-        asked = np.any(moves != 0, axis=1)
-        costs.append(np.asarray(model.recourse.cost(moves[asked]), dtype=float))
-        groups.append(table.group[record.agent_id[~record.selected][asked].astype(np.int64)])
-    if not costs:
-        return pd.DataFrame({"group": pd.Series(dtype=str), "cost": pd.Series(dtype=float)})
+    issued = issued_recommendations(model)
     names = np.asarray(list(model.group_names), dtype=object)
-    return pd.DataFrame({"group": names[np.concatenate(groups).astype(np.int64)], "cost": np.concatenate(costs)})
+    return pd.DataFrame(
+        {"group": names[issued["group"]], "cost": np.asarray(model.recourse.cost(issued["move"]), dtype=float)}
+    )
 
 
 def _cached(
@@ -141,9 +132,7 @@ def _cached(
         return pd.read_csv(rows_file, dtype={"group": str}), pd.read_csv(curves_file, dtype={"group": str})
     rows, curves = run_condition(condition, seed, steps)
     for frame, path in ((curves, curves_file), (rows, rows_file)):  # rows last: their presence marks a whole run
-        partial = path.with_name(path.name + ".part")
-        frame.to_csv(partial, index=False)
-        os.replace(partial, path)
+        write_atomic(path, frame.to_csv(index=False).encode("utf-8"))
     return rows, curves
 
 
@@ -324,12 +313,8 @@ def main(argv: list[str] | None = None) -> int:
     rows, curves = run(conditions, args.seeds, args.workers, args.steps, cache)
     result = write_outputs(args.out, rows, curves, args.scenarios)
     elapsed = time.perf_counter() - start
-    with pd.option_context("display.width", 250, "display.max_columns", 20):
-        print(result.to_string(index=False))
-    load = " ".join(f"{v:.1f}" for v in _load())
-    timing = rows.drop_duplicates(["scenario", "policy", "generator", "seed"]).groupby("scenario", sort=False)
-    per_run = ", ".join(f"{name} {part['wall_s'].mean():.1f} s wall / {part['cpu_s'].mean():.1f} s CPU"
-                        for name, part in timing)  # fmt: skip
+    per_run = _show(result, rows.drop_duplicates(["scenario", "policy", "generator", "seed"]), "scenario")
+    load = " ".join(f"{v:.1f}" for v in os.getloadavg())
     print(f"\n{args.seeds} seeds x {len(conditions)} conditions in {elapsed:.0f} s wall ({args.workers} workers; "
           f"driver CPU {time.process_time() - cpu:.0f} s); load average {load}")  # fmt: skip
     print(f"mean per run (when it ran; reused runs keep their first timing): {per_run}")
@@ -353,22 +338,17 @@ def _from_runs(args: argparse.Namespace) -> int:
         fix = "give the OUT.runs directories of --resume calls with these --scenarios, --policies and --generators"
         raise ConfigError("--from-runs", "holds no finished run of the chosen conditions", fix)
     result = write_outputs(args.out, rows, curves, args.scenarios)
-    with pd.option_context("display.width", 250, "display.max_columns", 20):
-        print(result.to_string(index=False))
     runs = rows.drop_duplicates([*keys, "seed"])
+    per_run = _show(result, runs, "generator")
     seeds = runs.groupby(keys, sort=False)["seed"].nunique()
     print("\nseeds per condition: " + "; ".join(f"{' '.join(k)} {n}" for k, n in seeds.items()))
-    timing = runs.groupby("generator", sort=False)
-    per_run = ", ".join(f"{name} {part['wall_s'].mean():.1f} s wall / {part['cpu_s'].mean():.1f} s CPU"
-                        for name, part in timing)  # fmt: skip
     print(f"runs read from {', '.join(map(str, args.from_runs))}; mean time per run (when it ran): {per_run}")
     return 0
 
 
-def _load() -> tuple[float, ...]:
-    import os
-
-    try:
-        return os.getloadavg()
-    except OSError:
-        return (float("nan"),) * 3
+def _show(result: pd.DataFrame, runs: pd.DataFrame, by: str) -> str:
+    """Print the table; return the mean wall and CPU time of the ``runs`` per value of ``by``, as text."""
+    with pd.option_context("display.width", 250, "display.max_columns", 20):
+        print(result.to_string(index=False))
+    return ", ".join(f"{name} {part['wall_s'].mean():.1f} s wall / {part['cpu_s'].mean():.1f} s CPU"
+                     for name, part in runs.groupby(by, sort=False))  # fmt: skip
