@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Self
 import numpy as np
 import pandas as pd
 
-from recoursesim._validate import check_choice, check_float, check_table
+from recoursesim._validate import check_choice, check_float, check_int, check_table
 from recoursesim.component import Component, RunContext
 from recoursesim.errors import ConfigError
 from recoursesim.groundtruth.outcome import (
@@ -24,7 +24,7 @@ from recoursesim.groundtruth.outcome import (
 from recoursesim.ledger import StepRecord
 from recoursesim.observers import PopulationSnapshot
 from recoursesim.registry import register
-from recoursesim.shift._common import check_every, check_name, cut_off, rows, run_ledger
+from recoursesim.shift._common import check_name, cut_off, rows, run_ledger
 
 if TYPE_CHECKING:
     from recoursesim.features.schema import FeatureSchema
@@ -73,10 +73,6 @@ class GroundTruthObserver(Component):
 
     :meth:`bind` reads the run's feature names (``causal`` and ``weights`` must name features) and,
     for ``"fitted"``, its population's labelled rows.
-
-    Attributes:
-        name: Observer name.
-        every: Observation period in steps.
     """
 
     #: Parameters the conformance checks build it with (their run is the bell2024 world).
@@ -108,7 +104,7 @@ class GroundTruthObserver(Component):
         self.causal = causal
         self._causal = None if causal is None else tuple(causal)
         self.every = every
-        check_every(every)
+        check_int("every", every, minimum=1)
         self.name = name
         check_name(name)
         if self.outcome == "linear" and (weights is None or self._cutoff is None):
@@ -162,12 +158,6 @@ class GroundTruthObserver(Component):
         tracker.process_current(snapshot, counts)
         return _rows(counts, snapshot.group_names)
 
-    def true_qualified(self, agent_id: np.ndarray) -> np.ndarray:
-        """Whether each agent is truly qualified as of the latest observation (False for unseen agents)."""
-        if self._state is None:
-            return np.zeros(np.shape(agent_id), dtype=bool)
-        return self._state.latest[np.asarray(agent_id, dtype=np.int64)]
-
     def qualified_when_scored(self, agent_id: np.ndarray) -> np.ndarray:
         """Whether each agent was truly qualified at its latest scoring (False for agents not scored yet)."""
         if self._state is None:
@@ -211,20 +201,15 @@ class _Tracker:
         self.true = np.empty((0, d))
         self.entry_qualified = np.zeros(0, dtype=bool)
         self.qualified = np.zeros(0, dtype=bool)
-        self.latest = np.zeros(0, dtype=bool)
 
     def grow(self, group_of: np.ndarray) -> None:
         n, old = group_of.shape[0], self.seen.shape[0]
         self.group = group_of.astype(np.int64)
         if n <= old:
             return
-        extra = n - old
-        d = self.causal.shape[0]
-        self.seen = np.concatenate([self.seen, np.zeros(extra, dtype=bool)])
-        self.last = np.concatenate([self.last, np.zeros((extra, d))])
-        self.true = np.concatenate([self.true, np.zeros((extra, d))])
-        for name in ("entry_qualified", "qualified", "latest"):
-            setattr(self, name, np.concatenate([getattr(self, name), np.zeros(extra, dtype=bool)]))
+        for name in ("seen", "last", "true", "entry_qualified", "qualified"):
+            array = getattr(self, name)
+            setattr(self, name, np.concatenate([array, np.zeros((n - old, *array.shape[1:]), dtype=array.dtype)]))
 
     def process(self, record: StepRecord, counts: np.ndarray) -> None:
         """Read one ledger step: moves since the agents' previous scoring, then this step's selection."""
@@ -245,7 +230,6 @@ class _Tracker:
         self.last[ids] = features
         self.seen[ids] = True
         self.qualified[ids] = now
-        self.latest[ids] = now
         selected = np.asarray(record.selected, dtype=bool)
         success = selected & ~new
         entry = self.entry_qualified[ids]
@@ -271,7 +255,6 @@ class _Tracker:
         after = np.asarray(self.outcome.qualified(true), dtype=bool) if ids.size else np.zeros(0, dtype=bool)
         self._add(counts, ids[moved], "n_acted")
         self._add(counts, ids[moved & ~self.qualified[ids] & after], "n_acted_improved")
-        self.latest[ids] = after
         self.counted_actions = snapshot.step
 
     def _add(self, counts: np.ndarray, ids: np.ndarray, name: str) -> None:

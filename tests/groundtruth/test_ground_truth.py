@@ -58,7 +58,6 @@ def test_hand_traced_two_steps():
     assert _value(first, "n_acted") == 2 and _value(first, "n_acted_improved") == 1
     assert _value(first, "improvement_rate") == 0.5
     assert np.isnan(_value(first, "gaming_rate"))  # nobody selected after recourse yet
-    assert observer.true_qualified(np.array([0, 1, 2])).tolist() == [True, True, False]
 
     ledger.record(1, np.array([1, 2]), after, after.sum(axis=1), 1.0, np.array([True, True]))
     ledger.record_actions(np.array([False, False]), np.empty((0, 2)), np.empty(0))
