@@ -26,7 +26,6 @@ from recoursesim.errors import ConfigError
 from recoursesim.output import atomic_output_dir
 from recoursesim.report.document import pipe_table
 from recoursesim.shift import dynamics
-from recoursesim.stats import format_interval
 
 #: The metrics of the docs' tables, in their column order (labels of :data:`dynamics.METRICS`).
 DOC_METRICS = (
@@ -100,12 +99,6 @@ def summary_markdown(summary: pd.DataFrame, steps: tuple[int, ...] = (10, 20)) -
         steps: The steps shown.
     """
     summary = summary[summary["step"].isin(steps) & summary["metric"].isin(DOC_METRICS)]
-    cells = [
-        format_interval(m, lo, hi, int(n))
-        for m, lo, hi, n in summary[["mean", "low", "high", "n"]].itertuples(index=False)
-    ]
-    wide = summary.assign(cell=cells).pivot_table(
-        index=["generator", "retraining", "step"], columns="metric", values="cell", aggfunc="first"
-    )
+    wide = dynamics.wide_cells(summary, ["generator", "retraining", "step"], "metric")
     wide = wide.reindex(columns=list(DOC_METRICS)).reset_index()
     return pipe_table(wide.astype({"step": str}).fillna("n/a"))

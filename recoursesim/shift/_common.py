@@ -5,18 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from recoursesim._validate import check_int
 from recoursesim.errors import ConfigError
 from recoursesim.ledger import Ledger, StepRecord
 from recoursesim.observers import PopulationSnapshot
 
 #: Columns of every observer result built here.
 ROW_COLUMNS = ["group", "metric", "value"]
-
-
-def check_every(every: object) -> int:
-    """Validate an observation period (a whole number >= 1)."""
-    return check_int("every", every, minimum=1)
 
 
 def check_name(name: object) -> str:

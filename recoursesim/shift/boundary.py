@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from recoursesim._validate import check_int
 from recoursesim.component import Component
 from recoursesim.observers import PopulationSnapshot
 from recoursesim.registry import register
-from recoursesim.shift._common import check_every, check_name, cut_off, rows, run_ledger
+from recoursesim.shift._common import check_name, cut_off, rows, run_ledger
 
 
 @register("observer", "selection_boundary")
@@ -22,15 +23,11 @@ class SelectionBoundaryObserver(Component):
     Args:
         every: Observe every ``every`` steps.
         name: Observer name in the observations.
-
-    Attributes:
-        name: Observer name.
-        every: Observation period in steps.
     """
 
     def __init__(self, every: int = 1, name: str = "selection_boundary") -> None:
         self.every = every
-        check_every(every)
+        check_int("every", every, minimum=1)
         self.name = name
         check_name(name)
         self._first: dict[object, float] = {}
@@ -47,18 +44,16 @@ class SelectionBoundaryObserver(Component):
             self._first, self._last = {}, {}
         record = ledger.step_record(ledger.n_steps - 1)
         values: dict[object, float] = {pd.NA: cut_off(record.threshold)}
-        if not np.isscalar(record.threshold) and np.ndim(record.threshold) == 1:
+        if np.ndim(record.threshold) == 1:
             group = np.asarray(snapshot.group_of)[record.agent_id].astype(np.int64)
             thresholds = np.asarray(record.threshold, dtype=float)
             for code, group_name in enumerate(snapshot.group_names):
-                mine = thresholds[group == code]
-                values[group_name] = cut_off(mine) if mine.size else float("nan")
+                values[group_name] = cut_off(thresholds[group == code])  # NaN when no one in the group was scored
         entries: list[tuple[object, str, float]] = []
         for label, value in values.items():
-            key = "__all__" if label is pd.NA else label
-            first = self._first.setdefault(key, value)
-            previous = self._last.get(key, float("nan"))
-            self._last[key] = value
+            first = self._first.setdefault(label, value)
+            previous = self._last.get(label, float("nan"))
+            self._last[label] = value
             entries += [
                 (label, "threshold", value),
                 (label, "change", value - previous),

@@ -5,12 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from recoursesim._validate import check_int
+from recoursesim._validate import check_bool, check_int
 from recoursesim.component import Component
-from recoursesim.errors import ConfigError
 from recoursesim.observers import PopulationSnapshot
 from recoursesim.registry import register
-from recoursesim.shift._common import check_every, check_name, rows, step_zero
+from recoursesim.shift._common import check_name, rows, step_zero
 from recoursesim.shift.mmd import check_bandwidth, median_bandwidth, mmd_test
 
 
@@ -32,10 +31,6 @@ class DomainShiftObserver(Component):
         max_samples: At most this many agents per sample and test.
         by_group: Also test each group's current agents against the same group at step 0.
         name: Observer name in the observations.
-
-    Attributes:
-        name: Observer name.
-        every: Observation period in steps.
     """
 
     def __init__(
@@ -48,16 +43,14 @@ class DomainShiftObserver(Component):
         name: str = "domain_shift",
     ) -> None:
         self.every = every
-        check_every(every)
+        check_int("every", every, minimum=1)
         self.bandwidth = bandwidth
         self._bandwidth = check_bandwidth(bandwidth)
         self.permutations = permutations
         check_int("permutations", permutations, minimum=0)
         self.max_samples = max_samples
         check_int("max_samples", max_samples, minimum=2)
-        if not isinstance(by_group, bool):
-            raise ConfigError("by_group", f"must be true or false, got {by_group!r}", "write by_group = true")
-        self.by_group = by_group
+        self.by_group = check_bool("by_group", by_group)
         self.name = name
         check_name(name)
         self._reference: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float] | None = None

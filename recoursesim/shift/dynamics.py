@@ -163,14 +163,8 @@ def run_condition(condition: Condition, seed: int) -> pd.DataFrame:
         )
     else:
         rows = result.model.observations
-    rows = rows.loc[rows["group"].isna() & (rows["step"].isin(STEPS) | (rows["metric"] == "failed"))].copy()
-    rows["world"], rows["generator"], rows["retraining"], rows["seed"] = (
-        condition.world,
-        condition.generator,
-        condition.retraining,
-        seed,
-    )
-    return rows
+    rows = rows.loc[rows["group"].isna() & (rows["step"].isin(STEPS) | (rows["metric"] == "failed"))]
+    return rows.assign(world=condition.world, generator=condition.generator, retraining=condition.retraining, seed=seed)
 
 
 def failures(rows: pd.DataFrame) -> pd.DataFrame:
@@ -206,17 +200,18 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
     return frame.rename(columns=lambda c: c.removeprefix("value_"))
 
 
+def wide_cells(summary: pd.DataFrame, index: list[str], columns: str) -> pd.DataFrame:
+    """:func:`summarise`'s rows as ``mean [low, high]`` texts, a row per ``index`` key and a column per ``columns``."""
+    cells = [
+        format_interval(m, lo, hi, int(n))
+        for m, lo, hi, n in summary[["mean", "low", "high", "n"]].itertuples(index=False)
+    ]
+    return summary.assign(cell=cells).pivot_table(index=index, columns=columns, values="cell", aggfunc="first")
+
+
 def table(summary: pd.DataFrame) -> pd.DataFrame:
     """One row per condition and metric, a ``mean [low, high]`` column per step."""
-    text = summary.assign(
-        cell=[
-            format_interval(m, lo, hi, int(n))
-            for m, lo, hi, n in zip(summary["mean"], summary["low"], summary["high"], summary["n"], strict=True)
-        ]
-    )
-    wide = text.pivot_table(
-        index=["world", "generator", "retraining", "metric"], columns="step", values="cell", aggfunc="first"
-    )
+    wide = wide_cells(summary, ["world", "generator", "retraining", "metric"], "step")
     wide.columns = [f"step {c}" for c in wide.columns]
     return wide.reset_index()
 

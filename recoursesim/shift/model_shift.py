@@ -14,7 +14,7 @@ from recoursesim.features.capabilities import OffersTestSplit
 from recoursesim.observers import PopulationSnapshot
 from recoursesim.registry import register
 from recoursesim.scoring.base import Scorer, StatesOutput, linear_form_of
-from recoursesim.shift._common import check_every, check_name, cut_off, rows, step_zero
+from recoursesim.shift._common import check_name, cut_off, rows, step_zero
 
 
 @register("observer", "model_shift")
@@ -41,15 +41,11 @@ class ModelShiftObserver(Component):
         name: Observer name in the observations.
 
     :meth:`bind` keeps the run's population, whose labelled test split (if any) is used.
-
-    Attributes:
-        name: Observer name.
-        every: Observation period in steps.
     """
 
     def __init__(self, every: int = 1, reference_size: int = 1000, name: str = "model_shift") -> None:
         self.every = every
-        check_every(every)
+        check_int("every", every, minimum=1)
         self.reference_size = reference_size
         check_int("reference_size", reference_size, minimum=1)
         self.name = name

@@ -10,28 +10,22 @@ from typing import Any
 from recoursesim.scenario import Scenario
 
 
-def shift_observer_tables(truth: dict[str, Any], every: int = 5) -> list[dict[str, Any]]:
-    """The four shift and ground-truth observers at their defaults, every ``every`` steps."""
-    return [
-        {"name": "domain_shift", "every": every},
-        {"name": "model_shift", "every": every},
-        {"name": "selection_boundary", "every": every},
-        {"name": "ground_truth", "every": every, **truth},
-    ]
-
-
 def shift_overhead(spec: dict[str, Any], truth: dict[str, Any], repeats: int = 3, every: int = 5) -> dict[str, float]:
     """Median run time of ``spec`` without and with the shift observers, and the relative overhead.
 
-    Runs alternate (plain, observed) for seeds ``1 … repeats`` after one warm-up pair, so both see
-    the same machine load; the overhead is ``median(observed) / median(plain) - 1``, in wall-clock
-    time and in this process's CPU time (all its threads; less sensitive to other processes' load).
+    The observers are the four shift and ground-truth observers at their defaults, every ``every``
+    steps. Runs alternate (plain, observed) for seeds ``1 … repeats`` after one warm-up pair, so
+    both see the same machine load; the overhead is ``median(observed) / median(plain) - 1``, in
+    wall-clock time and in this process's CPU time (all its threads; less sensitive to other
+    processes' load).
 
     Returns:
         ``{"plain_s", "observed_s", "overhead", "plain_cpu_s", "observed_cpu_s", "cpu_overhead"}``.
     """
     plain = Scenario.from_dict(copy.deepcopy(spec))
-    observed = Scenario.from_dict(copy.deepcopy(spec) | {"observers": shift_observer_tables(truth, every)})
+    names = ("domain_shift", "model_shift", "selection_boundary")
+    tables = [*({"name": name, "every": every} for name in names), {"name": "ground_truth", "every": every, **truth}]
+    observed = Scenario.from_dict(copy.deepcopy(spec) | {"observers": tables})
     times: dict[str, list[float]] = {"plain": [], "observed": [], "plain_cpu": [], "observed_cpu": []}
     for seed in range(repeats + 1):
         for label, scenario in (("plain", plain), ("observed", observed)):
