@@ -151,14 +151,12 @@ def _mean_or_dash(values: pd.Series) -> str:
 
 def plot_scores(rows: pd.DataFrame, path: Path) -> None:
     """Mean score and default burden per group over time, one line per criterion and variant (mean over seeds)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
     mean = rows.groupby(["variant", "criterion", "group", "step"])[["mean_score", "default_burden"]].mean()
     groups = list(dict.fromkeys(rows["group"]))
-    fig, axes = plt.subplots(2, len(groups), figsize=(5.2 * len(groups), 6.6), sharex=True, squeeze=False)
+    fig = Figure(figsize=(5.2 * len(groups), 6.6))
+    axes = fig.subplots(2, len(groups), sharex=True, squeeze=False)
     for j, group in enumerate(groups):
         for variant, width in zip(VARIANTS, (1.0, 2.4), strict=True):
             for criterion in CRITERIA:
@@ -175,19 +173,14 @@ def plot_scores(rows: pd.DataFrame, path: Path) -> None:
 
 def plot_distribution(rows: pd.DataFrame, path: Path) -> None:
     """The score distribution over time: median and interquartile band, per criterion and group (seed 0)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
     part = rows[rows["seed"] == 0]
     groups = list(dict.fromkeys(part["group"]))
     criteria = list(CRITERIA)
-    fig, axes = plt.subplots(
-        len(groups), len(criteria), figsize=(3.4 * len(criteria), 3.0 * len(groups)), sharex=True, sharey=True,
-        squeeze=False,
-    )  # fmt: skip
+    fig = Figure(figsize=(3.4 * len(criteria), 3.0 * len(groups)))
+    axes = fig.subplots(len(groups), len(criteria), sharex=True, sharey=True, squeeze=False)
     for i, group in enumerate(groups):
         for j, criterion in enumerate(criteria):
             ax = axes[i, j]

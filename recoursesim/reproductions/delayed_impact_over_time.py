@@ -141,14 +141,12 @@ def markdown_table(rows: pd.DataFrame, settings: list[str]) -> str:
 
 def plot(rows: pd.DataFrame, setting: str, path: Path) -> None:
     """Mean score and default burden per group over time, one line per criterion."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
     part = rows[rows["setting"] == setting]
     groups = list(dict.fromkeys(part["group"]))
-    fig, axes = plt.subplots(2, len(groups), figsize=(5.0 * len(groups), 6.4), sharex=True, squeeze=False)
+    fig = Figure(figsize=(5.0 * len(groups), 6.4))
+    axes = fig.subplots(2, len(groups), sharex=True, squeeze=False)
     for j, group in enumerate(groups):
         for criterion, line in part[part["group"] == group].groupby("criterion", sort=False):
             name = str(criterion)

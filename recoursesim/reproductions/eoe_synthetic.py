@@ -17,10 +17,6 @@ import argparse
 import time
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -100,13 +96,13 @@ def _finish(fig: Figure, axes: np.ndarray, acr_title: str, path: Path) -> None:
         ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=120)
-    plt.close(fig)
 
 
 def figure_2(curves: pd.DataFrame, path: Path) -> None:
     """Draw the paper's Figure 2 (one seed, alpha = 2) to ``path``."""
     one = curves[(curves["alpha"] == 2.0) & (curves["seed"] == 0)]
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    fig = Figure(figsize=(10, 3.8))
+    axes = fig.subplots(1, 2)
     for centres, part in one.groupby("centres"):
         axes[0].plot(part["q"], part["mean"], marker="o", label=f"{centres} centres")
         axes[0].fill_between(part["q"], part["ci_low"], part["ci_high"], alpha=0.25)
@@ -117,7 +113,8 @@ def figure_2(curves: pd.DataFrame, path: Path) -> None:
 def figure_3(curves: pd.DataFrame, path: Path) -> None:
     """Draw the paper's Figure 3 (protected centres' mean ACR(q) and protected share, per alpha) to ``path``."""
     protected = curves[curves["centres"] == "protected"]
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    fig = Figure(figsize=(10, 3.8))
+    axes = fig.subplots(1, 2)
     for alpha, part in protected.groupby("alpha"):
         mean = part.groupby("q")["mean"].mean()
         sd = part.groupby("q")["mean"].std(ddof=1)

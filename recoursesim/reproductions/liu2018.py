@@ -148,15 +148,22 @@ def _ordered(rows: pd.DataFrame, settings: list[str]) -> pd.DataFrame:
     return part.sort_values(["order"], kind="stable")
 
 
+def _first_columns(part: pd.DataFrame) -> dict[str, pd.Series]:
+    """The columns both tables start with: setting, criterion, group and our selection rate."""
+    return {
+        "u₋/u₊": part["setting"].str.removeprefix("u"),
+        "criterion": part["criterion"].map(LABELS),
+        "group": part["group"],
+        "selection rate": part["selection_rate"].map("{:.6f}".format),
+    }
+
+
 def ours_table(rows: pd.DataFrame, settings: list[str]) -> str:
     """The printed table: per setting, criterion and group, the selection rate, TPR, threshold, Δμ and region."""
     part = _ordered(rows, settings)
     table = pd.DataFrame(
         {
-            "u₋/u₊": part["setting"].str.removeprefix("u"),
-            "criterion": part["criterion"].map(LABELS),
-            "group": part["group"],
-            "selection rate": part["selection_rate"].map("{:.6f}".format),
+            **_first_columns(part),
             "TPR": part["true_positive_rate"].map("{:.4f}".format),
             "threshold score": part["threshold"].map("{:.1f}".format),
             "Δμ": part["delta_mu"].map("{:.4f}".format),
@@ -177,10 +184,7 @@ def markdown_table(rows: pd.DataFrame, settings: list[str]) -> str:
     part = part[part[f"{VARIANTS[0]} selection_rate"].notna()]
     table = pd.DataFrame(
         {
-            "u₋/u₊": part["setting"].str.removeprefix("u"),
-            "criterion": part["criterion"].map(LABELS),
-            "group": part["group"],
-            "selection rate": part["selection_rate"].map("{:.6f}".format),
+            **_first_columns(part),
             "reference": part[f"{VARIANTS[0]} selection_rate"].map("{:.6f}".format),
             "Δμ": part["delta_mu"].map("{:.4f}".format),
             "reference Δμ": part[f"{VARIANTS[0]} delta_mu"].map("{:.4f}".format),
@@ -202,12 +206,10 @@ def curves_frame(curves: Sequence[OutcomeCurve]) -> pd.DataFrame:
 
 def plot_outcome_curves(curves: Sequence[OutcomeCurve], rows: pd.DataFrame, setting: str, path: Path) -> None:
     """One panel per group: Δμ against the selection rate, the regions shaded, each criterion's rate marked."""
-    import matplotlib
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(curves), figsize=(5.2 * len(curves), 4.2), sharey=True, squeeze=False)
+    fig = Figure(figsize=(5.2 * len(curves), 4.2))
+    axes = fig.subplots(1, len(curves), sharey=True, squeeze=False)
     low = min(float(c.delta_mu.min()) for c in curves)
     high = max(float(c.delta_mu.max()) for c in curves)
     for ax, curve in zip(axes[0], curves, strict=True):
@@ -237,15 +239,12 @@ def plot_outcome_curves(curves: Sequence[OutcomeCurve], rows: pd.DataFrame, sett
 
 
 def save_figure(fig: Any, legend_from: Any, title: str, path: Path) -> None:
-    """Give ``fig`` the legend of ``legend_from`` below the panels and ``title``; write it to ``path`` and close it."""
-    import matplotlib.pyplot as plt
-
+    """Give ``fig`` the legend of ``legend_from`` below the panels and ``title``; write it to ``path``."""
     handles, labels = legend_from.get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncol=4, fontsize=8)
     fig.suptitle(title)
     fig.set_layout_engine("constrained")
     fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 def _parser() -> argparse.ArgumentParser:
