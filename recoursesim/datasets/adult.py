@@ -75,9 +75,8 @@ _FILES = {"train": ("adult.data",), "test": ("adult.test",), "all": ("adult.data
 
 
 def _read(name: str) -> pd.DataFrame:
-    text = read_verified(name).decode("ascii")
-    frame = pd.read_csv(
-        io.StringIO(text),
+    return pd.read_csv(
+        io.StringIO(read_verified(name).decode("ascii")),
         header=None,
         names=list(COLUMNS),
         skipinitialspace=True,
@@ -85,7 +84,6 @@ def _read(name: str) -> pd.DataFrame:
         na_values=["?"],
         skip_blank_lines=True,
     )
-    return frame
 
 
 def load_adult(split: str = "all") -> Dataset:

@@ -6,9 +6,8 @@ import contextlib
 import math
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -86,10 +85,6 @@ class Cell:
     paper_sem: float | None
     reproduced: bool | None
     n_seeds: int
-
-    def as_dict(self) -> dict[str, Any]:
-        """The cell as a JSON-ready dict."""
-        return asdict(self)
 
 
 def setting_scenario(effort: str, q: int, strategy: str = "baseline") -> Scenario:

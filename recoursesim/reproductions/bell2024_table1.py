@@ -20,6 +20,7 @@ import argparse
 import gzip
 import json
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import pandas as pd
@@ -68,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     for cell in compared:
         if not cell.reproduced:
             print(f"not reproduced: {cell.strategy} {cell.effort} q={cell.q} {cell.metric}")
-    cell_rows = [c.as_dict() for c in cells]
+    cell_rows = [asdict(c) for c in cells]
     for field, target in targets.items():
         if field == "--json":
             text = json.dumps(cell_rows, indent=1) + "\n"

@@ -178,12 +178,8 @@ def markdown_table(rows: pd.DataFrame, datasets: list[str], lenders: int = TABLE
     mine = rows.loc[(rows["dataset"] == dataset) & (rows["lenders"] == lenders)]
     summary = summarise(mine)
     order = {"choice": list(CHOICES), "culture": list(CULTURES)}
-    groups = [*sorted(g for g in summary["group"].unique() if g != ALL), ALL]
-    summary = summary.assign(
-        _c=summary["choice"].map(order["choice"].index),
-        _k=summary["culture"].map(order["culture"].index),
-        _g=summary["group"].map(groups.index),
-    ).sort_values(["_c", "_k", "_g"])
+    order["group"] = [*sorted(g for g in summary["group"].unique() if g != ALL), ALL]
+    summary = summary.sort_values(["choice", "culture", "group"], key=lambda s: s.map(order[str(s.name)].index))
     out = summary[["choice", "culture", "group"]].copy()
     for name, label in MEASURES.items():
         out[label] = interval_texts(summary, name)
