@@ -5,7 +5,7 @@ import copy
 import numpy as np
 import pandas as pd
 
-from recoursesim.shift import dynamics
+from recoursesim.reproductions import shift_dynamics as dynamics
 
 
 def _small():
