@@ -63,14 +63,9 @@ def read_table(path: str | Path, field: str = "path") -> pd.DataFrame:
             field, f"{path.name} is neither CSV nor Parquet", f"give a file ending in {', '.join(SUFFIXES)}"
         )
     check_input_file(path, field, "CSV or Parquet file")
-    if kind == "csv":
-        header = _csv_header(path, field)
-        _check_size(path, field, len(header))
-        frame = _read_csv(path, field)
-    else:
-        header = _parquet_header(path, field)
-        _check_size(path, field, len(header))
-        frame = read_parquet_file(path, field)
+    header = _csv_header(path, field) if kind == "csv" else _parquet_header(path, field)
+    _check_size(path, field, len(header))
+    frame = _read_csv(path, field) if kind == "csv" else read_parquet_file(path, field)
     repeated = [name for name, count in Counter(header).items() if count > 1]
     if repeated:
         raise DataError(
@@ -102,7 +97,7 @@ def _check_size(path: Path, field: str, columns: int) -> None:
             f"{path.name} has {columns:,} columns; at most {MAX_TABLE_COLUMNS:,} are read",
             "keep the columns the audit or scenario uses (features, group, target) and drop the rest",
         )
-    if table_kind(path) == "csv" and path.name.lower().endswith(".csv"):
+    if path.name.lower().endswith(".csv"):
         size = path.stat().st_size
         check_memory(
             size * BYTES_PER_CSV_BYTE,

@@ -29,7 +29,7 @@ from recoursesim.calibration import PanelSimulator, calibrate
 from recoursesim.cli._common import Parser, non_negative_int, positive_int
 from recoursesim.errors import ConfigError
 from recoursesim.output import write_atomic
-from recoursesim.policy.space import ParamRange, parse_ranges
+from recoursesim.policy.space import parse_ranges
 from recoursesim.report.document import pipe_table
 from recoursesim.scenario import Scenario
 
@@ -67,18 +67,13 @@ COLUMNS = ("scenario", "panel", "parameter", "truth", "median", "low", "high", "
            "generations", "steps", "runs", "seconds")  # fmt: skip
 
 
-def truth_of(ranges: list[ParamRange], panel: int, seed: int) -> dict[str, float]:
-    """Panel ``panel``'s true parameters: a draw from the (uniform) prior, seeded by the panel."""
-    rng = np.random.default_rng([seed, panel])
-    return {r.key: float(rng.uniform(r.low, r.high)) for r in ranges}
-
-
 def one_panel(label: str, panel: int, args: argparse.Namespace) -> pd.DataFrame:
     """Simulate panel ``panel`` of scenario ``label`` at its true parameters, calibrate, and score the posterior."""
     table, items = SCENARIOS[label]
     scenario = Scenario.from_dict({**table, "run": {"steps": args.steps, "seed": 0}})
     ranges = parse_ranges(items)
-    truth = truth_of(ranges, panel, args.seed)
+    prior = np.random.default_rng([args.seed, panel])  # the panel's true parameters: a draw from the uniform prior
+    truth = {r.key: float(prior.uniform(r.low, r.high)) for r in ranges}
     groups = tuple(scenario.build_model(0).group_names)
     simulator = PanelSimulator(scenario, tuple(ranges), tuple(args.statistics), args.steps, groups, 1)
     observed = simulator.panel(truth, [int(np.random.SeedSequence([args.seed, panel, 1]).generate_state(1)[0])])

@@ -216,7 +216,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--applicants", type=int, default=5000, help="applicants per run (default 5000)")
     args = parser.parse_args(argv)
     steps = check_int("--steps", args.steps, minimum=1)
-    seeds = args.seeds
     applicants = check_int("--applicants", args.applicants, minimum=1)
     # each run keeps a few float64 columns per applicant and step, for 8 criterion-variant runs at a time
     check_memory(
@@ -228,7 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     tables = load_fico(groups=["Black", "White"])  # the scenarios' groups
     expected = delayed_impact_over_time.run(tables, {"u-4": Utility().default}, ScoreChange(), steps)
     with atomic_output_dir(args.out, overwrite=args.overwrite) as tmp:
-        rows = run(seeds, applicants, steps, expected[expected["setting"] == "u-4"])
+        rows = run(args.seeds, applicants, steps, expected[expected["setting"] == "u-4"])
         rows.to_csv(tmp / "delayed_impact_agents.csv", index=False)
         text = markdown_table(rows, list(VARIANTS))
         (tmp / "table.md").write_text(text + "\n", encoding="utf-8")

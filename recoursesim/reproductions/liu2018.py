@@ -247,20 +247,6 @@ def save_figure(fig: Any, legend_from: Any, title: str, path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=Path("results/liu2018"), help="output directory")
-    parser.add_argument("--overwrite", action="store_true", help="replace an --out this command wrote before")
-    parser.add_argument("--tables", type=Path, default=None, help="a folder of FICO tables (default: bundled)")
-    parser.add_argument("--groups", nargs="+", default=["Black", "White"], help="groups compared (default Black White)")
-    parser.add_argument("--utility-default", type=float, nargs="+", default=list(SETTINGS.values()),
-                        help="u₋ per loan defaulted, with u₊ = 1 (default: the paper's -4 and -10)")  # fmt: skip
-    parser.add_argument("--score-repaid", type=float, default=75.0, help="c₊, score change after repayment")
-    parser.add_argument("--score-default", type=float, default=-150.0, help="c₋ (< 0), score change after default")
-    parser.add_argument("--reference", type=Path, default=None, help="another implementation's rows, to compare")
-    return parser
-
-
 def _inputs(args: argparse.Namespace) -> tuple[FicoTables, dict[str, float], ScoreChange]:
     """The tables, settings and score change the options give; an invalid one names its option."""
     try:
@@ -274,7 +260,17 @@ def _inputs(args: argparse.Namespace) -> tuple[FicoTables, dict[str, float], Sco
 
 def main(argv: list[str] | None = None) -> int:
     """Run the reproduction; return the exit status."""
-    args = _parser().parse_args(argv)
+    parser = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, default=Path("results/liu2018"), help="output directory")
+    parser.add_argument("--overwrite", action="store_true", help="replace an --out this command wrote before")
+    parser.add_argument("--tables", type=Path, default=None, help="a folder of FICO tables (default: bundled)")
+    parser.add_argument("--groups", nargs="+", default=["Black", "White"], help="groups compared (default Black White)")
+    parser.add_argument("--utility-default", type=float, nargs="+", default=list(SETTINGS.values()),
+                        help="u₋ per loan defaulted, with u₊ = 1 (default: the paper's -4 and -10)")  # fmt: skip
+    parser.add_argument("--score-repaid", type=float, default=75.0, help="c₊, score change after repayment")
+    parser.add_argument("--score-default", type=float, default=-150.0, help="c₋ (< 0), score change after default")
+    parser.add_argument("--reference", type=Path, default=None, help="another implementation's rows, to compare")
+    args = parser.parse_args(argv)
     tables, settings, change = _inputs(args)
     reference = None if args.reference is None else read_reference(args.reference)
     with atomic_output_dir(args.out, overwrite=args.overwrite) as tmp:

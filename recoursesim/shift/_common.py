@@ -45,10 +45,4 @@ def cut_off(threshold: float | np.ndarray) -> float:
 
 def rows(entries: list[tuple[object, str, float]]) -> pd.DataFrame:
     """Build an observer result from ``(group, metric, value)`` triples (``group`` NA = everyone)."""
-    return pd.DataFrame(
-        {
-            "group": pd.Series([group for group, _, _ in entries], dtype=object),
-            "metric": [metric for _, metric, _ in entries],
-            "value": np.array([value for _, _, value in entries], dtype=float),
-        }
-    )
+    return pd.DataFrame(entries, columns=ROW_COLUMNS, dtype=object).astype({"metric": str, "value": float})
