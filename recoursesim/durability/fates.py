@@ -80,12 +80,10 @@ def recommendation_fates(model: RecourseModel, horizon: int = 5) -> pd.DataFrame
         "group": pd.Categorical.from_codes(group, dtype=category_dtype(model.group_names)),
         "effort": issued["effort"],
     }
-    row_start = np.arange(n) * (last + 1)  # flat positions of each row's step 0 in the (n, steps) tables
-    flat_known, flat_valid = known.ravel(), valid.ravel()
     for h in range(horizon + 1):
-        at = row_start + np.minimum(t + h, last)
-        judged = (t + h <= last) & flat_known[at]
-        columns[f"valid_{h}"] = pd.arrays.BooleanArray(flat_valid[at] & judged, ~judged)
+        at = (np.arange(n), np.minimum(t + h, last))
+        judged = (t + h <= last) & known[at]
+        columns[f"valid_{h}"] = pd.arrays.BooleanArray(valid[at] & judged, ~judged)
     columns["duration"], columns["expired"] = _durations(t, issued["end"], valid, known)
     return pd.DataFrame(columns)
 

@@ -71,12 +71,10 @@ def _survival_at(curve: pd.DataFrame, h: int) -> float:
 
 def durability_by_step(fates: pd.DataFrame, horizons: Sequence[int] = HORIZONS) -> pd.DataFrame:
     """Per issue step and group: the number of recommendations and their validity ``h`` steps later."""
-    keys = ["step", "group"]
-    columns = {f"validity_{h}": (f"valid_{h}", _validity) for h in horizons if f"valid_{h}" in fates}
-    grouped = fates.groupby(keys, observed=False, sort=True)
+    grouped = fates.groupby(["step", "group"], observed=False, sort=True)
     out = grouped.size().rename("n_recommendations").reset_index()
-    for name, (column, how) in columns.items():
-        out[name] = grouped[column].agg(how).to_numpy()
+    for h in (h for h in horizons if f"valid_{h}" in fates):
+        out[f"validity_{h}"] = grouped[f"valid_{h}"].agg(_validity).to_numpy()
     return out[out["n_recommendations"] > 0].reset_index(drop=True)
 
 

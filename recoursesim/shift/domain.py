@@ -92,10 +92,8 @@ class DomainShiftObserver(Component):
             sd = features.std(axis=0)
             sd = np.where(sd > 0, sd, 1.0)
             standard = (features - mean) / sd
-            if self._bandwidth == "median":
-                h = median_bandwidth(self._subsample(standard, snapshot.rng))
-            else:
-                h = float(self._bandwidth)
+            median = self._bandwidth == "median"
+            h = median_bandwidth(self._subsample(standard, snapshot.rng)) if median else float(self._bandwidth)
             self._reference = (standard, groups, mean, sd, h)
         return self._reference
 
