@@ -25,15 +25,15 @@ SHA256: dict[str, str] = {
 }
 
 
-def read_verified(name: str, data_dir: Path | None = None) -> bytes:
+def read_verified(name: str) -> bytes:
     """Return the decompressed bytes of a bundled file after checking its SHA-256.
 
     The digest is computed on the decompressed bytes and compared with the digest of the
     original file (:data:`SHA256`).
 
     Args:
-        name: The original file name, e.g. ``"adult.data"``; the file read is ``name + ".gz"``.
-        data_dir: Directory to read from (default :data:`DATA_DIR`).
+        name: The original file name, a key of :data:`SHA256` (e.g. ``"adult.data"``); the file read
+            is ``name + ".gz"`` in :data:`DATA_DIR`.
 
     Returns:
         The file's bytes.
@@ -41,9 +41,7 @@ def read_verified(name: str, data_dir: Path | None = None) -> bytes:
     Raises:
         DataError: If the file is missing, not valid gzip, or its checksum does not match.
     """
-    if name not in SHA256:
-        raise DataError(name, "is not a bundled data file", f"use one of {sorted(SHA256)}")
-    path = Path(DATA_DIR if data_dir is None else data_dir) / f"{name}.gz"
+    path = DATA_DIR / f"{name}.gz"
     try:
         raw = gzip.decompress(path.read_bytes())
     except FileNotFoundError:
