@@ -108,30 +108,24 @@ def mmd_test(
     setting = check_bandwidth(bandwidth)
     permutations = check_int("permutations", permutations, minimum=0)
     with single_threaded():  # small matrices: threads only add contention
-        return _test(x, y, setting, permutations, rng)
-
-
-def _test(
-    x: np.ndarray, y: np.ndarray, setting: float | str, permutations: int, rng: np.random.Generator | None
-) -> MMDResult:
-    pooled = np.concatenate([x, y])
-    h = median_bandwidth(pooled) if setting == "median" else float(setting)
-    kernel = pooled_kernel(pooled, h)
-    n, m = x.shape[0], y.shape[0]
-    labels = np.zeros((1 + permutations, n + m))
-    labels[0, :n] = 1.0
-    if permutations:
-        if rng is None:
-            raise ValueError("mmd_test needs an rng for the permutations")
-        order = rng.permuted(np.tile(np.arange(n + m), (permutations, 1)), axis=1)[:, :n]
-        np.put_along_axis(labels[1:], order, 1.0, axis=1)
-    observed = float(_mmd2_from_labels(kernel, labels[:1], n, m)[0])
-    p_value = np.nan
-    if permutations:
-        # single precision halves the cost; the observed labelling is ranked in the same precision
-        stats = _mmd2_from_labels(kernel.astype(np.float32), labels.astype(np.float32), n, m)
-        p_value = float((1 + np.sum(stats[1:] >= stats[0] - 1e-6 * abs(stats[0]))) / (1 + permutations))
-    return MMDResult(observed, p_value, h)
+        pooled = np.concatenate([x, y])
+        h = median_bandwidth(pooled) if setting == "median" else float(setting)
+        kernel = pooled_kernel(pooled, h)
+        n, m = x.shape[0], y.shape[0]
+        labels = np.zeros((1 + permutations, n + m))
+        labels[0, :n] = 1.0
+        if permutations:
+            if rng is None:
+                raise ValueError("mmd_test needs an rng for the permutations")
+            order = rng.permuted(np.tile(np.arange(n + m), (permutations, 1)), axis=1)[:, :n]
+            np.put_along_axis(labels[1:], order, 1.0, axis=1)
+        observed = float(_mmd2_from_labels(kernel, labels[:1], n, m)[0])
+        p_value = np.nan
+        if permutations:
+            # single precision halves the cost; the observed labelling is ranked in the same precision
+            stats = _mmd2_from_labels(kernel.astype(np.float32), labels.astype(np.float32), n, m)
+            p_value = float((1 + np.sum(stats[1:] >= stats[0] - 1e-6 * abs(stats[0]))) / (1 + permutations))
+        return MMDResult(observed, p_value, h)
 
 
 def _mmd2_from_labels(kernel: np.ndarray, labels: np.ndarray, n: int, m: int) -> np.ndarray:
