@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy.special import logit
 
@@ -12,6 +14,7 @@ from recoursesim.registry import register
 
 
 @register("behaviour", "logit_step", "bell2024")
+@dataclass(eq=False, repr=False)
 class LogitStepBehaviour(Component):
     """Step along the line to ``x'`` by a distance set by an effort draw in logit-score space.
 
@@ -36,23 +39,17 @@ class LogitStepBehaviour(Component):
         upper: Upper clip of the new features.
     """
 
-    def __init__(
-        self,
-        score_offset: float = 0.1,
-        score_scale: float = 0.8,
-        tau_max: float = 0.999,
-        lower: float = -0.1,
-        upper: float = 1.1,
-    ) -> None:
-        self.score_offset = score_offset
-        self._score_offset = check_float("score_offset", score_offset)
-        self.score_scale = score_scale
-        self._score_scale = check_float("score_scale", score_scale)
-        self.tau_max = tau_max
-        self._tau_max = check_float("tau_max", tau_max, minimum=0.0, maximum=1.0)
-        self.lower = lower
-        self.upper = upper
-        self._lower, self._upper = check_interval(lower, upper)
+    score_offset: float = 0.1
+    score_scale: float = 0.8
+    tau_max: float = 0.999
+    lower: float = -0.1
+    upper: float = 1.1
+
+    def __post_init__(self) -> None:
+        self._score_offset = check_float("score_offset", self.score_offset)
+        self._score_scale = check_float("score_scale", self.score_scale)
+        self._tau_max = check_float("tau_max", self.tau_max, minimum=0.0, maximum=1.0)
+        self._lower, self._upper = check_interval(self.lower, self.upper)
 
     def act(self, context: ActionContext) -> np.ndarray:
         """Return the new features after one reference step."""

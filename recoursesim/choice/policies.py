@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
 
 import numpy as np
 
@@ -18,8 +17,6 @@ from recoursesim.registry import register
 class AllLenders(Component):
     """Every applicant applies to every lender."""
 
-    registered_name: ClassVar[str]
-
     def choose(self, context: ChoiceContext) -> np.ndarray:
         """All True."""
         return np.ones(context.scores.shape, dtype=bool)
@@ -32,8 +29,6 @@ class BestOdds(Component):
     At the first step (no threshold yet) the highest raw score decides; ties go to the lender
     declared first.
     """
-
-    registered_name: ClassVar[str]
 
     def choose(self, context: ChoiceContext) -> np.ndarray:
         """One True per row, at the best odds."""
@@ -48,8 +43,6 @@ class Cheapest(Component):
     accepted or skipped it) applies to its best odds, as ``best-odds``; ties go to the lender
     declared first.
     """
-
-    registered_name: ClassVar[str]
 
     def choose(self, context: ChoiceContext) -> np.ndarray:
         """One True per row, at the cheapest last recommendation (else the best odds)."""
@@ -80,8 +73,6 @@ class Sequential(Component):
         order: Lender names: every applicant applies in this order instead of its order of best
             odds (lenders not listed are never applied to). Default: best odds.
     """
-
-    registered_name: ClassVar[str]
 
     def __init__(self, cost: float = 0.0, order: Sequence[str] | None = None) -> None:
         self.cost = check_float("cost", cost, minimum=0.0)
@@ -129,8 +120,6 @@ class Sequential(Component):
 @register("choice", "random")
 class RandomLender(Component):
     """Each applicant applies to one lender drawn uniformly (from the run's ``choice`` stream)."""
-
-    registered_name: ClassVar[str]
 
     def choose(self, context: ChoiceContext) -> np.ndarray:
         """One True per row, uniformly at random."""

@@ -216,9 +216,7 @@ class MixedActionSet:
             raise ConfigError(field, "must be a list of feature names", f'write {field} = ["x0"]')
         mask = np.zeros(len(self.schema.names), dtype=bool)
         for name in names:
-            if name not in self.schema.names:
-                raise ConfigError(field, f"unknown feature {name!r}", f"use one of {', '.join(self.schema.names)}")
-            mask[self.schema.names.index(name)] = True
+            mask[self.schema.index(name, field)] = True
         return mask
 
     # ------------------------------------------------------------------ the constraints

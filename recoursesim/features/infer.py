@@ -69,22 +69,18 @@ def infer_feature_types(frame: pd.DataFrame, columns: Sequence[str], field: str 
     return table
 
 
-def describe_types(table: dict[str, Any]) -> str:
-    """One line: ``income numeric, children integer, education ordinal (primary < secondary)``."""
-    parts = []
-    for name, entry in table.items():
-        if isinstance(entry, dict):
-            parts.append(f"{name} ordinal ({' < '.join(map(str, entry['order']))})")
-        else:
-            parts.append(f"{name} {entry}")
-    return ", ".join(parts)
-
-
 def report_inferred(source: str, table: dict[str, Any], field: str = "population.feature_types") -> None:
-    """Log the inferred types once per process (the command line prints them on stderr)."""
+    """Log the inferred types once per process (the command line prints them on stderr).
+
+    The types read ``income numeric, children integer, education ordinal (primary < secondary)``.
+    """
     if not table:
         return
-    message = f"{source}: inferred feature types: {describe_types(table)} (override any in [{field}])"
+    types = ", ".join(
+        f"{name} ordinal ({' < '.join(map(str, entry['order']))})" if isinstance(entry, dict) else f"{name} {entry}"
+        for name, entry in table.items()
+    )
+    message = f"{source}: inferred feature types: {types} (override any in [{field}])"
     if message not in _said:
         _said.add(message)
         log.info(message)

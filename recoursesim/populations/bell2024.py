@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Self
+from dataclasses import dataclass
+from typing import ClassVar, Self
 
 import numpy as np
 
@@ -22,6 +23,7 @@ EFFORT_CONDITIONS: dict[str, tuple[float, float]] = {
 
 
 @register("population", "bell2024")
+@dataclass(eq=False, repr=False)
 class Bell2024Population(Component):
     """Two equal groups with bimodal, min-max-scaled features, as the paper's reference code draws them.
 
@@ -45,42 +47,32 @@ class Bell2024Population(Component):
         scaler_sample: Size of the sample the min-max scaler is fitted on.
     """
 
-    feature_names: tuple[str, ...] = ("x0", "x1")
-    group_names: tuple[str, ...] = ("advantaged", "disadvantaged")
+    feature_names: ClassVar[tuple[str, ...]] = ("x0", "x1")
+    group_names: ClassVar[tuple[str, ...]] = ("advantaged", "disadvantaged")
 
-    def __init__(
-        self,
-        q: float = 0.0,
-        effort: str | Sequence[float] = "equal",
-        high_fraction: float = 0.05,
-        high_mean: float = 1.5,
-        low_mean: float = 0.0,
-        sd: float = 0.2,
-        adaptation: float = 0.5,
-        effort_divisor: float = 20.0,
-        scaler_sample: int = 10_000,
-    ) -> None:
-        self.q = q
-        self._q = check_float("q", q)
-        self.effort = effort
-        self.high_fraction = high_fraction
-        self._high_fraction = check_float("high_fraction", high_fraction, minimum=0.0, maximum=0.5)
-        self.high_mean = high_mean
-        self._high_mean = check_float("high_mean", high_mean)
-        self.low_mean = low_mean
-        self._low_mean = check_float("low_mean", low_mean)
-        self.sd = sd
-        self._sd = check_float("sd", sd, minimum=0.0)
-        self.adaptation = adaptation
-        self._adaptation = check_float("adaptation", adaptation, minimum=0.0)
-        self.effort_divisor = effort_divisor
-        self._effort_divisor = check_float("effort_divisor", effort_divisor, minimum=0.0, strict_minimum=True)
-        self.scaler_sample = scaler_sample
-        check_int("scaler_sample", scaler_sample, minimum=2)
-        if isinstance(effort, str):
-            means = EFFORT_CONDITIONS[check_choice("effort", effort, list(EFFORT_CONDITIONS))]
+    q: float = 0.0
+    effort: str | Sequence[float] = "equal"
+    high_fraction: float = 0.05
+    high_mean: float = 1.5
+    low_mean: float = 0.0
+    sd: float = 0.2
+    adaptation: float = 0.5
+    effort_divisor: float = 20.0
+    scaler_sample: int = 10_000
+
+    def __post_init__(self) -> None:
+        self._q = check_float("q", self.q)
+        self._high_fraction = check_float("high_fraction", self.high_fraction, minimum=0.0, maximum=0.5)
+        self._high_mean = check_float("high_mean", self.high_mean)
+        self._low_mean = check_float("low_mean", self.low_mean)
+        self._sd = check_float("sd", self.sd, minimum=0.0)
+        self._adaptation = check_float("adaptation", self.adaptation, minimum=0.0)
+        self._effort_divisor = check_float("effort_divisor", self.effort_divisor, minimum=0.0, strict_minimum=True)
+        check_int("scaler_sample", self.scaler_sample, minimum=2)
+        if isinstance(self.effort, str):
+            means = EFFORT_CONDITIONS[check_choice("effort", self.effort, list(EFFORT_CONDITIONS))]
         else:
-            means = tuple(check_vector("effort", effort, length=2))
+            means = tuple(check_vector("effort", self.effort, length=2))
         scale = self._adaptation / self._effort_divisor
         self._effort = tuple(FoldedNormal(mean=float(m), sd=1.0, scale=scale) for m in means)
 

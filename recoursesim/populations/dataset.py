@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
 import numpy as np
@@ -54,6 +55,7 @@ def _bundled_codes(name: str, features: tuple[str, ...], group: str) -> np.ndarr
 
 
 @register("population", "dataset")
+@dataclass(eq=False, repr=False)
 class DatasetPopulation(Component):
     """Agents bootstrapped from the rows of a real data set, with the group from a protected column.
 
@@ -95,47 +97,36 @@ class DatasetPopulation(Component):
 
     check_params: ClassVar[dict[str, Any]] = {"dataset": "german", "group": "sex"}
 
-    def __init__(
-        self,
-        group: str,
-        dataset: str | None = None,
-        path: str | None = None,
-        target: str | None = None,
-        favourable: Any = None,
-        features: Sequence[str] | None = None,
-        feature_types: Mapping[str, Any] | None = None,
-        train_fraction: float = 0.5,
-        stratify: bool = True,
-        shares: Mapping[str, float] | None = None,
-        effort: Mapping[str, Any] | None = None,
-        actions: Mapping[str, Any] | None = None,
-        data_fingerprint: str | None = None,
-        data: pd.DataFrame | None = None,
-    ) -> None:
-        self.group = group
-        self.actions = actions
-        self.data_fingerprint = data_fingerprint
-        self.data = data
-        self.dataset = dataset
-        self.path = path
-        self.target = target
-        self.favourable = favourable
-        for key, text in (("dataset", dataset), ("target", target), ("data_fingerprint", data_fingerprint)):
+    group: str
+    dataset: str | None = None
+    path: str | None = None
+    target: str | None = None
+    favourable: Any = None
+    features: Sequence[str] | None = None
+    feature_types: Mapping[str, Any] | None = None
+    train_fraction: float = 0.5
+    stratify: bool = True
+    shares: Mapping[str, float] | None = None
+    effort: Mapping[str, Any] | None = None
+    actions: Mapping[str, Any] | None = None
+    data_fingerprint: str | None = None
+    data: pd.DataFrame | None = None
+
+    def __post_init__(self) -> None:
+        texts = {"dataset": self.dataset, "target": self.target, "data_fingerprint": self.data_fingerprint}
+        for key, text in texts.items():
             if text is not None:
                 check_str(key, text)
-        if path is not None and not isinstance(path, os.PathLike):
-            check_str("path", path)
-        self.features = features
-        self._features = None if features is None else check_list("features", features)
+        if self.path is not None and not isinstance(self.path, os.PathLike):
+            check_str("path", self.path)
+        self._features = None if self.features is None else check_list("features", self.features)
         if self._features is not None and not self._features:
             raise ConfigError("features", "is empty", "list at least one feature column, or remove features")
-        self.feature_types = feature_types
-        self.train_fraction = train_fraction
-        self._train_fraction = check_float("train_fraction", train_fraction, minimum=0.0, maximum=1.0)
+        self._train_fraction = check_float("train_fraction", self.train_fraction, minimum=0.0, maximum=1.0)
         if not 0.0 < self._train_fraction < 1.0:
-            raise ConfigError("train_fraction", f"must be between 0 and 1, got {train_fraction}", "use e.g. 0.5")
-        self.stratify = stratify
-        check_bool("stratify", stratify)
+            raise ConfigError("train_fraction", f"must be between 0 and 1, got {self.train_fraction}", "use e.g. 0.5")
+        check_bool("stratify", self.stratify)
+        group = self.group
         frame, target_name, self.schema, defaults = self._load()
         if not isinstance(group, str) or group not in frame.columns:
             listed = ", ".join(str(c) for c in frame.columns if c != target_name)
@@ -157,10 +148,8 @@ class DatasetPopulation(Component):
         self.group_names = tuple(str(name) for name in names)
         self.group_codes = pd.Index(names).get_indexer(values.to_numpy(dtype=object)).astype(np.int16)
         self.feature_names = self.schema.names
-        self.shares = shares
-        self._shares = self._parse_shares(shares)
-        self.effort = effort
-        self._effort = self._parse_effort(effort)
+        self._shares = self._parse_shares(self.shares)
+        self._effort = self._parse_effort(self.effort)
         if len(self.labels) < 4:
             raise DataError("data", f"has only {len(self.labels)} usable rows", "give at least 4 rows")
 

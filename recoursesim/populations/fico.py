@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
 import numpy as np
@@ -16,6 +17,7 @@ from recoursesim.registry import register
 
 
 @register("population", "fico")
+@dataclass(eq=False, repr=False)
 class FicoPopulation(Component):
     """Applicants drawn from the FICO TransRisk tables: one feature, the score on the 300–850 scale.
 
@@ -42,23 +44,20 @@ class FicoPopulation(Component):
     #: Parameters the conformance checks build it with.
     check_params: ClassVar[dict[str, Any]] = {"groups": ["Black", "White"]}
 
-    feature_names: tuple[str, ...] = ("score",)
+    feature_names: ClassVar[tuple[str, ...]] = ("score",)
 
-    def __init__(
-        self,
-        groups: Sequence[str] = ("Black", "White"),
-        effort: Mapping[str, Any] | None = None,
-        tables_dir: str | None = None,
-    ) -> None:
-        self.groups = groups
-        self.effort = effort
-        self.tables_dir = tables_dir
-        names = [str(name) for name in check_list("groups", groups)]
-        folder = None if tables_dir is None else check_str("tables_dir", tables_dir)
+    groups: Sequence[str] = ("Black", "White")
+    effort: Mapping[str, Any] | None = None
+    tables_dir: str | None = None
+
+    def __post_init__(self) -> None:
+        names = [str(name) for name in check_list("groups", self.groups)]
+        folder = None if self.tables_dir is None else check_str("tables_dir", self.tables_dir)
         try:
             self._tables = load_fico(folder, groups=names)
         except ConfigError as error:  # a bad table of the user's is named under tables_dir
             raise (error if folder is None or error.field == "groups" else error.under("tables_dir")) from None
+        effort = self.effort
         self._effort = FoldedNormal.from_spec("effort", effort) if effort is not None else FoldedNormal(0.0, 1.0, 0.0)
         self.group_names = tuple(names)
         self._grid = self._tables.score

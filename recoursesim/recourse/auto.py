@@ -3,24 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self
+from dataclasses import dataclass
+from typing import Any, Self
 
 import numpy as np
 
 from recoursesim._validate import check_table
 from recoursesim.component import RunContext
 from recoursesim.errors import ConfigError
+from recoursesim.features import MixedActionSet
 from recoursesim.recourse.exact_linear import ExactLinearRecourse
 from recoursesim.recourse.mixed import MixedRecourse
 from recoursesim.recourse.search import SearchRecourse
 from recoursesim.registry import register
-from recoursesim.scoring.base import AdditiveForm, Scorer
-
-if TYPE_CHECKING:
-    from recoursesim.features import MixedActionSet
+from recoursesim.scoring.base import Scorer
 
 
 @register("recourse", "auto")
+@dataclass(eq=False, repr=False)
 class AutoRecourse(MixedRecourse):
     """``exact_linear`` when the decision model is additive (linear, one-hot logistic), ``search`` otherwise.
 
@@ -42,17 +42,12 @@ class AutoRecourse(MixedRecourse):
             ``{ samples = 32 }``).
     """
 
-    def __init__(
-        self,
-        action_set: Mapping[str, Any] | MixedActionSet | None = None,
-        cost_weights: Mapping[str, float] | None = None,
-        tolerance: float = 1e-6,
-        search: Mapping[str, Any] | None = None,
-    ) -> None:
-        super().__init__(action_set, cost_weights)
-        self.tolerance = tolerance
-        self.search = search
-        ExactLinearRecourse(tolerance=tolerance)  # both generators' parameters are checked now, not when bound
+    tolerance: float = 1e-6
+    search: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        ExactLinearRecourse(tolerance=self.tolerance)  # both generators' parameters are checked now, not when bound
         self._searcher(None)
 
     def _searcher(self, actions: MixedActionSet | None) -> SearchRecourse:
@@ -73,17 +68,12 @@ class AutoRecourse(MixedRecourse):
         self.exact_ = ExactLinearRecourse(tolerance=self.tolerance, **shared).bind(context)
         self.search_ = self._searcher(self.actions_).bind(context)
         self.chosen_ = ""
-        self._model: Scorer | None = None
-        self._form: AdditiveForm | None = None
         return self
 
     def _search(self, features: np.ndarray, threshold: np.ndarray, scorer: Scorer) -> tuple[np.ndarray, np.ndarray]:
-        if scorer is not self._model:  # a new model (the first, or a refit): decide again
-            self._model, self._form = scorer, self.exact_.form_of(scorer, features)
-            self.chosen_ = "exact_linear" if self._form is not None else "search"
-        exact = self._form is not None and self.exact_.fits_in_memory(features.shape[0])
-        self.chosen_ = "exact_linear" if exact else "search"
-        if exact:
-            assert self._form is not None
-            return self.exact_.solve(features, threshold, scorer, self._form)
+        form = self.exact_.form_of(scorer, features)  # judged once per model (again after a refit)
+        if form is not None and self.exact_.fits_in_memory(features.shape[0]):
+            self.chosen_ = "exact_linear"
+            return self.exact_.solve(features, threshold, scorer, form)
+        self.chosen_ = "search"
         return self.search_._search(features, threshold, scorer)

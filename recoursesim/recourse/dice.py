@@ -6,23 +6,19 @@ import contextlib
 import importlib.util
 import io
 import warnings
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 from scipy.special import expit
 
 from recoursesim._validate import check_choice, check_int
-from recoursesim.component import RunContext
 from recoursesim.errors import ConfigError
+from recoursesim.features import FeatureSchema
 from recoursesim.recourse.mixed import CHECK_REFERENCE, MixedRecourse, link_of, observed_rows, to_margin
 from recoursesim.registry import register
 from recoursesim.scoring.base import Scorer
-
-if TYPE_CHECKING:
-    from recoursesim.features import FeatureSchema, MixedActionSet
-
 
 _OUTCOME = "_accepted"
 
@@ -67,6 +63,7 @@ class _CutOffModel:
 
 
 @register("recourse", "dice")
+@dataclass(eq=False, repr=False)
 class DiceRecourse(MixedRecourse):
     """DiCE's counterfactuals, made legal under the action set; the cheapest accepted one is recommended.
 
@@ -92,33 +89,20 @@ class DiceRecourse(MixedRecourse):
 
     check_params: ClassVar[dict[str, Any]] = {"reference": CHECK_REFERENCE}
 
-    def __init__(
-        self,
-        action_set: Mapping[str, Any] | MixedActionSet | None = None,
-        cost_weights: Mapping[str, float] | None = None,
-        method: str = "random",
-        counterfactuals: int = 4,
-        seed: int = 0,
-        reference: Any = None,
-    ) -> None:
+    method: str = "random"
+    counterfactuals: int = 4
+    seed: int = 0
+    reference: Any = None
+
+    def __post_init__(self) -> None:
         if importlib.util.find_spec("dice_ml") is None:
             raise ConfigError(
                 "recourse.name", "'dice' needs the optional package dice-ml", "pip install 'recoursesim[dice]'"
             )
-        super().__init__(action_set, cost_weights)
-        self.method = method
-        check_choice("method", method, ["random", "genetic", "kdtree"])
-        self.counterfactuals = counterfactuals
-        check_int("counterfactuals", counterfactuals, minimum=1)
-        self.seed = seed
-        check_int("seed", seed, minimum=0)
-        self.reference = reference
-
-    def bind(self, context: RunContext) -> Self:
-        """Build the action set and cost model (see :class:`MixedRecourse`); the population gives default rows."""
-        super().bind(context)
-        self.population_ = context.population
-        return self
+        super().__post_init__()
+        check_choice("method", self.method, ["random", "genetic", "kdtree"])
+        check_int("counterfactuals", self.counterfactuals, minimum=1)
+        check_int("seed", self.seed, minimum=0)
 
     def _reference_frame(self) -> pd.DataFrame:
         rows = observed_rows(self.reference, self.population_, "dice", "learn ranges from")

@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
 from recoursesim._validate import check_float
 from recoursesim.errors import ConfigError
+from recoursesim.features import FeatureSchema
 from recoursesim.recourse.mixed import MixedRecourse, margin_of_rows, to_margin
 from recoursesim.recourse.separable import solve_separable
 from recoursesim.registry import register
 from recoursesim.resources import available_memory, format_bytes
 from recoursesim.scoring.base import AdditiveForm, Scorer, additive_form_of, margin_of, model_name
-
-if TYPE_CHECKING:
-    from recoursesim.features import FeatureSchema, MixedActionSet
-
 
 #: Probabilities closer to 0 or 1 than this say too little about the margin to be checked.
 _SATURATED = 1e-9
@@ -45,11 +43,7 @@ def additive_form(
     if exact is not None:
         function, link = exact
         return probe_additive_form(function, [link], features, schema, mutable, tolerance, saturates=False)
-
-    def score(rows: np.ndarray) -> np.ndarray:
-        return np.asarray(scorer.score(rows), dtype=float)
-
-    return probe_additive_form(score, None, features, schema, mutable, tolerance, saturates=True)
+    return probe_additive_form(scorer.score, None, features, schema, mutable, tolerance, saturates=True)
 
 
 def probe_additive_form(
@@ -154,6 +148,7 @@ def _measured_form(
 
 
 @register("recourse", "exact_linear", "linear_mixed")
+@dataclass(eq=False, repr=False)
 class ExactLinearRecourse(MixedRecourse):
     """The cheapest legal point the model accepts, exactly, for additive models.
 
@@ -179,15 +174,11 @@ class ExactLinearRecourse(MixedRecourse):
         tolerance: Relative error allowed when checking that the model is additive.
     """
 
-    def __init__(
-        self,
-        action_set: Mapping[str, Any] | MixedActionSet | None = None,
-        cost_weights: Mapping[str, float] | None = None,
-        tolerance: float = 1e-6,
-    ) -> None:
-        super().__init__(action_set, cost_weights)
-        self.tolerance = tolerance
-        self._tolerance = check_float("tolerance", tolerance, minimum=0.0)
+    tolerance: float = 1e-6
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._tolerance = check_float("tolerance", self.tolerance, minimum=0.0)
 
     def form_of(self, scorer: Scorer, features: np.ndarray) -> AdditiveForm | None:
         """The scorer's additive form (see :func:`additive_form`), or ``None`` if it has none.

@@ -14,7 +14,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Self
 
 import numpy as np
 
@@ -23,31 +23,19 @@ from recoursesim.component import Component, RunContext
 from recoursesim.errors import ConfigError
 from recoursesim.features.actions import MixedActionSet
 from recoursesim.recourse.base import action_set_of, reported_found
+from recoursesim.recourse.mixed import link_of
 from recoursesim.scoring.base import Scorer, margin_of
-
-if TYPE_CHECKING:
-    from recoursesim.features import FeatureSchema
 
 #: The registered names of the horizon-aware generators (a base may not be one of them).
 WRAPPERS = ("margin", "horizon_margin", "worst_case", "roar")
-
-
-def default_base(schema: FeatureSchema | None) -> dict[str, Any]:
-    """``linear`` (the exact L2 projection) for all-numeric features, ``auto`` for mixed-type ones."""
-    if schema is None or bool(np.all(schema.is_numeric)):
-        return {"name": "linear"}
-    return {"name": "auto"}
 
 
 @dataclass(eq=False, repr=False, kw_only=True)
 class HorizonRecourse(Component, ABC):
     """Base class of the horizon-aware generators (see the module docstring).
 
-    Its parameter, the base generator, is declared once here as a dataclass field: each
-    horizon-aware generator is a dataclass too, so its constructor takes it besides its own
-    fields (all keyword-only) and stores every one unchanged, as
-    :class:`~recoursesim.component.Component` asks; it checks its own fields in
-    ``__post_init__``, after this class's ``__post_init__``. :meth:`bind` builds the base
+    Each horizon-aware generator is a keyword-only dataclass that inherits the field ``base`` and
+    checks its own fields after this class's ``__post_init__``. :meth:`bind` builds the base
     generator on the run's features (``base_``).
 
     Args:
@@ -70,7 +58,8 @@ class HorizonRecourse(Component, ABC):
     def bind(self, context: RunContext) -> Self:
         """Build the base generator (``base_``) on the run's features."""
         self._context = context
-        self._base_spec = dict(self.base) if self.base is not None else default_base(context.schema)
+        numeric = context.schema is None or bool(np.all(context.schema.is_numeric))
+        self._base_spec = dict(self.base) if self.base is not None else {"name": "linear" if numeric else "auto"}
         self.base_ = self.build_base()
         return self
 
@@ -147,6 +136,4 @@ def margin_scale(scorer: Scorer, scores: np.ndarray, threshold: np.ndarray) -> s
     exact = margin_of(scorer)
     if exact is not None:
         return exact[1]
-    from recoursesim.recourse.mixed import link_of
-
     return link_of(scores, threshold)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Self
 
 import numpy as np
@@ -19,6 +20,7 @@ from recoursesim.scoring.base import Scorer
 
 
 @register("recourse", "linear", "projection")
+@dataclass(eq=False, repr=False)
 class LinearRecourse(Component):
     """Cheapest point reaching the threshold: ``x' = argmin c(x, x') s.t. f(x') >= s_t`` (paper eq. 1).
 
@@ -42,19 +44,16 @@ class LinearRecourse(Component):
     :meth:`bind` builds the action set (``actions_``) and the weights (``weights_``) on the run's features.
     """
 
-    def __init__(
-        self,
-        norm: str = "l2",
-        action_set: Mapping[str, Any] | None = None,
-        cost_weights: Sequence[float] | None = None,
-    ) -> None:
-        self.norm = norm
-        check_choice("norm", norm, ["l2", "l1"])
-        self.action_set = action_set
-        self.cost_weights = cost_weights
-        if action_set is not None:
-            check_table("action_set", action_set)
-        if cost_weights is not None and np.any(check_vector("cost_weights", cost_weights) <= 0):
+    norm: str = "l2"
+    action_set: Mapping[str, Any] | None = None
+    cost_weights: Sequence[float] | None = None
+
+    def __post_init__(self) -> None:
+        check_choice("norm", self.norm, ["l2", "l1"])
+        if self.action_set is not None:
+            check_table("action_set", self.action_set)
+        weights = self.cost_weights
+        if weights is not None and np.any(check_vector("cost_weights", weights) <= 0):
             raise ConfigError("cost_weights", "must be positive", "use weights > 0 (make a feature immutable instead)")
 
     def bind(self, context: RunContext) -> Self:

@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 
 from recoursesim._validate import check_int
-from recoursesim.component import RunContext
 from recoursesim.errors import ConfigError
 from recoursesim.recourse.mixed import CHECK_REFERENCE, MixedRecourse, observed_rows
 from recoursesim.registry import register
 from recoursesim.scoring.base import Scorer
 
-if TYPE_CHECKING:
-    from recoursesim.features import MixedActionSet
-
 
 @register("recourse", "manifold", "nearest_accepted")
+@dataclass(eq=False, repr=False)
 class NearestAcceptedRecourse(MixedRecourse):
     """Recommend the cheapest *observed* profile the agent can reach and the model accepts.
 
@@ -46,23 +43,12 @@ class NearestAcceptedRecourse(MixedRecourse):
 
     check_params: ClassVar[dict[str, Any]] = {"reference": CHECK_REFERENCE}
 
-    def __init__(
-        self,
-        action_set: Mapping[str, Any] | MixedActionSet | None = None,
-        cost_weights: Mapping[str, float] | None = None,
-        max_reference: int = 20_000,
-        reference: Any = None,
-    ) -> None:
-        super().__init__(action_set, cost_weights)
-        self.max_reference = max_reference
-        check_int("max_reference", max_reference, minimum=1)
-        self.reference = reference
+    max_reference: int = 20_000
+    reference: Any = None
 
-    def bind(self, context: RunContext) -> Self:
-        """Build the action set and cost model (see :class:`MixedRecourse`); the population gives default rows."""
-        super().bind(context)
-        self.population_ = context.population
-        return self
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_int("max_reference", self.max_reference, minimum=1)
 
     def _reference(self) -> np.ndarray:
         rows = observed_rows(self.reference, self.population_, "manifold", "recommend from")
@@ -101,21 +87,16 @@ class NearestAcceptedRecourse(MixedRecourse):
             for j in range(x.shape[1]):
                 target = candidates[None, :, j]
                 moved = target != x[:, j, None]
+                allowed = True  # a category the action set allows (numeric and integer features: any value)
+                if switch[j] or schema.is_ordinal[j]:
+                    allowed = self.actions_.allowed[j][np.clip(target, 0, schema.n_categories[j] - 1).astype(int)]
                 if switch[j]:
                     cost += unit[j] * moved
-                    allowed = self.actions_.allowed[j][
-                        np.clip(candidates[:, j], 0, schema.n_categories[j] - 1).astype(int)
-                    ]
-                    reachable &= ~moved | (allowed[None, :] & ~self.actions_.immutable[j])
+                    reachable &= ~moved | (allowed & ~self.actions_.immutable[j])
                 else:
                     cost += unit[j] * np.abs(target - x[:, j, None])
                     inside = (target >= lo[rows, j, None] - 1e-9) & (target <= hi[rows, j, None] + 1e-9)
-                    if schema.is_ordinal[j]:
-                        allowed = self.actions_.allowed[j][
-                            np.clip(candidates[:, j], 0, schema.n_categories[j] - 1).astype(int)
-                        ]
-                        inside &= allowed[None, :]
-                    reachable &= ~moved | inside
+                    reachable &= ~moved | (inside & allowed)
             cost = np.where(reachable, cost, np.inf)
             pick = np.argmin(cost, axis=1)
             ok = np.isfinite(cost[np.arange(x.shape[0]), pick])

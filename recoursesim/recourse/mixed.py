@@ -16,22 +16,23 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self
+from dataclasses import dataclass
+from typing import Any, Self
 
 import numpy as np
 
 from recoursesim._validate import check_table
 from recoursesim.component import Component, RunContext
 from recoursesim.errors import ConfigError
+from recoursesim.features.actions import MixedActionSet, merge_action_specs
 from recoursesim.features.capabilities import OffersTrainingData
+from recoursesim.features.cost import CostModel
 from recoursesim.recourse.probe_cache import score_distinct
 from recoursesim.recourse.separable import SeparableProblem, SeparableSolution, pareto_options
 from recoursesim.scoring.base import Scorer, clipped_logit, margin_of
 
-if TYPE_CHECKING:
-    from recoursesim.features import MixedActionSet
 
-
+@dataclass(eq=False, repr=False)
 class MixedRecourse(Component, ABC):
     """Base class of the recourse generators for mixed-type features (see the module docstring).
 
@@ -45,21 +46,17 @@ class MixedRecourse(Component, ABC):
     and its data set's default action set: a given ``action_set`` table is merged with the
     defaults (:func:`~recoursesim.features.actions.merge_action_specs`), so features immutable by
     default stay immutable; a ready :class:`~recoursesim.features.MixedActionSet` is used as it is.
-    It sets ``schema_``, ``actions_`` and ``costs_``.
+    It sets ``schema_``, ``actions_``, ``costs_`` and ``population_`` (the run's population, whose
+    training rows the generators that learn from observed rows default to).
     """
 
-    def __init__(
-        self,
-        action_set: Mapping[str, Any] | MixedActionSet | None = None,
-        cost_weights: Mapping[str, float] | None = None,
-    ) -> None:
-        from recoursesim.features import MixedActionSet  # the features package imports this one
+    action_set: Mapping[str, Any] | MixedActionSet | None = None
+    cost_weights: Mapping[str, float] | None = None
 
-        self.action_set = action_set
-        self.cost_weights = cost_weights
-        if action_set is not None and not isinstance(action_set, MixedActionSet):
-            check_table("action_set", action_set)
-        if cost_weights is not None and not isinstance(cost_weights, Mapping):
+    def __post_init__(self) -> None:
+        if self.action_set is not None and not isinstance(self.action_set, MixedActionSet):
+            check_table("action_set", self.action_set)
+        if self.cost_weights is not None and not isinstance(self.cost_weights, Mapping):
             raise ConfigError(
                 "cost_weights", "must be a table of feature = weight", "write cost_weights = { age = 2.0 }"
             )
@@ -67,9 +64,6 @@ class MixedRecourse(Component, ABC):
 
     def bind(self, context: RunContext) -> Self:
         """Build the action set and the cost model on the run's features (see the class docstring)."""
-        from recoursesim.features import CostModel, MixedActionSet
-        from recoursesim.features.actions import merge_action_specs
-
         self.schema_ = context.feature_schema
         if isinstance(self.action_set, MixedActionSet):
             self.actions_ = self.action_set
@@ -85,6 +79,7 @@ class MixedRecourse(Component, ABC):
             field = error.field.removeprefix("weights").lstrip(".")
             raise ConfigError(f"cost_weights.{field}" if field else "cost_weights", error.problem, error.fix) from None
         self.found_ = np.zeros(0, dtype=bool)
+        self.population_ = context.population
         return self
 
     # ------------------------------------------------------------------ the protocol

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from recoursesim._validate import check_float, check_int, check_interval
@@ -12,6 +14,7 @@ from recoursesim.scoring.base import Scorer
 
 
 @register("recourse", "offset_target", "bell2024_ranker")
+@dataclass(eq=False, repr=False)
 class OffsetTargetRecourse(Component):
     """Point on the score-gradient line whose score is ``threshold - offset``, pinned to a box.
 
@@ -32,20 +35,15 @@ class OffsetTargetRecourse(Component):
         max_passes: How many times out-of-box coordinates are pinned and the rest re-solved.
     """
 
-    def __init__(
-        self,
-        offset: float = 0.5,
-        lower: float = -0.1,
-        upper: float = 1.1,
-        max_passes: int = 2,
-    ) -> None:
-        self.offset = offset
-        self._offset = check_float("offset", offset)
-        self.lower = lower
-        self.upper = upper
-        self._lower, self._upper = check_interval(lower, upper)
-        self.max_passes = max_passes
-        check_int("max_passes", max_passes, minimum=1)
+    offset: float = 0.5
+    lower: float = -0.1
+    upper: float = 1.1
+    max_passes: int = 2
+
+    def __post_init__(self) -> None:
+        self._offset = check_float("offset", self.offset)
+        self._lower, self._upper = check_interval(self.lower, self.upper)
+        check_int("max_passes", self.max_passes, minimum=1)
 
     def recommend(
         self, features: np.ndarray, scores: np.ndarray, threshold: float | np.ndarray, scorer: Scorer

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Self
 
 import numpy as np
 
@@ -17,10 +17,11 @@ from recoursesim.registry import register
 from recoursesim.scoring.base import Scorer, score_edits
 
 if TYPE_CHECKING:
-    from recoursesim.features import MixedActionSet
+    pass
 
 
 @register("recourse", "search", "growing_spheres")
+@dataclass(eq=False, repr=False)
 class SearchRecourse(MixedRecourse):
     """A cheap legal point the model accepts, found with nothing but the model's scores.
 
@@ -69,38 +70,25 @@ class SearchRecourse(MixedRecourse):
         seed: Seed of the random search (it is deterministic).
     """
 
-    def __init__(
-        self,
-        action_set: Mapping[str, Any] | MixedActionSet | None = None,
-        cost_weights: Mapping[str, float] | None = None,
-        rounds: int = 3,
-        samples: int = 16,
-        radius: float = 0.05,
-        shells: int = 5,
-        bisection_steps: int = 8,
-        integer_steps: int = 16,
-        probe_codes: int = 3,
-        seed: int = 0,
-    ) -> None:
-        super().__init__(action_set, cost_weights)
-        self.rounds = rounds
-        check_int("rounds", rounds, minimum=0)
-        self.samples = samples
-        check_int("samples", samples, minimum=1)
-        self.radius = radius
-        self._radius = check_float("radius", radius, minimum=0.0)
-        if self._radius == 0:
-            self._radius = 0.05
-        self.shells = shells
-        check_int("shells", shells, minimum=1)
-        self.bisection_steps = bisection_steps
-        check_int("bisection_steps", bisection_steps, minimum=0)
-        self.integer_steps = integer_steps
-        check_int("integer_steps", integer_steps, minimum=0)
-        self.probe_codes = probe_codes
-        check_int("probe_codes", probe_codes, minimum=1)
-        self.seed = seed
-        check_int("seed", seed, minimum=0)
+    rounds: int = 3
+    samples: int = 16
+    radius: float = 0.05
+    shells: int = 5
+    bisection_steps: int = 8
+    integer_steps: int = 16
+    probe_codes: int = 3
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_int("rounds", self.rounds, minimum=0)
+        check_int("samples", self.samples, minimum=1)
+        check_float("radius", self.radius, minimum=0.0)
+        check_int("shells", self.shells, minimum=1)
+        check_int("bisection_steps", self.bisection_steps, minimum=0)
+        check_int("integer_steps", self.integer_steps, minimum=0)
+        check_int("probe_codes", self.probe_codes, minimum=1)
+        check_int("seed", self.seed, minimum=0)
 
     def bind(self, context: RunContext) -> Self:
         """Build the action set and cost model (see :class:`MixedRecourse`) and an empty probe cache."""

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from recoursesim.features import FeatureSchema, MixedActionSet
 from recoursesim.recourse.probe_cache import score_distinct
 from recoursesim.scoring.base import Scorer
-
-if TYPE_CHECKING:
-    from recoursesim.features import FeatureSchema, MixedActionSet
 
 
 def growing_spheres(
