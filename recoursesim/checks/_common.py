@@ -13,6 +13,7 @@ import numpy as np
 
 from recoursesim import registry
 from recoursesim.component import CHECK_POPULATION, RunContext
+from recoursesim.lifecycle import bind
 
 #: A conformance check: takes a zero-argument factory of fresh components and a seed, raises
 #: ``AssertionError`` naming the failed property.
@@ -35,12 +36,7 @@ def bound(kind: str, factory: Callable[[], Any]) -> Callable[[], Any]:
     """A factory of the components ``factory`` makes, each bound to :func:`check_context` (as a model binds them)."""
     context = check_context(kind)
 
-    def made() -> Any:
-        part = factory()
-        registry.adopt(kind, type(part))  # a class never registered gets its kind's defaults, as registering gives
-        return part.bind(context)
-
-    return made
+    return lambda: bind(kind, factory(), context)
 
 
 def snapshot(value: Any) -> Any:
