@@ -32,6 +32,20 @@ from recoursesim.selection.loan_outcome import LoanContext, Outcome
 from recoursesim.training.base import Trainer, TrainingContext
 
 
+class _OfLender0[V]:
+    """A model attribute that is lender 0's attribute of the same name (read and set)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, model: RecourseModel, owner: type | None = None) -> V:
+        value: V = getattr(model.lenders[0], self.name)
+        return value
+
+    def __set__(self, model: RecourseModel, value: V) -> None:
+        setattr(model.lenders[0], self.name, value)
+
+
 class RecourseModel(mesa.Model):
     """Agents compete for ``k`` positive outcomes per step and act on recourse recommendations.
 
@@ -228,60 +242,20 @@ class RecourseModel(mesa.Model):
         """``"polyculture"`` or ``"monoculture"`` (one lender: ``"polyculture"``)."""
         return "polyculture" if self.market is None else self.market.culture
 
-    @property
-    def scorer(self) -> Scorer:
-        """Lender 0's decision model in force."""
-        return self.lenders[0].scorer
-
-    @scorer.setter
-    def scorer(self, value: Scorer) -> None:
-        self.lenders[0].scorer = value
-
-    @property
-    def selector(self) -> Selector:
-        """Lender 0's selector."""
-        return self.lenders[0].selector
-
-    @selector.setter
-    def selector(self, value: Selector) -> None:
-        self.lenders[0].selector = value
-
-    @property
-    def recourse(self) -> RecourseGenerator:
-        """Lender 0's recourse generator."""
-        return self.lenders[0].recourse
-
-    @recourse.setter
-    def recourse(self, value: RecourseGenerator) -> None:
-        self.lenders[0].recourse = value
-
-    @property
-    def trainer(self) -> Trainer | None:
-        """Lender 0's trainer (``None``: its model stays fixed; its refit order is chosen when the model is built)."""
-        return self.lenders[0].trainer
-
-    @trainer.setter
-    def trainer(self, value: Trainer | None) -> None:
-        self.lenders[0].trainer = value
-
-    @property
-    def refit_order(self) -> RefitOrder:
-        """Lender 0's refit order."""
-        return self.lenders[0].refit_order
-
-    @property
-    def threshold(self) -> float | np.ndarray:
-        """Lender 0's latest threshold ``s_t``."""
-        return self.lenders[0].threshold
-
-    @threshold.setter
-    def threshold(self, value: float | np.ndarray) -> None:
-        self.lenders[0].threshold = value
-
-    @property
-    def decisions(self) -> list[Decision]:
-        """Per step, lender 0's decision in force: the model that scored and selected and its cut-off."""
-        return self.lenders[0].decisions
+    #: Lender 0's decision model in force.
+    scorer = _OfLender0[Scorer]()
+    #: Lender 0's selector.
+    selector = _OfLender0[Selector]()
+    #: Lender 0's recourse generator.
+    recourse = _OfLender0[RecourseGenerator]()
+    #: Lender 0's trainer (``None``: its model stays fixed; its refit order is chosen when the model is built).
+    trainer = _OfLender0[Trainer | None]()
+    #: Lender 0's refit order.
+    refit_order = _OfLender0[RefitOrder]()
+    #: Lender 0's latest threshold ``s_t``.
+    threshold = _OfLender0[float | np.ndarray]()
+    #: Per step, lender 0's decision in force: the model that scored and selected and its cut-off.
+    decisions = _OfLender0[list[Decision]]()
 
     @property
     def initial_scorer(self) -> Scorer:
