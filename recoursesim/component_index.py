@@ -133,25 +133,20 @@ def _describe(kind: str, name: str, aliases: tuple[str, ...], module: str, node:
 
 
 def _parameters(module: str, node: ast.ClassDef) -> tuple[Parameter, ...]:
-    supplied = registry.supplied_parameters()
+    supplied = registry.SUPPLIED_PARAMETERS
     return tuple(
         Parameter(
             name,
             ast.unparse(annotation) if annotation is not None else "",
             ast.unparse(default) if default is not None else None,
         )
-        for name, annotation, default in _signature(module, node)
+        for name, annotation, default in _declared_signature(module, node) or []
         if name not in supplied
     )
 
 
 #: A constructor parameter as written in the source: its name, annotation and default (``None``: none).
 _Argument = tuple[str, ast.expr | None, ast.expr | None]
-
-
-def _signature(module: str, node: ast.ClassDef) -> list[_Argument]:
-    """The constructor's parameters but ``self`` (none if no class in recoursesim defines one)."""
-    return _declared_signature(module, node) or []
 
 
 def _declared_signature(module: str, node: ast.ClassDef) -> list[_Argument] | None:

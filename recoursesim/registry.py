@@ -153,8 +153,7 @@ def lookup(kind: str, name: object, *, field: str | None = None, allow_imports: 
     _load_builtins()
     field = field or f"{KINDS[kind]}.name"
     if isinstance(name, str) and ":" in name:
-        check_import_path(name, field)
-        check_import_allowed(name, allow_imports, field)
+        check_import_path(name, field, allow_imports)
         return _import_class(kind, name, field)
     table = _REGISTRY[kind]
     lazy = lazy_builtins().get(kind, {})
@@ -168,12 +167,16 @@ def lookup(kind: str, name: object, *, field: str | None = None, allow_imports: 
     return table[name]
 
 
-def check_import_path(path: str, field: str) -> None:
-    """Refuse a ``"package.module:Class"`` string that is not an import path (imports nothing)."""
+def check_import_path(path: str, field: str, allow_imports: tuple[str, ...]) -> None:
+    """Refuse a ``"package.module:Class"`` string that is not an import path, or whose module is not allowed.
+
+    Imports nothing.
+    """
     module_name, _, attribute = path.partition(":")
     parts = [*module_name.split("."), *attribute.split(".")]
     if not module_name or not attribute or not all(part.isidentifier() for part in parts):
         raise ConfigError(field, f"{path!r} is not an import path", 'write "package.module:ClassName"')
+    check_import_allowed(path, allow_imports, field)
 
 
 def check_names(spec: Mapping[str, Any], allow_imports: tuple[str, ...] = ()) -> None:
@@ -186,13 +189,11 @@ def check_names(spec: Mapping[str, Any], allow_imports: tuple[str, ...] = ()) ->
         ConfigError: the first bad name, naming its field.
     """
     for kind, field, table in component_tables(spec):
-        if isinstance(table.get("name"), str):
-            name = table["name"]
-            if ":" in name:
-                check_import_path(name, field)
-                check_import_allowed(name, allow_imports, field)
-            else:
-                lookup(kind, name, field=field)
+        name = table.get("name")
+        if isinstance(name, str) and ":" in name:
+            check_import_path(name, field, allow_imports)
+        elif isinstance(name, str):
+            lookup(kind, name, field=field)
 
 
 def component_tables(spec: Mapping[str, Any]) -> list[tuple[str, str, Mapping[str, Any]]]:
@@ -367,7 +368,7 @@ def accepted_parameters(cls: type) -> list[str]:
     return [
         p.name
         for p in constructor_signature(cls).parameters.values()
-        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in _SUPPLIED
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in SUPPLIED_PARAMETERS
     ]
 
 
@@ -381,13 +382,9 @@ def constructor_signature(cls: type) -> inspect.Signature:
     return inspect.signature(cls)
 
 
-#: Constructor arguments supplied by the builder, never by a scenario.
-_SUPPLIED = frozenset({"fitted_estimator", "data", "trusted", "schema", "action_defaults", "population"})
-
-
-def supplied_parameters() -> frozenset[str]:
-    """Constructor arguments the builder supplies (a model given from Python, the legacy context arguments)."""
-    return _SUPPLIED
+#: Constructor arguments the builder supplies, never a scenario (a model given from Python, the
+#: legacy context arguments).
+SUPPLIED_PARAMETERS = frozenset({"fitted_estimator", "data", "trusted", "schema", "action_defaults", "population"})
 
 
 def lazy_builtins() -> dict[str, dict[str, str]]:
