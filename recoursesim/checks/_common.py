@@ -78,11 +78,6 @@ def expect(error: type[Exception], action: Callable[[], Any], message: str, fiel
     raise AssertionError(message)
 
 
-def name_of(factory: Callable[[], Any]) -> str:
-    """Return the class name of the components ``factory`` builds."""
-    return type(factory()).__name__
-
-
 def check_picklable(factory: Callable[[], Any], seed: int = 0) -> None:
     """The component survives a pickle round trip (worker processes and Dask receive components that way)."""
     component = factory()
