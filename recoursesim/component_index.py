@@ -79,21 +79,11 @@ def components(kind: str | None = None) -> list[ComponentInfo]:
 @cache
 def builtin_components() -> tuple[ComponentInfo, ...]:
     """Read the built-in components from the package's source files."""
-    found: list[ComponentInfo] = []
-    for package in registry.BUILTIN_PACKAGES:
-        folder = _module_path(package).parent
-        for path in sorted(folder.glob("*.py")):
-            module = f"{package}.{path.stem}" if path.stem != "__init__" else package
-            for node in _parse(path).body:
-                if isinstance(node, ast.ClassDef):
-                    for kind, name, aliases in registry.decorator_registrations(node):
-                        found.append(_describe(kind, name, aliases, module, node))
-    for kind, table in registry.lazy_builtins().items():
-        for name, target in table.items():
-            module, _, attribute = target.partition(":")
-            lazy_class = _find_class(module, attribute)
-            if lazy_class is not None:
-                found.append(_describe(kind, name, (), module, lazy_class))
+    found = [
+        _describe(kind, name, aliases, module, node)
+        for package in (*registry.BUILTIN_PACKAGES, *registry.LAZY_PACKAGES)
+        for module, node, kind, name, aliases in registry.source_registrations(package)
+    ]
     kinds = list(registry.KINDS)
     return tuple(sorted(found, key=lambda info: (kinds.index(info.kind), info.name)))
 

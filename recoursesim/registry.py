@@ -34,7 +34,7 @@ import difflib
 import importlib
 import importlib.util
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -399,22 +399,31 @@ def lazy_builtins() -> dict[str, dict[str, str]]:
 def _lazy_table() -> dict[str, dict[str, str]]:
     found: dict[str, dict[str, str]] = {}
     for package in LAZY_PACKAGES:
-        spec = importlib.util.find_spec(package)
-        if spec is None or spec.origin is None:
-            continue
-        folder = Path(spec.origin).parent
-        for path in sorted(folder.rglob("*.py")):
-            source = path.read_text(encoding="utf-8")
-            if "@register(" not in source:
-                continue
-            parts = path.relative_to(folder).with_suffix("").parts
-            module = ".".join((package, *(parts[:-1] if parts[-1] == "__init__" else parts)))
-            for node in ast.parse(source).body:
-                if isinstance(node, ast.ClassDef):
-                    for kind, name, aliases in decorator_registrations(node):
-                        for key in (name, *aliases):
-                            found.setdefault(kind, {})[key] = f"{module}:{node.name}"
+        for module, node, kind, name, aliases in source_registrations(package):
+            for key in (name, *aliases):
+                found.setdefault(kind, {})[key] = f"{module}:{node.name}"
     return found
+
+
+def source_registrations(package: str) -> Iterator[tuple[str, ast.ClassDef, str, str, tuple[str, ...]]]:
+    """``(module, class, kind, name, aliases)`` of every ``@register`` in a package's source, sub-packages too.
+
+    Nothing is imported.
+    """
+    spec = importlib.util.find_spec(package)
+    if spec is None or spec.origin is None:
+        return
+    folder = Path(spec.origin).parent
+    for path in sorted(folder.rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        if "@register(" not in source:
+            continue
+        parts = path.relative_to(folder).with_suffix("").parts
+        module = ".".join((package, *(parts[:-1] if parts[-1] == "__init__" else parts)))
+        for node in ast.parse(source).body:
+            if isinstance(node, ast.ClassDef):
+                for registration in decorator_registrations(node):
+                    yield (module, node, *registration)
 
 
 def decorator_registrations(node: ast.ClassDef) -> list[tuple[str, str, tuple[str, ...]]]:
