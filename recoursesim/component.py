@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from recoursesim.errors import ConfigError
@@ -57,6 +57,8 @@ class RunContext:
         feature_names: The feature names, in column order (default: the schema's, else the paper's
             two features ``x0, x1``).
         group_names: The group names, in code order.
+        bound_parts: The parts a scenario's builder bound to this context and has not yet handed
+            to a model, by ``id`` (the model does not bind them again; :func:`recoursesim.lifecycle.bind`).
     """
 
     population: Any = None
@@ -64,6 +66,7 @@ class RunContext:
     action_defaults: Mapping[str, Any] | None = None
     feature_names: tuple[str, ...] = ()
     group_names: tuple[str, ...] = ()
+    bound_parts: dict[int, Any] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.feature_names:

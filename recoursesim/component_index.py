@@ -79,21 +79,11 @@ def components(kind: str | None = None) -> list[ComponentInfo]:
 @cache
 def builtin_components() -> tuple[ComponentInfo, ...]:
     """Read the built-in components from the package's source files."""
-    found: list[ComponentInfo] = []
-    for package in registry.BUILTIN_PACKAGES:
-        folder = _module_path(package).parent
-        for path in sorted(folder.glob("*.py")):
-            module = f"{package}.{path.stem}" if path.stem != "__init__" else package
-            for node in _parse(path).body:
-                if isinstance(node, ast.ClassDef):
-                    for kind, name, aliases in registry.decorator_registrations(node):
-                        found.append(_describe(kind, name, aliases, module, node))
-    for kind, table in registry.lazy_builtins().items():
-        for name, target in table.items():
-            module, _, attribute = target.partition(":")
-            lazy_class = _find_class(module, attribute)
-            if lazy_class is not None:
-                found.append(_describe(kind, name, (), module, lazy_class))
+    found = [
+        _describe(kind, name, aliases, module, node)
+        for package in (*registry.BUILTIN_PACKAGES, *registry.LAZY_PACKAGES)
+        for module, node, kind, name, aliases in registry.source_registrations(package)
+    ]
     kinds = list(registry.KINDS)
     return tuple(sorted(found, key=lambda info: (kinds.index(info.kind), info.name)))
 
@@ -133,25 +123,20 @@ def _describe(kind: str, name: str, aliases: tuple[str, ...], module: str, node:
 
 
 def _parameters(module: str, node: ast.ClassDef) -> tuple[Parameter, ...]:
-    supplied = registry.supplied_parameters()
+    supplied = registry.SUPPLIED_PARAMETERS
     return tuple(
         Parameter(
             name,
             ast.unparse(annotation) if annotation is not None else "",
             ast.unparse(default) if default is not None else None,
         )
-        for name, annotation, default in _signature(module, node)
+        for name, annotation, default in _declared_signature(module, node) or []
         if name not in supplied
     )
 
 
 #: A constructor parameter as written in the source: its name, annotation and default (``None``: none).
 _Argument = tuple[str, ast.expr | None, ast.expr | None]
-
-
-def _signature(module: str, node: ast.ClassDef) -> list[_Argument]:
-    """The constructor's parameters but ``self`` (none if no class in recoursesim defines one)."""
-    return _declared_signature(module, node) or []
 
 
 def _declared_signature(module: str, node: ast.ClassDef) -> list[_Argument] | None:

@@ -14,7 +14,8 @@ to the class's ``__init__`` as keyword arguments; the built component is then bo
 subclasses :class:`~recoursesim.component.Component` has ``bind``; a class without one is given
 one that learns nothing when it is registered (or imported by path), so every component has the
 lifecycle step and nobody asks whether it has. A constructor that still declares ``schema``,
-``action_defaults``, ``feature_names`` or ``population`` (:data:`LEGACY_PARAMETERS_BY_KIND`) is
+``action_defaults``, ``feature_names`` or ``population``
+(:data:`~recoursesim.lifecycle.LEGACY_PARAMETERS_BY_KIND`) is
 passed them from the context, as before, with a :class:`FutureWarning` naming the class (this keeps
 working for one release). Installed packages register through the
 ``recoursesim.plugins`` entry point (:mod:`recoursesim.plugins`). A scenario may also name a class
@@ -33,13 +34,13 @@ import difflib
 import importlib
 import importlib.util
 import inspect
-import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from recoursesim.errors import ConfigError
+from recoursesim.lifecycle import LEGACY_PARAMETERS_BY_KIND, adopt, bind, deprecated
 from recoursesim.plugin_files import import_plugin
 from recoursesim.trust import check_import_allowed
 
@@ -152,8 +153,7 @@ def lookup(kind: str, name: object, *, field: str | None = None, allow_imports: 
     _load_builtins()
     field = field or f"{KINDS[kind]}.name"
     if isinstance(name, str) and ":" in name:
-        check_import_path(name, field)
-        check_import_allowed(name, allow_imports, field)
+        check_import_path(name, field, allow_imports)
         return _import_class(kind, name, field)
     table = _REGISTRY[kind]
     lazy = lazy_builtins().get(kind, {})
@@ -167,12 +167,16 @@ def lookup(kind: str, name: object, *, field: str | None = None, allow_imports: 
     return table[name]
 
 
-def check_import_path(path: str, field: str) -> None:
-    """Refuse a ``"package.module:Class"`` string that is not an import path (imports nothing)."""
+def check_import_path(path: str, field: str, allow_imports: tuple[str, ...]) -> None:
+    """Refuse a ``"package.module:Class"`` string that is not an import path, or whose module is not allowed.
+
+    Imports nothing.
+    """
     module_name, _, attribute = path.partition(":")
     parts = [*module_name.split("."), *attribute.split(".")]
     if not module_name or not attribute or not all(part.isidentifier() for part in parts):
         raise ConfigError(field, f"{path!r} is not an import path", 'write "package.module:ClassName"')
+    check_import_allowed(path, allow_imports, field)
 
 
 def check_names(spec: Mapping[str, Any], allow_imports: tuple[str, ...] = ()) -> None:
@@ -185,13 +189,11 @@ def check_names(spec: Mapping[str, Any], allow_imports: tuple[str, ...] = ()) ->
         ConfigError: the first bad name, naming its field.
     """
     for kind, field, table in component_tables(spec):
-        if isinstance(table.get("name"), str):
-            name = table["name"]
-            if ":" in name:
-                check_import_path(name, field)
-                check_import_allowed(name, allow_imports, field)
-            else:
-                lookup(kind, name, field=field)
+        name = table.get("name")
+        if isinstance(name, str) and ":" in name:
+            check_import_path(name, field, allow_imports)
+        elif isinstance(name, str):
+            lookup(kind, name, field=field)
 
 
 def component_tables(spec: Mapping[str, Any]) -> list[tuple[str, str, Mapping[str, Any]]]:
@@ -255,75 +257,6 @@ def _import_class(kind: str, path: str, field: str) -> type:
         raise ConfigError(field, f"{path!r} is not a {kind} (it has no {method} method)", f"name a {kind} class")
     adopt(kind, target)
     return target
-
-
-#: Constructor arguments each kind of component once took from the builder; now it reads them in
-#: ``bind``. A plug-in whose constructor still declares them is passed them, with a warning.
-LEGACY_PARAMETERS_BY_KIND: dict[str, tuple[str, ...]] = {
-    "scorer": ("schema", "action_defaults", "population"),
-    "recourse": ("schema", "action_defaults", "feature_names", "population"),
-    "behaviour": ("schema", "action_defaults"),
-    "trainer": ("schema", "action_defaults"),
-    "observer": ("schema", "action_defaults", "population"),
-}
-#: Every name of :data:`LEGACY_PARAMETERS_BY_KIND`.
-LEGACY_PARAMETERS: tuple[str, ...] = ("schema", "action_defaults", "feature_names", "population")
-
-_warned: set[tuple[type, str]] = set()
-
-
-def _deprecated(cls: type, what: str, fix: str) -> None:
-    """Warn once per class and kind of deprecation.
-
-    A ``FutureWarning``, which Python shows by default: a ``DeprecationWarning`` raised here would be
-    attributed to recoursesim's own module and hidden from the plug-in's author.
-    """
-    if (cls, what) in _warned:
-        return
-    _warned.add((cls, what))
-    warnings.warn(
-        f"{cls.__module__}.{cls.__qualname__} {what}; this keeps working for one release: {fix}",
-        FutureWarning,
-        stacklevel=3,
-    )
-
-
-def _as_is(self: Any, *args: Any) -> Any:
-    """A lifecycle step a plug-in class without it is given: the component as it is."""
-    return self
-
-
-def _scorer_as_is(self: Any, features: Any, group: Any, scorer: Any, rng: Any) -> Any:
-    """The ``start`` a plug-in trainer without one is given: the run starts with the scenario's scorer."""
-    return scorer
-
-
-def adopt(kind: str, cls: type) -> None:
-    """Give a plug-in class the lifecycle members of its kind it lacks (the base classes' defaults).
-
-    Every class gets ``bind`` (learns nothing) and ``check_params`` (``None``: the conformance checks
-    build it with its defaults); a scorer ``prepare`` (itself) and
-    ``fits_on_population`` (whether it has a ``prepare`` of its own); a trainer ``start`` (the
-    scorer as it is). So the model calls them on every component without asking whether they exist.
-    A member a parent class was given is given again, so a subclass with its own ``prepare`` fits.
-    """
-    members: dict[str, Any] = {"bind": _as_is, "check_params": None}
-    if kind == "scorer":
-        own = next((vars(c)["prepare"] for c in cls.__mro__ if "prepare" in vars(c)), None)
-        method = callable(own) or isinstance(own, classmethod | staticmethod)
-        members["fits_on_population"] = method and own is not _as_is
-        members["prepare"] = _as_is
-    elif kind == "trainer":
-        members["start"] = _scorer_as_is
-    for name, default in members.items():
-        owner = next((c for c in cls.__mro__ if name in vars(c)), None)
-        if owner is None or name in _GIVEN.get(owner, ()):
-            setattr(cls, name, default)
-            _GIVEN.setdefault(cls, set()).add(name)
-
-
-#: The lifecycle members :func:`adopt` gave each plug-in class.
-_GIVEN: dict[type, set[str]] = {}
 
 
 def components_of(spec: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -412,7 +345,7 @@ def build(
     # The values are checked by the constructor, the one place each parameter's rules are written.
     kwargs = {**params, **{k: v for k, v in extra.items() if k in signature.parameters}}
     if legacy and context is not None:
-        _deprecated(cls, f"takes {', '.join(legacy)} in its constructor", "read them in bind(context) instead")
+        deprecated(cls, f"takes {', '.join(legacy)} in its constructor", "read them in bind(context) instead")
         kwargs.update((name, getattr(context, name)) for name in legacy)
     try:
         component = cls(**kwargs)
@@ -426,12 +359,8 @@ def build(
             f"give {section} parameters of the types {spec['name']!r} documents (see its docstring: "
             f"help(recoursesim.registry.lookup({kind!r}, {spec['name']!r})))",
         ) from None
-    if context is None:
-        return component
-    try:  # an error of bind's own is the component's, not the scenario's parameters'
-        return component.bind(context)
-    except ConfigError as error:
-        raise error.under(section) from None
+    # An error of bind's own is the component's, not the scenario's parameters'.
+    return component if context is None else bind(kind, component, context, section, keep=True)
 
 
 def accepted_parameters(cls: type) -> list[str]:
@@ -439,7 +368,7 @@ def accepted_parameters(cls: type) -> list[str]:
     return [
         p.name
         for p in constructor_signature(cls).parameters.values()
-        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in _SUPPLIED
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in SUPPLIED_PARAMETERS
     ]
 
 
@@ -453,13 +382,9 @@ def constructor_signature(cls: type) -> inspect.Signature:
     return inspect.signature(cls)
 
 
-#: Constructor arguments supplied by the builder, never by a scenario.
-_SUPPLIED = frozenset({"fitted_estimator", "data", "trusted", "schema", "action_defaults", "population"})
-
-
-def supplied_parameters() -> frozenset[str]:
-    """Constructor arguments the builder supplies (a model given from Python, the legacy context arguments)."""
-    return _SUPPLIED
+#: Constructor arguments the builder supplies, never a scenario (a model given from Python, the
+#: legacy context arguments).
+SUPPLIED_PARAMETERS = frozenset({"fitted_estimator", "data", "trusted", "schema", "action_defaults", "population"})
 
 
 def lazy_builtins() -> dict[str, dict[str, str]]:
@@ -474,22 +399,31 @@ def lazy_builtins() -> dict[str, dict[str, str]]:
 def _lazy_table() -> dict[str, dict[str, str]]:
     found: dict[str, dict[str, str]] = {}
     for package in LAZY_PACKAGES:
-        spec = importlib.util.find_spec(package)
-        if spec is None or spec.origin is None:
-            continue
-        folder = Path(spec.origin).parent
-        for path in sorted(folder.rglob("*.py")):
-            source = path.read_text(encoding="utf-8")
-            if "@register(" not in source:
-                continue
-            parts = path.relative_to(folder).with_suffix("").parts
-            module = ".".join((package, *(parts[:-1] if parts[-1] == "__init__" else parts)))
-            for node in ast.parse(source).body:
-                if isinstance(node, ast.ClassDef):
-                    for kind, name, aliases in decorator_registrations(node):
-                        for key in (name, *aliases):
-                            found.setdefault(kind, {})[key] = f"{module}:{node.name}"
+        for module, node, kind, name, aliases in source_registrations(package):
+            for key in (name, *aliases):
+                found.setdefault(kind, {})[key] = f"{module}:{node.name}"
     return found
+
+
+def source_registrations(package: str) -> Iterator[tuple[str, ast.ClassDef, str, str, tuple[str, ...]]]:
+    """``(module, class, kind, name, aliases)`` of every ``@register`` in a package's source, sub-packages too.
+
+    Nothing is imported.
+    """
+    spec = importlib.util.find_spec(package)
+    if spec is None or spec.origin is None:
+        return
+    folder = Path(spec.origin).parent
+    for path in sorted(folder.rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        if "@register(" not in source:
+            continue
+        parts = path.relative_to(folder).with_suffix("").parts
+        module = ".".join((package, *(parts[:-1] if parts[-1] == "__init__" else parts)))
+        for node in ast.parse(source).body:
+            if isinstance(node, ast.ClassDef):
+                for registration in decorator_registrations(node):
+                    yield (module, node, *registration)
 
 
 def decorator_registrations(node: ast.ClassDef) -> list[tuple[str, str, tuple[str, ...]]]:

@@ -192,19 +192,19 @@ def check_run_memory(run: RunShape, *, steps: int | None = None, runs_at_once: i
     fix = "lower run.steps (--steps), population.initial or population.entrants"
     if runs_at_once > 1:
         fix += ", or use fewer --workers"
-    if needed > ABSURD_BYTES:
-        raise ConfigError("run size", f"needs about {format_bytes(needed)} of memory ({what})", fix)
-    available = None if force else available_memory()
-    if available is not None and needed > available:
-        raise ConfigError(
-            "run size",
-            f"needs about {format_bytes(needed)} of memory ({what}) but {format_bytes(available)} is available",
-            f"{fix}; or add --force to try anyway",
-        )
+    check_memory(needed, what, fix, force=force, field="run size", force_option="--force")
     return size
 
 
-def check_memory(needed: int, what: str, fix: str, *, force: bool = False, field: str = "size") -> None:
+def check_memory(
+    needed: int,
+    what: str,
+    fix: str,
+    *,
+    force: bool = False,
+    field: str = "size",
+    force_option: str = "--force (force=True)",
+) -> None:
     """Refuse a job whose estimated peak memory exceeds what is available (absurd sizes even with ``force``).
 
     Args:
@@ -213,6 +213,7 @@ def check_memory(needed: int, what: str, fix: str, *, force: bool = False, field
         fix: What to change.
         force: Skip the comparison with the available memory.
         field: The message's field name.
+        force_option: How the fix names forcing.
 
     Raises:
         ConfigError: One line naming the estimate, the memory available and the fix.
@@ -224,7 +225,7 @@ def check_memory(needed: int, what: str, fix: str, *, force: bool = False, field
         raise ConfigError(
             field,
             f"needs about {format_bytes(needed)} of memory ({what}) but {format_bytes(available)} is available",
-            f"{fix}; or add --force (force=True) to try anyway",
+            f"{fix}; or add {force_option} to try anyway",
         )
 
 

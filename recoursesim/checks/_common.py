@@ -13,6 +13,7 @@ import numpy as np
 
 from recoursesim import registry
 from recoursesim.component import CHECK_POPULATION, RunContext
+from recoursesim.lifecycle import bind
 
 #: A conformance check: takes a zero-argument factory of fresh components and a seed, raises
 #: ``AssertionError`` naming the failed property.
@@ -35,12 +36,7 @@ def bound(kind: str, factory: Callable[[], Any]) -> Callable[[], Any]:
     """A factory of the components ``factory`` makes, each bound to :func:`check_context` (as a model binds them)."""
     context = check_context(kind)
 
-    def made() -> Any:
-        part = factory()
-        registry.adopt(kind, type(part))  # a class never registered gets its kind's defaults, as registering gives
-        return part.bind(context)
-
-    return made
+    return lambda: bind(kind, factory(), context)
 
 
 def snapshot(value: Any) -> Any:
@@ -80,11 +76,6 @@ def expect(error: type[Exception], action: Callable[[], Any], message: str, fiel
             assert str(caught).startswith(field), f"{message} (got {caught})"
         return
     raise AssertionError(message)
-
-
-def name_of(factory: Callable[[], Any]) -> str:
-    """Return the class name of the components ``factory`` builds."""
-    return type(factory()).__name__
 
 
 def check_picklable(factory: Callable[[], Any], seed: int = 0) -> None:

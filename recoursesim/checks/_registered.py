@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any
 
 from recoursesim import registry
@@ -79,19 +78,8 @@ def example_params(kind: str, name: str) -> Mapping[str, Any]:
     return {}
 
 
-def check_module(kind: str) -> ModuleType | None:
-    """Return ``recoursesim.checks.<kind>`` (which defines ``CHECKS``), or ``None`` if that kind has none yet."""
-    name = f"{__package__}.{kind}"
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as error:
-        if error.name == name:
-            return None
-        raise
-
-
 def registered_cases(kinds: tuple[str, ...] | None = None) -> list[Case]:
-    """Return one :class:`Case` per registered component and check, for every kind that has checks.
+    """Return one :class:`Case` per registered component and check, for every kind.
 
     Aliases of one class are checked once, under the class's primary registered name. Use it as
     ``pytest.mark.parametrize("case", cases, ids=[c.id for c in cases])``.
@@ -104,9 +92,7 @@ def registered_cases(kinds: tuple[str, ...] | None = None) -> list[Case]:
     """
     cases: list[Case] = []
     for kind in kinds or tuple(registry.KINDS):
-        module = check_module(kind)
-        if module is None:
-            continue
+        module = importlib.import_module(f"{__package__}.{kind}")  # every kind has its checks module
         for primary in registered_classes(kind):
             cases.extend(Case(kind, primary, check) for check in module.CHECKS)
     return cases

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, cast
 
 import mesa
 import numpy as np
@@ -21,16 +20,30 @@ from recoursesim.engine.market_step import MarketParts, MarketStep, found_of
 from recoursesim.errors import ConfigError
 from recoursesim.features.capabilities import OffersTrainingData, repayment_of, schema_of
 from recoursesim.ledger import Ledger
+from recoursesim.lifecycle import bind
 from recoursesim.observers import Observer, PopulationSnapshot, observation_rows
 from recoursesim.populations.base import Cohort, PopulationGenerator, entrants_schedule
 from recoursesim.recourse.base import RecourseGenerator
 from recoursesim.refit_order import RefitOrder, StepState, refit_order_of, rows_of
-from recoursesim.registry import adopt
 from recoursesim.rng import run_streams
 from recoursesim.scoring.base import Scorer, numeric_scores
 from recoursesim.selection.base import Selection, SelectionContext, Selector
 from recoursesim.selection.loan_outcome import LoanContext, Outcome
 from recoursesim.training.base import Trainer, TrainingContext
+
+
+class _OfLender0[V]:
+    """A model attribute that is lender 0's attribute of the same name (read and set)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, model: RecourseModel, owner: type | None = None) -> V:
+        value: V = getattr(model.lenders[0], self.name)
+        return value
+
+    def __set__(self, model: RecourseModel, value: V) -> None:
+        setattr(model.lenders[0], self.name, value)
 
 
 class RecourseModel(mesa.Model):
@@ -63,9 +76,10 @@ class RecourseModel(mesa.Model):
     The model keeps no clock of its own: :attr:`t` is read from Mesa's clock
     (:attr:`mesa.Model.time`), which every :meth:`step` call advances by one.
 
-    When the model is built it binds every lender's scorer, recourse generator and trainer, the
-    behaviour and the observers to the run (``part.bind(context)`` with the population's
-    :class:`~recoursesim.component.RunContext`): that is where a component learns the
+    When the model is built it binds every lender's scorer, selector, recourse generator and trainer,
+    the behaviour, the outcome, the market's choice and the observers to the run, once
+    (``part.bind(context)`` with the population's :class:`~recoursesim.component.RunContext`; a part
+    a scenario's builder bound to ``context`` is not bound again): that is where a component learns the
     population's feature schema and default action set, so one built by hand
     (``SearchRecourse()``) behaves exactly like the same component built from a scenario.
 
@@ -93,6 +107,9 @@ class RecourseModel(mesa.Model):
             ``scorer``, ``selector``, ``recourse`` and ``trainer`` (pass lender 0's there), and each
             step runs the market phases (docs/markets.md). ``None``: the one-lender model.
         seed: The run seed (or a ``SeedSequence`` from a sweep); a run is a pure function of it.
+        context: The context a scenario's builder bound the parts to
+            (:meth:`~recoursesim.scenario.Scenario.model_arguments` gives it): the parts it bound are
+            not bound again. ``None`` (or another population's): the population's context.
 
     The decision makers are :attr:`lenders`, a tuple of :class:`~recoursesim.engine.market.Lender`
     values; ``scorer``, ``selector``, ``recourse``, ``trainer``, ``threshold``, ``decisions``,
@@ -117,6 +134,7 @@ class RecourseModel(mesa.Model):
         outcome: Outcome | None = None,
         market: Market | None = None,
         seed: int | np.random.SeedSequence = 0,
+        context: RunContext | None = None,
     ) -> None:
         streams = run_streams(seed)
         super().__init__(rng=streams["mesa"])
@@ -130,22 +148,25 @@ class RecourseModel(mesa.Model):
             given = tuple(
                 Lender(one.name, one.scorer, one.selector, one.recourse, one.trainer) for one in market.lenders
             )
+        if context is None or context.population is not population:
+            context = RunContext.of(population)
         #: What the run tells its components (:meth:`~recoursesim.component.Component.bind`).
-        self.context = context = RunContext.of(population)
+        self.context = context
         for i, lender in enumerate(given):
             where = "" if market is None else f"lenders[{i}]."
-            lender.scorer = _bound("scorer", lender.scorer, context, f"{where}scorer")
-            lender.recourse = _bound("recourse", lender.recourse, context, f"{where}recourse")
+            lender.scorer = bind("scorer", lender.scorer, context, f"{where}scorer")
+            lender.selector = bind("selector", lender.selector, context, f"{where}selection")
+            lender.recourse = bind("recourse", lender.recourse, context, f"{where}recourse")
             if lender.trainer is not None:
-                lender.trainer = _bound("trainer", lender.trainer, context, f"{where}training")
+                lender.trainer = bind("trainer", lender.trainer, context, f"{where}training")
             lender.refit_order = refit_order_of(lender.trainer)
         #: The decision makers, in declaration order (one for a scenario without ``[market]``).
         self.lenders: tuple[Lender, ...] = tuple(given)
-        self.behaviour = behaviour = _bound("behaviour", behaviour, context, "behaviour")
-        self.outcome = outcome
+        self.behaviour = behaviour = bind("behaviour", behaviour, context, "behaviour")
+        self.outcome = None if outcome is None else bind("outcome", outcome, context, "outcome")
         self._loans: list[pd.DataFrame] = []
         self.observers = tuple(
-            _bound("observer", observer, context, f"observers[{i}]") for i, observer in enumerate(observers)
+            bind("observer", observer, context, f"observers[{i}]") for i, observer in enumerate(observers)
         )
         # A scenario's values were checked when it was read (naming its fields); these are the arguments'.
         self.n_initial = check_int("n_initial", n_initial, minimum=1)
@@ -190,7 +211,7 @@ class RecourseModel(mesa.Model):
             parts = MarketParts(
                 self.table, self.ledger_store, behaviour, streams, self._selection_context, len(self.group_names)
             )
-            self._market_step = MarketStep(self.lenders, market.choice, parts)
+            self._market_step = MarketStep(self.lenders, bind("choice", market.choice, context), parts)
 
     def _prepare_scorers(self, rng: np.random.Generator) -> None:
         """Fit the lenders' models that are fitted on the population's training rows when the run starts.
@@ -221,60 +242,20 @@ class RecourseModel(mesa.Model):
         """``"polyculture"`` or ``"monoculture"`` (one lender: ``"polyculture"``)."""
         return "polyculture" if self.market is None else self.market.culture
 
-    @property
-    def scorer(self) -> Scorer:
-        """Lender 0's decision model in force."""
-        return self.lenders[0].scorer
-
-    @scorer.setter
-    def scorer(self, value: Scorer) -> None:
-        self.lenders[0].scorer = value
-
-    @property
-    def selector(self) -> Selector:
-        """Lender 0's selector."""
-        return self.lenders[0].selector
-
-    @selector.setter
-    def selector(self, value: Selector) -> None:
-        self.lenders[0].selector = value
-
-    @property
-    def recourse(self) -> RecourseGenerator:
-        """Lender 0's recourse generator."""
-        return self.lenders[0].recourse
-
-    @recourse.setter
-    def recourse(self, value: RecourseGenerator) -> None:
-        self.lenders[0].recourse = value
-
-    @property
-    def trainer(self) -> Trainer | None:
-        """Lender 0's trainer (``None``: its model stays fixed; its refit order is chosen when the model is built)."""
-        return self.lenders[0].trainer
-
-    @trainer.setter
-    def trainer(self, value: Trainer | None) -> None:
-        self.lenders[0].trainer = value
-
-    @property
-    def refit_order(self) -> RefitOrder:
-        """Lender 0's refit order."""
-        return self.lenders[0].refit_order
-
-    @property
-    def threshold(self) -> float | np.ndarray:
-        """Lender 0's latest threshold ``s_t``."""
-        return self.lenders[0].threshold
-
-    @threshold.setter
-    def threshold(self, value: float | np.ndarray) -> None:
-        self.lenders[0].threshold = value
-
-    @property
-    def decisions(self) -> list[Decision]:
-        """Per step, lender 0's decision in force: the model that scored and selected and its cut-off."""
-        return self.lenders[0].decisions
+    #: Lender 0's decision model in force.
+    scorer = _OfLender0[Scorer]()
+    #: Lender 0's selector.
+    selector = _OfLender0[Selector]()
+    #: Lender 0's recourse generator.
+    recourse = _OfLender0[RecourseGenerator]()
+    #: Lender 0's trainer (``None``: its model stays fixed; its refit order is chosen when the model is built).
+    trainer = _OfLender0[Trainer | None]()
+    #: Lender 0's refit order.
+    refit_order = _OfLender0[RefitOrder]()
+    #: Lender 0's latest threshold ``s_t``.
+    threshold = _OfLender0[float | np.ndarray]()
+    #: Per step, lender 0's decision in force: the model that scored and selected and its cut-off.
+    decisions = _OfLender0[list[Decision]]()
 
     @property
     def initial_scorer(self) -> Scorer:
@@ -625,17 +606,3 @@ class RecourseModel(mesa.Model):
     def agent_frame(self) -> pd.DataFrame:
         """One row per agent ever entered: group, entry and exit step, status, effort capacity."""
         return self.table.frame(self.group_names)
-
-
-def _bound[P](kind: str, part: P, context: RunContext, field: str) -> P:
-    """``part.bind(context)``, a refusal named under the scenario section the part stands for.
-
-    A part whose class was never registered (built by hand in Python) is first given its kind's
-    default lifecycle members, as registering the class would have (:func:`recoursesim.registry.adopt`).
-    """
-    adopt(kind, type(part))
-    try:
-        bound: P = cast(Any, part).bind(context)
-    except ConfigError as error:
-        raise error.under(field) from None
-    return bound

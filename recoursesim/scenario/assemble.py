@@ -79,6 +79,7 @@ def model_arguments(given: BuildInputs, *, dry_run: bool = False) -> dict[str, A
         record_recommendations=config.record_recommendations,
         outcome=outcome,
         market=market,
+        context=context,
     )
 
 

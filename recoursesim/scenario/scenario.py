@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -258,10 +257,6 @@ class Scenario:
         except ConfigError as error:
             raise ScenarioError(self.source, error) from None
 
-    def to_json(self) -> str:
-        """The resolved configuration as canonical JSON (sorted keys), for saving with results."""
-        return json.dumps(self.spec, sort_keys=True, indent=2, default=_json_default)
-
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle with the plug-in classes the scenario names, registered again where it is unpickled.
 
@@ -399,9 +394,3 @@ def load_scenario(
     if not text.endswith(".toml") and text in bundled_names() and not Path(text).exists():
         return Scenario.bundled(text, inputs=inputs)
     return Scenario.from_file(path_or_name, inputs=inputs, allow_imports=allow_imports, trusted=trusted)
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    raise TypeError(f"cannot serialise {type(value).__name__}")

@@ -132,6 +132,7 @@ def test_parameters_are_read_through_dataclass_bases(tmp_path, monkeypatch):
     monkeypatch.setattr(component_index, "_ROOT", package)
     classes = {n.name: n for n in ast.parse((package / "child.py").read_text()).body if isinstance(n, ast.ClassDef)}
     names = {
-        name: [p[0] for p in component_index._signature("recoursesim.child", node)] for name, node in classes.items()
+        name: [p[0] for p in component_index._declared_signature("recoursesim.child", node) or []]
+        for name, node in classes.items()
     }
     assert names == {"Plain": ["width"], "Own": ["depth"]}

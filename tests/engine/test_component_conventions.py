@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from recoursesim import registry
+from recoursesim import lifecycle, registry
 from recoursesim.checks._registered import EXAMPLE_INPUTS, example_params
 from recoursesim.component import Component, RunContext
 from recoursesim.errors import ConfigError
@@ -115,7 +115,7 @@ def test_clone_get_set_params_and_repr(key):
 
 def test_constructors_take_hyper_parameters_only():
     """No built-in constructor takes the run's context: a component learns it in bind."""
-    legacy = set(registry.LEGACY_PARAMETERS)
+    legacy = set(lifecycle.LEGACY_PARAMETERS)
     assert not [key for key in KEYS if legacy & set(inspect.signature(CLASSES[key]).parameters)]
 
 

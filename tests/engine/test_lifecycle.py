@@ -8,17 +8,20 @@ release with one deprecation warning and gives the same ledger as the same plug-
 from __future__ import annotations
 
 import warnings
+from collections import Counter
+from typing import ClassVar
 
 import pandas as pd
 import pytest
 from sklearn.base import clone
 
-from recoursesim import registry
+from recoursesim import lifecycle, registry
 from recoursesim.behaviour import BoundedEffortBehaviour
 from recoursesim.component import Component, RunContext
 from recoursesim.errors import ConfigError
 from recoursesim.recourse import SearchRecourse
 from recoursesim.scenario import Scenario
+from recoursesim.selection import TopKSelector
 
 
 class OldStyleEffort(Component):
@@ -155,7 +158,7 @@ def test_registration_gives_duck_typed_scorers_and_trainers_the_defaults_of_thei
 
 def test_the_deprecation_warning_is_shown_under_pythons_default_filters(effort_plugins):
     # A DeprecationWarning raised inside recoursesim would be hidden from the plug-in's author.
-    registry._warned.discard((OldStyleEffort, "takes schema in its constructor"))
+    lifecycle._warned.discard((OldStyleEffort, "takes schema in its constructor"))
     with warnings.catch_warnings(record=True) as caught:
         warnings.resetwarnings()
         warnings.simplefilter("default")
@@ -207,7 +210,7 @@ def test_a_scorer_subclass_with_its_own_prepare_is_prepared():
         def prepare(cls, population, rng):
             return cls()
 
-    registry.adopt("scorer", Duck)
+    lifecycle.adopt("scorer", Duck)
     assert Duck.fits_on_population
 
 
@@ -282,3 +285,81 @@ def test_an_unbound_component_says_to_bind_it_first():
     with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
         generator.nonsense  # noqa: B018
     assert generator.bind(RunContext()).weights_.shape == (2,)
+
+
+class CountingEffort(NewStyleEffort):
+    """Keeps every instance ``bind`` is called on, once per call (alive, so their ids are distinct)."""
+
+    bound: ClassVar[list[object]] = []
+
+    def bind(self, context: RunContext) -> CountingEffort:
+        CountingEffort.bound.append(self)
+        return super().bind(context)
+
+
+class CountingSelector(TopKSelector):
+    """Top-k, keeping every instance ``bind`` is called on (the model binds selectors too)."""
+
+    bound: ClassVar[list[object]] = []
+
+    def bind(self, context: RunContext) -> CountingSelector:
+        CountingSelector.bound.append(self)
+        return self
+
+
+def _binds(cls: type[CountingEffort] | type[CountingSelector]) -> Counter[int]:
+    """``bind`` calls per instance."""
+    return Counter(map(id, cls.bound))
+
+
+@pytest.fixture
+def counting_plugins():
+    registry.register("behaviour", "counting_effort")(CountingEffort)
+    registry.register("selector", "counting_top_k")(CountingSelector)
+    CountingEffort.bound.clear()
+    CountingSelector.bound.clear()
+    yield
+    registry._REGISTRY["behaviour"].pop("counting_effort", None)
+    registry._REGISTRY["selector"].pop("counting_top_k", None)
+
+
+def _counting_scenario() -> Scenario:
+    spec = Scenario.bundled("german-credit-lending").spec
+    return Scenario.from_dict(
+        {
+            **spec,
+            "run": {**spec["run"], "steps": 2},
+            "behaviour": {"name": "counting_effort"},
+            "selection": {**spec["selection"], "name": "counting_top_k"},
+        }
+    )
+
+
+def test_each_part_is_bound_once_per_run_through_simulate_and_a_sweep_point(counting_plugins):
+    from recoursesim.simulate import simulate
+    from recoursesim.sweep import SweepPlan
+    from recoursesim.sweep.worker import execute
+
+    scenario = _counting_scenario()  # loading checks the parts: a dry build, bound once
+    assert list(_binds(CountingEffort).values()) == [1] and list(_binds(CountingSelector).values()) == [1]
+    simulate(scenario, seed=1)
+    plan = SweepPlan.from_grid(scenario, {"selection.k": [3]}, n_seeds=1)
+    (task,) = plan.tasks()
+    assert execute(task).ok, execute(task).error
+    for counts in (_binds(CountingEffort), _binds(CountingSelector)):
+        assert len(counts) >= 4 and set(counts.values()) == {1}, counts  # no part bound twice
+
+
+def test_the_model_binds_what_the_builder_did_not_and_a_second_model_binds_again(counting_plugins):
+    from recoursesim import RecourseModel
+
+    parts = _counting_scenario().model_arguments()
+    behaviour = parts["behaviour"]
+    assert _binds(CountingEffort)[id(behaviour)] == 1
+    RecourseModel(**parts)  # handed over bound: not bound again
+    assert _binds(CountingEffort)[id(behaviour)] == 1
+    RecourseModel(**parts)  # the same parts in a second model: bound to that run
+    assert _binds(CountingEffort)[id(behaviour)] == 2
+    fresh = CountingEffort()
+    RecourseModel(**{**parts, "behaviour": fresh, "context": None})  # built by hand: bound by the model
+    assert _binds(CountingEffort)[id(fresh)] == 1
