@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from recoursesim._validate import check_float, check_int
 from recoursesim.auditors.ccm.binary import flip_units
 from recoursesim.auditors.ccm.mapping import ordinal_map, quantile_map
 from recoursesim.auditors.ccm.pca_check import fit_projection, subspace_valid
@@ -147,16 +148,12 @@ def generate_counterfactuals(
 def _check_params(
     tau: float, max_depth: int, impossible_thr: float | None, pca_components: int, pca_k_sigma: float
 ) -> None:
-    if not 0.0 <= float(tau) <= 1.0:
-        raise ConfigError("tau", f"must lie in [0, 1], got {tau}", "use a probability difference such as 0.5")
-    if isinstance(max_depth, bool) or not isinstance(max_depth, int | np.integer) or max_depth < 0:
-        raise ConfigError("max_depth", f"must be a non-negative integer, got {max_depth!r}", "use 0, 1, 2, ...")
+    check_float("tau", tau, minimum=0.0, maximum=1.0)
+    check_int("max_depth", max_depth, minimum=0)
     if impossible_thr is not None and not 0.0 < float(impossible_thr) < 1.0:
         raise ConfigError("impossible_thr", f"must lie in (0, 1), got {impossible_thr}", "use e.g. 0.01 or None")
-    if int(pca_components) < 1:
-        raise ConfigError("pca_components", f"must be >= 1, got {pca_components}", "use e.g. 3")
-    if float(pca_k_sigma) <= 0:
-        raise ConfigError("pca_k_sigma", f"must be positive, got {pca_k_sigma}", "use e.g. 1.5")
+    check_int("pca_components", pca_components, minimum=1)
+    check_float("pca_k_sigma", pca_k_sigma, minimum=0.0, strict_minimum=True)
 
 
 def _check_columns(
@@ -197,15 +194,21 @@ def _check_blocks(blocks: list[list[str]]) -> None:
 
 
 def _groups(values: pd.Series) -> list:
-    groups = list(pd.unique(values.dropna()))
+    groups = ordered(values.dropna().to_numpy())
     if len(groups) < 2:
         raise DataError(
             "sensitive", f"has {len(groups)} distinct value(s) in the reference set", "use an attribute with 2+ groups"
         )
+    return groups
+
+
+def ordered(values: np.ndarray) -> list:
+    """Return the distinct values, sorted when they can be (else in order of appearance)."""
+    unique = list(pd.unique(values))
     try:
-        return sorted(groups)
+        return sorted(unique)
     except TypeError:
-        return groups
+        return unique
 
 
 def _unit_columns(binary: Sequence[str], blocks: list[list[str]]) -> tuple[list[list[str]], list[int]]:
