@@ -35,10 +35,6 @@ class Itemsets:
     def __len__(self) -> int:
         return len(self.masks)
 
-    def sizes(self) -> np.ndarray:
-        """Return the number of features each itemset fixes."""
-        return (self.values >= 0).sum(axis=1)
-
 
 def frequent_itemsets(
     space: ItemSpace,
