@@ -93,7 +93,8 @@ def generate_counterfactuals(
     if labels.shape != (len(samples_df),):
         raise DataError("sample_labels", "must have one label per sample", "pass one label per row")
 
-    units, n_categories = _unit_columns(binary, blocks)
+    units = [[c] for c in binary] + blocks
+    n_categories = [2 if len(cols) == 1 else len(cols) for cols in units]
     train_codes = _encode_units(train_df, units, "train_df")
     sample_codes = _encode_units(samples_df, units, "samples_df")
     unit_allowed = np.array([any(c in allowed for c in cols) for cols in units], dtype=bool)
@@ -148,8 +149,10 @@ def generate_counterfactuals(
 def _check_params(
     tau: float, max_depth: int, impossible_thr: float | None, pca_components: int, pca_k_sigma: float
 ) -> None:
-    check_float("tau", tau, minimum=0.0, maximum=1.0)
-    check_int("max_depth", max_depth, minimum=0)
+    if not 0.0 <= float(tau) <= 1.0:
+        raise ConfigError("tau", f"must lie in [0, 1], got {tau}", "use a probability difference such as 0.5")
+    if isinstance(max_depth, bool) or not isinstance(max_depth, int | np.integer) or max_depth < 0:
+        raise ConfigError("max_depth", f"must be a non-negative integer, got {max_depth!r}", "use 0, 1, 2, ...")
     if impossible_thr is not None and not 0.0 < float(impossible_thr) < 1.0:
         raise ConfigError("impossible_thr", f"must lie in (0, 1), got {impossible_thr}", "use e.g. 0.01 or None")
     check_int("pca_components", pca_components, minimum=1)
@@ -211,11 +214,6 @@ def ordered(values: np.ndarray) -> list:
         return unique
 
 
-def _unit_columns(binary: Sequence[str], blocks: list[list[str]]) -> tuple[list[list[str]], list[int]]:
-    units = [[c] for c in binary] + blocks
-    return units, [2 if len(cols) == 1 else len(cols) for cols in units]
-
-
 def _encode_units(frame: pd.DataFrame, units: list[list[str]], name: str) -> np.ndarray:
     codes = np.zeros((len(frame), len(units)), dtype=np.int64)
     for u, cols in enumerate(units):
@@ -265,13 +263,9 @@ def _map_numeric(
     With ``keep_missing``, a missing value stays missing whatever the mapper returns for it.
     """
     for column in columns:
-        values = cf[column].to_numpy(dtype=float)
-        mapped = mapper(values, _ref(train_df, column, src), _ref(train_df, column, tgt))
+        values, reference = cf[column].to_numpy(dtype=float), train_df[column].to_numpy(dtype=float)
+        mapped = mapper(values, reference[src], reference[tgt])
         cf[column] = np.where(np.isnan(values), np.nan, mapped) if keep_missing else mapped
-
-
-def _ref(frame: pd.DataFrame, column: str, mask: np.ndarray) -> np.ndarray:
-    return frame[column].to_numpy(dtype=float)[mask]
 
 
 def _empty_cell_reason(src: np.ndarray, tgt: np.ndarray, group_a: object, group_b: object, y: object) -> str:
@@ -291,11 +285,12 @@ def _validate_pca(
     n_components: int,
     k_sigma: float,
 ) -> None:
-    reference = train_df[features].to_numpy(dtype=float)
+    reference, cf = train_df[features].to_numpy(dtype=float), out[features].to_numpy(dtype=float)
     medians = np.nanmedian(reference, axis=0)
-    projection = fit_projection(_impute(reference, medians), n_components)
-    train_scores = projection.transform(_impute(reference, medians))
-    cf_scores = projection.transform(_impute(out[features].to_numpy(dtype=float), medians))
+    reference = np.where(np.isnan(reference), medians, reference)
+    projection = fit_projection(reference, n_components)
+    train_scores = projection.transform(reference)
+    cf_scores = projection.transform(np.where(np.isnan(cf), medians, cf))
     train_group = train_df[sensitive].to_numpy()
     train_label = train_df[label].to_numpy()
     for (group_b, y), index in out[out["valid"]].groupby(["target_group", "label"], sort=False).groups.items():
@@ -304,7 +299,3 @@ def _validate_pca(
         ok = subspace_valid(train_scores[cell], cf_scores[rows], k_sigma)
         out.loc[index[~ok], "valid"] = False
         out.loc[index[~ok], "reason"] = "outside the target cell's PCA envelope"
-
-
-def _impute(values: np.ndarray, medians: np.ndarray) -> np.ndarray:
-    return np.where(np.isnan(values), medians, values)
