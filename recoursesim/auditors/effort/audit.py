@@ -163,11 +163,9 @@ class EqualityOfEffortAuditor:
                 count = mask.sum(axis=1).astype(float)
                 n_feasible = (mask & feasible).sum(axis=1).astype(float)
                 total = (mask * cost0).sum(axis=1)
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    parts[f"Phi_{side}"] = np.where(
-                        n_feasible > 0, total / np.where(n_feasible > 0, n_feasible, 1), np.nan
-                    )
-                    parts[f"rho_{side}"] = np.where(count > 0, n_feasible / np.where(count > 0, count, 1), np.nan)
+                with np.errstate(invalid="ignore"):  # 0 / 0: no member (with recourse), NaN
+                    parts[f"Phi_{side}"] = total / n_feasible
+                    parts[f"rho_{side}"] = n_feasible / count
                 parts[f"n_{side}"] = count
             with np.errstate(invalid="ignore", divide="ignore"):
                 acr = np.where(parts["Phi_other"] > 0, parts["Phi_own"] / parts["Phi_other"], np.nan)
