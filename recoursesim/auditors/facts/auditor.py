@@ -15,7 +15,7 @@ from recoursesim.auditors.facts import metrics as fm
 from recoursesim.auditors.facts.config import FactsConfig
 from recoursesim.auditors.facts.effects import ACTION_RULES, Evaluation, evaluate
 from recoursesim.auditors.facts.encoding import ItemSpace, build_item_space
-from recoursesim.auditors.facts.estimate import MemoryGuard, PopulationBound, estimate_audit
+from recoursesim.auditors.facts.estimate import MemoryGuard, PopulationBound, estimate_audit, population_bound
 from recoursesim.auditors.facts.inputs import BinaryPredictor, check_finite, distinct_values
 from recoursesim.auditors.facts.linear import linear_codes
 from recoursesim.auditors.facts.miners import MINERS
@@ -106,7 +106,6 @@ class FactsAuditor:
         return subgroup_rule, resolve_support(fraction, count, name="action_support")
 
     def _check_params(self) -> None:
-        resolve_support(self.action_support, self.action_min_count, name="action_support")
         self._support_rules()
         if self.miner not in MINERS:
             raise ConfigError("miner", f"unknown miner {self.miner!r}", f"use one of {list(MINERS)}")
@@ -169,7 +168,7 @@ class FactsAuditor:
         immutable = set(config.immutable) | {protected}
         space = build_item_space(X, config, immutable)
         populations = self._populations(space, groups, immutable, affected, positive)
-        bounds = [population.bound(space) for population in populations]
+        bounds = [population_bound(space, p.rows, p.features, p.rule, p.name) for p in populations]
         self.estimate_ = estimate_audit(bounds, len(space.features))
         self.support_ = support_line(bounds, populations[0].rule, populations[2].rule)
         if echo is not None:
