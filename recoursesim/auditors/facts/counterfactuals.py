@@ -121,13 +121,9 @@ class CounterfactualScorer:
         """Return ``(len(rows), k)``: does each action work for each queued row.
 
         Args:
-            plan_index: Position of the plan in the order of :meth:`add` calls.
-
-        Raises:
-            RuntimeError: :meth:`run` has not been called yet.
+            plan_index: Position of the plan in the order of :meth:`add` calls (after :meth:`run`).
         """
-        if self.positive is None:
-            raise RuntimeError("score the queued counterfactuals with run() before reading a result")
+        assert self.positive is not None  # set by run()
         unique, inverse, actions = self.plans[plan_index]
         if self.keyed:
             assert self.index is not None  # set by run() together with positive

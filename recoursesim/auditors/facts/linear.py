@@ -152,13 +152,7 @@ class LinearScorer:
         self.n_calls = 0
 
     def add(self, fmask: int, avalues: np.ndarray, rows: np.ndarray) -> None:
-        """Queue applying each of ``avalues`` (full-width action rows) to ``codes[rows]``.
-
-        Args:
-            fmask: Feature mask ``F`` the actions fix.
-            avalues: ``(k, d)`` action rows (value codes on ``F``).
-            rows: Indices into ``codes`` of the individuals to apply them to.
-        """
+        """Queue applying each of ``avalues`` (``(k, d)`` action rows fixing ``fmask``) to ``codes[rows]``."""
         fcols = mask_columns(fmask, self.codes.shape[1])
         self.plans.append((fcols, avalues, rows, avalues[:, fcols]))
         self.n_applications += len(rows) * len(avalues)
@@ -167,11 +161,7 @@ class LinearScorer:
         """Nothing to batch: each plan is scored when it is read."""
 
     def result(self, plan_index: int) -> np.ndarray:
-        """Return ``(len(rows), k)``: does each action work for each queued row.
-
-        Args:
-            plan_index: Position of the plan in the order of :meth:`add` calls.
-        """
+        """Return ``(len(rows), k)``: does each action of plan ``plan_index`` work for each of its rows."""
         fcols, _, rows, on_f = self.plans[plan_index]
         context = [j for j in range(self.codes.shape[1]) if j not in set(fcols)]
         threshold = -self.linear.sum(on_f, fcols)  # the action works where the context's sum exceeds it
