@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from recoursesim.auditors.effort.distance import feature_ranges, mixed_distance, neighbourhood_radii
-from recoursesim.auditors.effort.ratio import cost_ratio
+from recoursesim.auditors.effort.ratio import cost_ratio, effort_decision
 from recoursesim.auditors.effort.recourse import MinimalInterventionRecourse
 from recoursesim.errors import ConfigError, DataError
 from recoursesim.resources import check_memory
@@ -240,11 +240,11 @@ def check_groups(
             ``frame`` has fewer than two rows, ``sensitive`` has a missing value or a single
             value, or ``protected_value`` (named ``field`` in the message) does not occur in it.
     """
-    for field, names in {"sensitive": [sensitive], **columns}.items():
+    for option, names in {"sensitive": [sensitive], **columns}.items():
         missing = [c for c in names if c not in frame.columns]
         if missing:
             raise DataError(
-                field, f"names {missing[0]!r}, not a column of the data", f"use one of {list(frame.columns)}"
+                option, f"names {missing[0]!r}, not a column of the data", f"use one of {list(frame.columns)}"
             )
     if len(frame) < 2:
         raise DataError("data", f"has {len(frame)} row(s); the audit compares at least two", "audit a larger data set")
@@ -270,3 +270,63 @@ def estimate_effort_bytes(rows: int, centres: int, block: int = CENTRE_BLOCK) ->
     the neighbourhood masks; the rest is linear in ``rows``.
     """
     return BASE_BYTES + min(block, max(centres, 1)) * rows * BYTES_PER_CENTRE_ROW + rows * 64
+
+
+def equality_of_effort(
+    frame: pd.DataFrame,
+    recourse: MinimalInterventionRecourse,
+    sensitive: str,
+    protected_value: Any,
+    *,
+    distance_features: Sequence[str] | None = None,
+    categorical: Sequence[str] = (),
+    q: float = 1.0,
+    centre: int | None = None,
+    tau: float = 1.2,
+    eps: float = 0.1,
+    rule: Literal["one_sided", "band"] = "one_sided",
+    band: tuple[float, float] = (0.8, 1.2),
+) -> dict[str, Any]:
+    """Equality-of-effort test (Algorithm 1) at system level or around one centre.
+
+    Args:
+        frame: The audited data: SCM variables and the sensitive attribute.
+        recourse: The minimal-intervention recourse problem.
+        sensitive: The sensitive attribute's column.
+        protected_value: The protected group's value.
+        distance_features: Covariates of the distance (default: SCM variables but ``sensitive``).
+        categorical: Distance features compared by overlap.
+        q: Neighbourhood quantile (with ``centre``).
+        centre: Row position of the centre; ``None`` compares the protected group with the rest.
+        tau: ACR limit.
+        eps: RD tolerance.
+        rule: ``"one_sided"`` or ``"band"``.
+        band: Bounds of the band rule.
+
+    Returns:
+        ``ACR, RD, Phi_own, Phi_other, rho_own, rho_other, n_own, n_other`` and ``decision``.
+    """
+    auditor = EqualityOfEffortAuditor(
+        recourse, sensitive, protected_value, distance_features=distance_features, categorical=categorical
+    ).fit(frame)
+    result: dict[str, Any] = auditor.system() if centre is None else auditor.centre(centre, q)
+    result["decision"] = effort_decision(result["ACR"], result["RD"], tau, eps, rule, band)
+    return result
+
+
+def acr_curve(
+    frame: pd.DataFrame,
+    recourse: MinimalInterventionRecourse,
+    sensitive: str,
+    protected_value: Any,
+    *,
+    qs: Sequence[float] = DEFAULT_QS,
+    centres: CentreGroup | Sequence[int] = "protected",
+    distance_features: Sequence[str] | None = None,
+    categorical: Sequence[str] = (),
+) -> pd.DataFrame:
+    """ACR(q) curve with 95% confidence intervals over centres (see :meth:`EqualityOfEffortAuditor.curve`)."""
+    auditor = EqualityOfEffortAuditor(
+        recourse, sensitive, protected_value, distance_features=distance_features, categorical=categorical
+    ).fit(frame)
+    return auditor.curve(qs, centres)

@@ -6,7 +6,8 @@ from recoursesim.auditors.effort import (
     EqualityOfEffortAuditor,
     LinearAdditiveSCM,
     MinimalInterventionRecourse,
-    effort_decision,
+    acr_curve,
+    equality_of_effort,
     make_effort_synthetic,
     synthetic_auditor,
 )
@@ -48,18 +49,17 @@ def _toy():
 def test_toy_system_and_centre_by_hand():
     frame, recourse = _toy()
     # unfavourable: x < 2.5 -> rows 0,1,2 (group 0) and 3,4 (group 1); cost = (2.5 - x)/3
-    auditor = EqualityOfEffortAuditor(recourse, "s", 0).fit(frame)
-    result = auditor.system()
+    result = equality_of_effort(frame, recourse, "s", 0)
     assert result["Phi_own"] == pytest.approx((2.5 + 1.5 + 0.5) / 9)
     assert result["Phi_other"] == pytest.approx((1.5 + 0.5) / 6)
     assert result["ACR"] == pytest.approx(1.5)
-    assert result["RD"] == 0 and effort_decision(result["ACR"], result["RD"]) is False
-    local = auditor.centre(2, 0.2)
+    assert result["RD"] == 0 and result["decision"] is False
+    local = equality_of_effort(frame, recourse, "s", 0, centre=2, q=0.2)
     # distances from x=2 over range 3 to the others: [2/3, 1/3, 1/3, 0, 1/3] -> q=0.2 radius 0.8/3
     # I = {row 2 (own group), row 4 (other group, x = 2)}; both cost 0.5/3
     assert local["size"] == 2 and local["n_own"] == 1 and local["n_other"] == 1
-    assert local["ACR"] == pytest.approx(1.0) and effort_decision(local["ACR"], local["RD"]) is True
-    curve = auditor.curve([0.2, 1.0])
+    assert local["ACR"] == pytest.approx(1.0) and local["decision"] is True
+    curve = acr_curve(frame, recourse, "s", 0, qs=[0.2, 1.0])
     assert curve["n_centres"].tolist() == [3, 3]
     assert curve.loc[1, "mean"] == pytest.approx(1.5)
 
@@ -82,7 +82,7 @@ def test_error_cases():
     with pytest.raises(ConfigError, match="antichain"):
         MinimalInterventionRecourse(chain, [1.0, 1.0], -1.0, actionable=["a", "b"], ranges=[1, 1])
     with pytest.raises(ConfigError, match="q"):
-        EqualityOfEffortAuditor(recourse, "s", 0).fit(frame).curve([0.0])
+        acr_curve(frame, recourse, "s", 0, qs=[0.0])
     with pytest.raises(ConfigError, match="unknown SCM variable"):
         MinimalInterventionRecourse(recourse.scm, {"x": 1.0}, 0.0, actionable=["zz"], ranges=[1, 1])
 
@@ -115,3 +115,14 @@ def test_fit_logistic_audit_errors():
         fit_logistic_audit(
             frame, sensitive="g", protected_value="a", target="y", variables=["nope"], dag={}, actionable=["x"]
         )
+
+
+def test_a_protected_value_that_does_not_occur_is_named_by_its_option():
+    frame = pd.DataFrame({"g": ["a", "b"] * 10, "x": np.arange(20.0), "y": [0, 1] * 10})
+    with pytest.raises(DataError, match=r"^protected: 'zz' does not occur in g; fix: use one of \['a', 'b'\]$"):
+        fit_logistic_audit(
+            frame, sensitive="g", protected_value="zz", target="y", variables=["x"], dag={}, actionable=["x"]
+        )
+    frame, recourse = _toy()
+    with pytest.raises(DataError, match=r"^protected_value: 5 does not occur in s"):
+        EqualityOfEffortAuditor(recourse, "s", 5).fit(frame)
