@@ -127,17 +127,8 @@ def generate_counterfactuals(
                             allowed=unit_allowed,
                         )
                         _decode_units(cf, units, new_codes, sample_codes[rows])
-                meta = {
-                    "sample_id": samples_df.index[rows].to_numpy(),
-                    "orig_group": group_a,
-                    "target_group": group_b,
-                    "label": labels[rows],
-                    "valid": not reason,
-                    "reason": reason,
-                }
-                for key, value in meta.items():
-                    cf[key] = value
-                pieces.append(cf)
+                meta = {"sample_id": samples_df.index[rows].to_numpy(), "orig_group": group_a, "target_group": group_b}
+                pieces.append(cf.assign(**meta, label=labels[rows], valid=not reason, reason=reason))
                 positions.append(rows)
     order = np.argsort(np.concatenate(positions), kind="stable")
     out = pd.concat(pieces, ignore_index=True).iloc[order].reset_index(drop=True)
