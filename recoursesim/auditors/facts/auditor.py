@@ -196,10 +196,8 @@ class FactsAuditor:
         self.n_affected_ = np.bincount(in_group, minlength=2)
         self.space_, self.protected_, self.group_names_ = space, protected, groups.names
         self.subgroups_, self.actions_, self.evaluation_ = subgroups, actions, ev
-        items = [[space.label(j, c) for c in range(len(values))] for j, values in enumerate(space.values)]
-        self.subgroup_labels_ = [
-            ", ".join(items[j][c] for j, c in enumerate(row) if c >= 0) for row in subgroups.values.tolist()
-        ]
+        self._items = [[space.label(j, c) for c in range(len(values))] for j, values in enumerate(space.values)]
+        self.subgroup_labels_ = [self._label(row) for row in subgroups.values.tolist()]
         self.ranking_ = ranking_table(self, ev, self.n_affected_)
         self.timings_ = {"total": time.perf_counter() - started}
         self.summary_ = self._summary(len(X), len(affected), [len(s) for s in per_group], bounds)
@@ -320,8 +318,9 @@ class FactsAuditor:
             return fm.conditional_mean_recourse(ev, 0), fm.conditional_mean_recourse(ev, 1)
         raise ConfigError("metric", f"no group values for {name!r}", "use the KS statistic columns instead")
 
-    def _label(self, values: np.ndarray) -> str:
-        return ", ".join(self.space_.label(j, int(c)) for j, c in enumerate(values) if c >= 0)
+    def _label(self, values: np.ndarray | list[int]) -> str:
+        """Return ``"feature = value, ..."`` for a row of value codes (-1: feature left free)."""
+        return ", ".join(self._items[j][int(c)] for j, c in enumerate(values) if c >= 0)
 
     def action_label(self, action: int, subgroup_id: int | None = None) -> str:
         """Return ``"feature = value, ..."`` for an action index.
