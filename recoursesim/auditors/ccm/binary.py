@@ -126,11 +126,5 @@ def _fired_by(
 
 def _replacement_codes(p_target: np.ndarray) -> np.ndarray:
     """For each current code, the target group's most probable *other* code (ties: lowest code)."""
-    k = p_target.size
     scores = np.where(np.isnan(p_target), -1.0, p_target)
-    out = np.empty(k, dtype=np.int64)
-    for code in range(k):
-        others = scores.copy()
-        others[code] = -np.inf
-        out[code] = int(np.argmax(others))
-    return out
+    return np.argmax(np.where(np.eye(p_target.size, dtype=bool), -np.inf, scores), axis=1).astype(np.int64)

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from recoursesim._validate import check_float, check_int
 from recoursesim.auditors.ccm.binary import flip_units
 from recoursesim.auditors.ccm.mapping import ordinal_map, quantile_map
 from recoursesim.auditors.ccm.pca_check import fit_projection, subspace_valid
@@ -92,7 +93,8 @@ def generate_counterfactuals(
     if labels.shape != (len(samples_df),):
         raise DataError("sample_labels", "must have one label per sample", "pass one label per row")
 
-    units, n_categories = _unit_columns(binary, blocks)
+    units = [[c] for c in binary] + blocks
+    n_categories = [2 if len(cols) == 1 else len(cols) for cols in units]
     train_codes = _encode_units(train_df, units, "train_df")
     sample_codes = _encode_units(samples_df, units, "samples_df")
     unit_allowed = np.array([any(c in allowed for c in cols) for cols in units], dtype=bool)
@@ -125,17 +127,8 @@ def generate_counterfactuals(
                             allowed=unit_allowed,
                         )
                         _decode_units(cf, units, new_codes, sample_codes[rows])
-                meta = {
-                    "sample_id": samples_df.index[rows].to_numpy(),
-                    "orig_group": group_a,
-                    "target_group": group_b,
-                    "label": labels[rows],
-                    "valid": not reason,
-                    "reason": reason,
-                }
-                for key, value in meta.items():
-                    cf[key] = value
-                pieces.append(cf)
+                meta = {"sample_id": samples_df.index[rows].to_numpy(), "orig_group": group_a, "target_group": group_b}
+                pieces.append(cf.assign(**meta, label=labels[rows], valid=not reason, reason=reason))
                 positions.append(rows)
     order = np.argsort(np.concatenate(positions), kind="stable")
     out = pd.concat(pieces, ignore_index=True).iloc[order].reset_index(drop=True)
@@ -153,10 +146,8 @@ def _check_params(
         raise ConfigError("max_depth", f"must be a non-negative integer, got {max_depth!r}", "use 0, 1, 2, ...")
     if impossible_thr is not None and not 0.0 < float(impossible_thr) < 1.0:
         raise ConfigError("impossible_thr", f"must lie in (0, 1), got {impossible_thr}", "use e.g. 0.01 or None")
-    if int(pca_components) < 1:
-        raise ConfigError("pca_components", f"must be >= 1, got {pca_components}", "use e.g. 3")
-    if float(pca_k_sigma) <= 0:
-        raise ConfigError("pca_k_sigma", f"must be positive, got {pca_k_sigma}", "use e.g. 1.5")
+    check_int("pca_components", pca_components, minimum=1)
+    check_float("pca_k_sigma", pca_k_sigma, minimum=0.0, strict_minimum=True)
 
 
 def _check_columns(
@@ -197,20 +188,21 @@ def _check_blocks(blocks: list[list[str]]) -> None:
 
 
 def _groups(values: pd.Series) -> list:
-    groups = list(pd.unique(values.dropna()))
+    groups = ordered(values.dropna().to_numpy())
     if len(groups) < 2:
         raise DataError(
             "sensitive", f"has {len(groups)} distinct value(s) in the reference set", "use an attribute with 2+ groups"
         )
+    return groups
+
+
+def ordered(values: np.ndarray) -> list:
+    """Return the distinct values, sorted when they can be (else in order of appearance)."""
+    unique = list(pd.unique(values))
     try:
-        return sorted(groups)
+        return sorted(unique)
     except TypeError:
-        return groups
-
-
-def _unit_columns(binary: Sequence[str], blocks: list[list[str]]) -> tuple[list[list[str]], list[int]]:
-    units = [[c] for c in binary] + blocks
-    return units, [2 if len(cols) == 1 else len(cols) for cols in units]
+        return unique
 
 
 def _encode_units(frame: pd.DataFrame, units: list[list[str]], name: str) -> np.ndarray:
@@ -262,13 +254,9 @@ def _map_numeric(
     With ``keep_missing``, a missing value stays missing whatever the mapper returns for it.
     """
     for column in columns:
-        values = cf[column].to_numpy(dtype=float)
-        mapped = mapper(values, _ref(train_df, column, src), _ref(train_df, column, tgt))
+        values, reference = cf[column].to_numpy(dtype=float), train_df[column].to_numpy(dtype=float)
+        mapped = mapper(values, reference[src], reference[tgt])
         cf[column] = np.where(np.isnan(values), np.nan, mapped) if keep_missing else mapped
-
-
-def _ref(frame: pd.DataFrame, column: str, mask: np.ndarray) -> np.ndarray:
-    return frame[column].to_numpy(dtype=float)[mask]
 
 
 def _empty_cell_reason(src: np.ndarray, tgt: np.ndarray, group_a: object, group_b: object, y: object) -> str:
@@ -288,11 +276,12 @@ def _validate_pca(
     n_components: int,
     k_sigma: float,
 ) -> None:
-    reference = train_df[features].to_numpy(dtype=float)
+    reference, cf = train_df[features].to_numpy(dtype=float), out[features].to_numpy(dtype=float)
     medians = np.nanmedian(reference, axis=0)
-    projection = fit_projection(_impute(reference, medians), n_components)
-    train_scores = projection.transform(_impute(reference, medians))
-    cf_scores = projection.transform(_impute(out[features].to_numpy(dtype=float), medians))
+    reference = np.where(np.isnan(reference), medians, reference)
+    projection = fit_projection(reference, n_components)
+    train_scores = projection.transform(reference)
+    cf_scores = projection.transform(np.where(np.isnan(cf), medians, cf))
     train_group = train_df[sensitive].to_numpy()
     train_label = train_df[label].to_numpy()
     for (group_b, y), index in out[out["valid"]].groupby(["target_group", "label"], sort=False).groups.items():
@@ -301,7 +290,3 @@ def _validate_pca(
         ok = subspace_valid(train_scores[cell], cf_scores[rows], k_sigma)
         out.loc[index[~ok], "valid"] = False
         out.loc[index[~ok], "reason"] = "outside the target cell's PCA envelope"
-
-
-def _impute(values: np.ndarray, medians: np.ndarray) -> np.ndarray:
-    return np.where(np.isnan(values), medians, values)

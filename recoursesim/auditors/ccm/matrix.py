@@ -10,6 +10,8 @@ from recoursesim.errors import DataError
 CCM_CELLS = ("CP", "SN", "SP", "CN")
 #: ECCM cells in the paper's order: the row ``y = 1`` then the row ``y = 0``.
 ECCM_CELLS = ("TCP", "TSN", "FSP", "FCN", "FCP", "FSN", "TSP", "TCN")
+#: (original, counterfactual) prediction of each CCM cell, in the order of :data:`CCM_CELLS`.
+_OUTCOMES = ((1, 1), (1, 0), (0, 1), (0, 0))
 
 
 def _binary(name: str, values: object) -> np.ndarray:
@@ -36,12 +38,7 @@ def ccm(y_pred: object, y_pred_cf: object) -> dict[str, int]:
     cf = _binary("y_pred_cf", y_pred_cf)
     if pred.shape != cf.shape:
         raise DataError("y_pred_cf", "must align with y_pred", "pass one counterfactual prediction per sample")
-    return {
-        "CP": int(np.sum((pred == 1) & (cf == 1))),
-        "SN": int(np.sum((pred == 1) & (cf == 0))),
-        "SP": int(np.sum((pred == 0) & (cf == 1))),
-        "CN": int(np.sum((pred == 0) & (cf == 0))),
-    }
+    return {name: int(np.sum((pred == p) & (cf == c))) for name, (p, c) in zip(CCM_CELLS, _OUTCOMES, strict=True)}
 
 
 def eccm(y_true: object, y_pred: object, y_pred_cf: object) -> dict[str, int]:
@@ -66,7 +63,7 @@ def eccm(y_true: object, y_pred: object, y_pred_cf: object) -> dict[str, int]:
     out: dict[str, int] = {}
     for y, names in ((1, ("TCP", "TSN", "FSP", "FCN")), (0, ("FCP", "FSN", "TSP", "TCN"))):
         row = true == y
-        for name, (p, c) in zip(names, ((1, 1), (1, 0), (0, 1), (0, 0)), strict=True):
+        for name, (p, c) in zip(names, _OUTCOMES, strict=True):
             out[name] = int(np.sum(row & (pred == p) & (cf == c)))
     return out
 

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from recoursesim.auditors.ccm.divergence import jscd, klcd, rmscd
+from recoursesim.auditors.ccm.generate import ordered
 from recoursesim.auditors.ccm.matrix import ccm, eccm
 from recoursesim.auditors.ccm.metrics import CCM_METRICS, ECCM_METRICS, ccm_metrics, eccm_metrics, performance_metrics
 from recoursesim.errors import ConfigError, DataError
@@ -65,11 +66,11 @@ def ccm_report(
         raise DataError("valid", "no counterfactual is valid", "relax the PCA validation or check empty cells")
     pred = (s >= threshold).astype(np.int64)
     pred_cf = (s_cf >= threshold).astype(np.int64)
-    groups = _ordered(orig[keep])
+    groups = ordered(orig[keep])
     scopes: list[tuple[str, np.ndarray]] = [("Total", keep)]
-    many_groups = len(_ordered(np.concatenate([orig, target]))) > 2
+    many_groups = len(ordered(np.concatenate([orig, target]))) > 2
     for a in groups:
-        for b in _ordered(target[keep & (orig == a)]):
+        for b in ordered(target[keep & (orig == a)]):
             scopes.append((f"{a}→{b}", keep & (orig == a) & (target == b)))
         if many_groups:
             scopes.append((f"{a}→rest", keep & (orig == a)))
@@ -101,14 +102,6 @@ def _scope_row(
     row["KLCD"] = klcd(s[mask], s_cf[mask], bins=bins)
     row["JSCD"] = jscd(s[mask], s_cf[mask], bins=bins)
     return row
-
-
-def _ordered(values: np.ndarray) -> list:
-    unique = list(pd.unique(values))
-    try:
-        return sorted(unique)
-    except TypeError:
-        return unique
 
 
 def ccm_parity(report: pd.DataFrame, metrics: Sequence[str] = PARITY_METRICS, ratio: bool = False) -> pd.DataFrame:

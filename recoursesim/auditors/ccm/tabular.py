@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypedDict
 
 import numpy as np
@@ -150,10 +150,7 @@ def encode_table(
             for name, category in zip(block, categories, strict=True):
                 out[name] = (filled == category).to_numpy(dtype=np.int64)
             enc.onehot_groups.append(block)
-    encoded = pd.DataFrame(out, index=frame.index)
-    return EncodedTable(
-        encoded, sensitive, label, enc.continuous, enc.ordinal, enc.binary, enc.onehot_groups, enc.binary_values
-    )
+    return replace(enc, frame=pd.DataFrame(out, index=frame.index))
 
 
 def _check_label_and_groups(frame: pd.DataFrame, sensitive: str, label: str) -> None:

@@ -75,29 +75,10 @@ class EqualityOfEffortAuditor:
         variables = list(self.recourse.scm.variables)
         if self.sensitive in self.recourse.actionable:
             raise ConfigError("actionable", "includes the sensitive attribute", "make it immutable")
-        for field, names in (("sensitive", [self.sensitive]), ("variables", variables)):
-            missing = [c for c in names if c not in frame.columns]
-            if missing:
-                raise DataError(
-                    field, f"names {missing[0]!r}, not a column of the data", f"use one of {list(frame.columns)}"
-                )
-        if len(frame) < 2:
-            raise DataError(
-                "data", f"has {len(frame)} row(s); the audit compares at least two", "audit a larger data set"
-            )
+        self.protected_ = check_groups(
+            frame, self.sensitive, self.protected_value, {"variables": variables}, "protected_value"
+        )
         self.group_ = frame[self.sensitive].to_numpy()
-        if pd.isna(self.group_).any():
-            raise DataError(self.sensitive, "has missing values", "drop or impute them")
-        values = pd.unique(self.group_)
-        if len(values) < 2:
-            raise DataError(self.sensitive, f"has a single value {values[0]!r}", "audit an attribute with two groups")
-        self.protected_ = self.group_ == self.protected_value
-        if not self.protected_.any():
-            raise DataError(
-                "protected_value",
-                f"{self.protected_value!r} does not occur in {self.sensitive}",
-                "pick a value that occurs",
-            )
         features = (
             [v for v in variables if v != self.sensitive]
             if self.distance_features is None
@@ -182,11 +163,9 @@ class EqualityOfEffortAuditor:
                 count = mask.sum(axis=1).astype(float)
                 n_feasible = (mask & feasible).sum(axis=1).astype(float)
                 total = (mask * cost0).sum(axis=1)
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    parts[f"Phi_{side}"] = np.where(
-                        n_feasible > 0, total / np.where(n_feasible > 0, n_feasible, 1), np.nan
-                    )
-                    parts[f"rho_{side}"] = np.where(count > 0, n_feasible / np.where(count > 0, count, 1), np.nan)
+                with np.errstate(invalid="ignore"):  # 0 / 0: no member (with recourse), NaN
+                    parts[f"Phi_{side}"] = total / n_feasible
+                    parts[f"rho_{side}"] = n_feasible / count
                 parts[f"n_{side}"] = count
             with np.errstate(invalid="ignore", divide="ignore"):
                 acr = np.where(parts["Phi_other"] > 0, parts["Phi_own"] / parts["Phi_other"], np.nan)
@@ -249,6 +228,39 @@ class EqualityOfEffortAuditor:
                 }
             )
         return pd.DataFrame(rows)
+
+
+def check_groups(
+    frame: pd.DataFrame, sensitive: str, protected_value: Any, columns: dict[str, list[str]], field: str
+) -> np.ndarray:
+    """Return the rows of the protected group; refuse what an audit of ``frame`` cannot compare.
+
+    Raises:
+        DataError: ``sensitive`` or a column listed in ``columns`` (field -> names) is missing,
+            ``frame`` has fewer than two rows, ``sensitive`` has a missing value or a single
+            value, or ``protected_value`` (named ``field`` in the message) does not occur in it.
+    """
+    for option, names in {"sensitive": [sensitive], **columns}.items():
+        missing = [c for c in names if c not in frame.columns]
+        if missing:
+            raise DataError(
+                option, f"names {missing[0]!r}, not a column of the data", f"use one of {list(frame.columns)}"
+            )
+    if len(frame) < 2:
+        raise DataError("data", f"has {len(frame)} row(s); the audit compares at least two", "audit a larger data set")
+    groups = frame[sensitive]
+    if groups.isna().any():
+        raise DataError(sensitive, "has missing values", "drop or impute them")
+    if groups.nunique() < 2:
+        raise DataError(sensitive, f"has a single value {groups.iloc[0]!r}", "audit an attribute with two groups")
+    protected = (groups == protected_value).to_numpy()
+    if not protected.any():
+        raise DataError(
+            field,
+            f"{protected_value!r} does not occur in {sensitive}",
+            f"use one of {sorted(map(str, groups.unique()))}",
+        )
+    return protected
 
 
 def estimate_effort_bytes(rows: int, centres: int, block: int = CENTRE_BLOCK) -> int:

@@ -117,38 +117,32 @@ class EqualityOfEffortObserver(Component):
             Rows ``group, metric, value`` with metrics ``ACR, RD, Phi_own, Phi_other, rho_own,
             rho_other, n_unfavourable`` (and ``ACR_q_mean``, ``ACR_q_defined`` when ``q < 1``).
         """
-        if snapshot.schema is not None:
-            return self._observe_mixed(snapshot)
-        form = linear_form_of(snapshot.scorer)
-        if form is None:
+        form = linear_form_of(snapshot.scorer) if snapshot.schema is None else None
+        if snapshot.schema is None and form is None:
             raise ConfigError(
                 "name",
                 f"equality_of_effort needs a linear scorer, got {type(snapshot.scorer).__name__}",
                 'use a linear ranker or [scorer] model = "logistic", or drop this observer',
             )
-        names = list(snapshot.feature_names)
-        features = np.asarray(snapshot.features, dtype=float)
         codes = np.asarray(snapshot.group).astype(np.int64)
         present = np.unique(codes)
-        rows: list[dict[str, object]] = []
-        if present.size < 2 or features.shape[0] < 2:
-            return too_few_rows(f"{present.size} group(s) among {features.shape[0]} agents, effort needs two of each")
+        if present.size < 2 or codes.size < 2:
+            return too_few_rows(f"{present.size} group(s) among {codes.size} agents, effort needs two of each")
+        if form is None:
+            return self._observe_mixed(snapshot, codes, present)
+        names = list(snapshot.feature_names)
+        features = np.asarray(snapshot.features, dtype=float)
         margin_threshold = float(form.to_margin(float(np.median(snapshot.agent_thresholds()))))
         frame = pd.DataFrame(features, columns=names)
         frame[_GROUP] = codes
-        scm = (
-            LinearAdditiveSCM.fit(frame, self._dag, variables=names)
-            if self._dag
-            else LinearAdditiveSCM(names, np.zeros((len(names), len(names))))
-        )
         ranges = features.max(axis=0) - features.min(axis=0)
         actionable = [
             n for k, n in enumerate(names) if ranges[k] > 0 and (self._actionable is None or n in self._actionable)
         ]
         if not actionable:
-            return pd.DataFrame(rows, columns=["group", "metric", "value"])
+            return pd.DataFrame([], columns=["group", "metric", "value"])
         recourse = MinimalInterventionRecourse(
-            scm,
+            self._scm(frame, names),
             np.asarray(form.coef, dtype=float),
             float(form.intercept),
             threshold=margin_threshold,
@@ -159,12 +153,14 @@ class EqualityOfEffortObserver(Component):
         )
         return self._per_group(snapshot, recourse, frame, present, names, [])
 
-    def _observe_mixed(self, snapshot: PopulationSnapshot) -> pd.DataFrame:
+    def _scm(self, frame: pd.DataFrame, variables: list[str]) -> LinearAdditiveSCM:
+        """The ``dag`` fitted on the snapshot, or independent variables without one."""
+        if self._dag:
+            return LinearAdditiveSCM.fit(frame, self._dag, variables=variables)
+        return LinearAdditiveSCM(variables, np.zeros((len(variables), len(variables))))
+
+    def _observe_mixed(self, snapshot: PopulationSnapshot, codes: np.ndarray, present: np.ndarray) -> pd.DataFrame:
         """Audit a mixed-type snapshot through its :class:`~recoursesim.auditors.effort.mixed.LinearView`."""
-        codes = np.asarray(snapshot.group).astype(np.int64)
-        present = np.unique(codes)
-        if present.size < 2 or codes.size < 2:
-            return too_few_rows(f"{present.size} group(s) among {codes.size} agents, effort needs two of each")
         try:
             view = linear_view(
                 snapshot, self._actionable, self._direction, self._dag, self.action_defaults_, self.group_column_
@@ -175,13 +171,8 @@ class EqualityOfEffortObserver(Component):
             return pd.DataFrame([], columns=["group", "metric", "value"])
         frame = view.frame
         frame[_GROUP] = codes
-        scm = (
-            LinearAdditiveSCM.fit(frame, self._dag, variables=view.variables)
-            if self._dag
-            else LinearAdditiveSCM(view.variables, np.zeros((len(view.variables), len(view.variables))))
-        )
         recourse = MinimalInterventionRecourse(
-            scm,
+            self._scm(frame, view.variables),
             view.coef,
             0.0,
             threshold=view.threshold,

@@ -154,10 +154,8 @@ class MinimalInterventionRecourse:
 
     def _check_intervention(self) -> None:
         """Check ``intervention`` and ``method`` against the actionable set and bounds; set ``needs_lp_``."""
-        if self.intervention not in ("antichain", "subsets"):
-            raise ConfigError("intervention", f"unknown value {self.intervention!r}", "use antichain or subsets")
-        if self.method not in ("auto", "closed_form", "lp"):
-            raise ConfigError("method", f"unknown value {self.method!r}", "use auto, closed_form or lp")
+        check_choice("intervention", self.intervention, ["antichain", "subsets"])
+        check_choice("method", self.method, ["auto", "closed_form", "lp"])
         if self.intervention == "antichain" and not self.scm.is_antichain(self.actionable_index_):
             raise ConfigError(
                 "actionable",
@@ -224,20 +222,17 @@ class MinimalInterventionRecourse:
         counterfactual[infeasible] = np.nan
         return RecourseResult(cost, delta, counterfactual, unfav)
 
-    def _usable(self, members: list[int], total: np.ndarray) -> np.ndarray:
-        ok = total != 0
-        for m, j in enumerate(members):
-            rule = self.direction.get(self.scm.variables[j], "both")
-            if (rule == "increase" and total[m] < 0) or (rule == "decrease" and total[m] > 0):
-                ok[m] = False
-        return ok
+    def _blocked(self, j: int, sign: float) -> bool:
+        """Whether variable ``j``'s direction rule forbids moving it with this sign."""
+        rule = self.direction.get(self.scm.variables[j], "both")
+        return (rule == "increase" and sign < 0) or (rule == "decrease" and sign > 0)
 
     def _closed_form(
         self, x: np.ndarray, gap: np.ndarray, members: list[int], effects: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """Fractional knapsack: fill the most efficient usable variables first (stable order)."""
         total = self.coef_ @ effects
-        usable = self._usable(members, total)
+        usable = np.array([t != 0 and not self._blocked(j, t) for j, t in zip(members, total, strict=True)], bool)
         idx = np.asarray(members)
         efficiency = np.where(usable, np.abs(total) * self.ranges_[idx] / self.weights_[idx], 0.0)
         order = [m for m in np.argsort(-efficiency, kind="stable") if usable[m]]
@@ -264,12 +259,7 @@ class MinimalInterventionRecourse:
         idx = np.asarray(members)
         unit = self.weights_[idx] / self.ranges_[idx]
         objective = np.concatenate([unit, unit])
-        var_bounds = []
-        for sign in (1, -1):
-            for j in members:
-                rule = self.direction.get(self.scm.variables[j], "both")
-                blocked = (rule == "increase" and sign < 0) or (rule == "decrease" and sign > 0)
-                var_bounds.append((0.0, 0.0) if blocked else (0.0, None))
+        var_bounds = [(0.0, 0.0) if self._blocked(j, sign) else (0.0, None) for sign in (1, -1) for j in members]
         upper_rows = np.flatnonzero(np.isfinite(self.upper_))
         lower_rows = np.flatnonzero(np.isfinite(self.lower_))
         move = np.hstack([effects, -effects])

@@ -7,6 +7,7 @@ from graphlib import CycleError, TopologicalSorter
 
 import numpy as np
 import pandas as pd
+from scipy.sparse.csgraph import shortest_path
 from sklearn.linear_model import LinearRegression
 
 from recoursesim.datasets.user import first_bad_cell
@@ -65,7 +66,8 @@ class LinearAdditiveSCM:
             ConfigError: The graph has a cycle, or names a variable outside ``variables``.
             DataError: A column is missing, non-numeric or has NaN.
         """
-        names = list(variables) if variables is not None else _names(dag)
+        order = (v for child, parents in dag.items() for v in (*parents, child))
+        names = list(variables) if variables is not None else list(dict.fromkeys(order))
         index = {v: k for k, v in enumerate(names)}
         unknown = sorted({v for child, ps in dag.items() for v in (child, *ps)} - set(index))
         if unknown:
@@ -119,33 +121,13 @@ class LinearAdditiveSCM:
 
     def is_antichain(self, members: Sequence[int]) -> bool:
         """Return True if no member is an ancestor of another."""
-        reach = _reachability(self.coefficients != 0)
+        reach = np.isfinite(shortest_path((self.coefficients != 0).astype(float), unweighted=True))
         return not any(reach[k, j] for j in members for k in members if k != j)
 
     def propagate(self, x: np.ndarray, intervened: Sequence[int], delta: np.ndarray) -> np.ndarray:
         """Counterfactual values after shifting ``intervened`` by ``delta`` (abduction keeps noise)."""
         effects = self.cut_effects(intervened)[:, list(intervened)]
         return np.asarray(x, dtype=float) + np.asarray(delta, dtype=float) @ effects.T
-
-
-def _reachability(adjacency: np.ndarray) -> np.ndarray:
-    """``R[k, j]`` True when ``X_j`` is an ancestor of ``X_k`` (``adjacency[k, j]``: j is a parent of k)."""
-    reach = adjacency.copy()
-    for _ in range(reach.shape[0]):
-        nxt = reach | ((reach.astype(int) @ reach.astype(int)) > 0)
-        if (nxt == reach).all():
-            break
-        reach = nxt
-    return reach
-
-
-def _names(dag: Mapping[str, Sequence[str]]) -> list[str]:
-    names: list[str] = []
-    for child, parents in dag.items():
-        for v in (*parents, child):
-            if v not in names:
-                names.append(v)
-    return names
 
 
 def _topological_order(parents: Mapping[str, Sequence[str]]) -> list[str]:

@@ -11,7 +11,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from recoursesim.auditors.effort.audit import EqualityOfEffortAuditor
+from recoursesim.auditors.effort.audit import EqualityOfEffortAuditor, check_groups
 from recoursesim.auditors.effort.recourse import MinimalInterventionRecourse
 from recoursesim.auditors.effort.scm import LinearAdditiveSCM
 from recoursesim.errors import ConfigError, DataError
@@ -54,25 +54,11 @@ def fit_logistic_audit(
     Returns:
         ``(auditor, model)``: the fitted auditor and the classifier.
     """
-    for field, names in (("sensitive", [sensitive]), ("target", [target]), ("variables", list(variables))):
-        missing = [c for c in names if c not in frame.columns]
-        if missing:
-            raise DataError(
-                field, f"names {missing[0]!r}, not a column of the data", f"use one of {list(frame.columns)}"
-            )
+    protected = check_groups(
+        frame, sensitive, protected_value, {"target": [target], "variables": list(variables)}, "protected"
+    )
     if not 0 < threshold < 1:
         raise ConfigError("threshold", f"must lie in (0, 1), got {threshold}", "use e.g. 0.5")
-    groups = frame[sensitive]
-    if groups.isna().any():
-        raise DataError(sensitive, "has missing values", "drop or impute them")
-    if groups.nunique() < 2:
-        raise DataError(sensitive, "has a single value", "audit an attribute with two groups")
-    if not (groups == protected_value).any():
-        raise DataError(
-            "protected",
-            f"{protected_value!r} does not occur in {sensitive}",
-            f"use one of {sorted(map(str, groups.unique()))}",
-        )
     y = frame[target]
     if y.isna().any() or not y.isin([0, 1]).all() or y.nunique() < 2:
         raise DataError(target, "must be a 0/1 label with both classes", "binarise it (1 = favourable)")
@@ -82,7 +68,7 @@ def fit_logistic_audit(
         raise DataError("variables", "SCM variables must be numeric", "encode them as numbers") from None
     if data.isna().any().any():
         raise DataError("variables", "contain missing values", "drop or impute those rows")
-    data.insert(0, sensitive, (groups != protected_value).astype(float).to_numpy())
+    data.insert(0, sensitive, (~protected).astype(float))
     names = [sensitive, *variables]
     inputs = names if model_uses_sensitive else list(variables)
     model = make_pipeline(StandardScaler(), LogisticRegression()).fit(data[inputs], y.astype(int))

@@ -15,8 +15,8 @@ from recoursesim.auditors.facts import metrics as fm
 from recoursesim.auditors.facts.config import FactsConfig
 from recoursesim.auditors.facts.effects import ACTION_RULES, Evaluation, evaluate
 from recoursesim.auditors.facts.encoding import ItemSpace, build_item_space
-from recoursesim.auditors.facts.estimate import MemoryGuard, PopulationBound, estimate_audit
-from recoursesim.auditors.facts.inputs import BinaryPredictor, CodePredictor, check_finite, distinct_values
+from recoursesim.auditors.facts.estimate import MemoryGuard, PopulationBound, estimate_audit, population_bound
+from recoursesim.auditors.facts.inputs import BinaryPredictor, check_finite, distinct_values
 from recoursesim.auditors.facts.linear import linear_codes
 from recoursesim.auditors.facts.miners import MINERS
 from recoursesim.auditors.facts.mining import Itemsets, intersect
@@ -106,7 +106,6 @@ class FactsAuditor:
         return subgroup_rule, resolve_support(fraction, count, name="action_support")
 
     def _check_params(self) -> None:
-        resolve_support(self.action_support, self.action_min_count, name="action_support")
         self._support_rules()
         if self.miner not in MINERS:
             raise ConfigError("miner", f"unknown miner {self.miner!r}", f"use one of {list(MINERS)}")
@@ -145,7 +144,8 @@ class FactsAuditor:
                 mined population, and the estimate (``support_``, ``estimate_.line()``).
 
         Returns:
-            ``self``, with ``ranking_``, ``summary_`` and the fitted state set.
+            ``self``, with ``ranking_``, ``summary_``, ``timings_["total"]`` (seconds) and the
+            fitted state set.
 
         Raises:
             ConfigError: For bad parameters, or when the estimate before mining exceeds the
@@ -167,25 +167,17 @@ class FactsAuditor:
         affected = affected_rows(positive, groups)
         immutable = set(config.immutable) | {protected}
         space = build_item_space(X, config, immutable)
-        timings = {"encode": time.perf_counter() - started}
-
-        t = time.perf_counter()
         populations = self._populations(space, groups, immutable, affected, positive)
-        bounds = [population.bound(space) for population in populations]
+        bounds = [population_bound(space, p.rows, p.features, p.rule, p.name) for p in populations]
         self.estimate_ = estimate_audit(bounds, len(space.features))
         self.support_ = support_line(bounds, populations[0].rule, populations[2].rule)
         if echo is not None:
             echo(self.support_)
             echo(self.estimate_.line())
         guard = MemoryGuard(self.estimate_, self.force, "raise --min-count (min_count) or --support (min_support)")
-        timings["estimate"] = time.perf_counter() - t
-        t = time.perf_counter()
         found = mine_populations(space, populations, self.miner, self.progress, guard)
         per_group, actions = found[:2], found[2]
         subgroups = intersect(*per_group)
-        timings["mine"] = time.perf_counter() - t
-
-        t = time.perf_counter()
         in_group = groups.of_row[affected].astype(np.int64)
         ev = evaluate(
             space,
@@ -193,28 +185,21 @@ class FactsAuditor:
             in_group,
             subgroups,
             actions,
-            CodePredictor(space, self.predict_),
+            lambda codes: self.predict_(space.frame(codes)),
             rule=self.actions,
             linear=linear_codes(model, space, positive_label),
             progress=self.progress,
         )
-        timings["effectiveness"] = time.perf_counter() - t
-
-        t = time.perf_counter()
         self.warnings_: list[str] = []
         self.phis_ = distinct_values(self.phis)
         self.budgets_, self.budget_rule_ = self._budgets(ev)
         self.n_affected_ = np.bincount(in_group, minlength=2)
         self.space_, self.protected_, self.group_names_ = space, protected, groups.names
         self.subgroups_, self.actions_, self.evaluation_ = subgroups, actions, ev
-        items = [[space.label(j, c) for c in range(len(values))] for j, values in enumerate(space.values)]
-        self.subgroup_labels_ = [
-            ", ".join(items[j][c] for j, c in enumerate(row) if c >= 0) for row in subgroups.values.tolist()
-        ]
+        self._items = [[space.label(j, c) for c in range(len(values))] for j, values in enumerate(space.values)]
+        self.subgroup_labels_ = [self._label(row) for row in subgroups.values.tolist()]
         self.ranking_ = ranking_table(self, ev, self.n_affected_)
-        timings["rank"] = time.perf_counter() - t
-        timings["total"] = time.perf_counter() - started
-        self.timings_ = timings
+        self.timings_ = {"total": time.perf_counter() - started}
         self.summary_ = self._summary(len(X), len(affected), [len(s) for s in per_group], bounds)
         return self
 
@@ -333,8 +318,9 @@ class FactsAuditor:
             return fm.conditional_mean_recourse(ev, 0), fm.conditional_mean_recourse(ev, 1)
         raise ConfigError("metric", f"no group values for {name!r}", "use the KS statistic columns instead")
 
-    def _label(self, values: np.ndarray) -> str:
-        return ", ".join(self.space_.label(j, int(c)) for j, c in enumerate(values) if c >= 0)
+    def _label(self, values: np.ndarray | list[int]) -> str:
+        """Return ``"feature = value, ..."`` for a row of value codes (-1: feature left free)."""
+        return ", ".join(self._items[j][int(c)] for j, c in enumerate(values) if c >= 0)
 
     def action_label(self, action: int, subgroup_id: int | None = None) -> str:
         """Return ``"feature = value, ..."`` for an action index.

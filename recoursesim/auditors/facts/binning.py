@@ -28,17 +28,13 @@ def quantile_bins(values: pd.Series | np.ndarray, n_bins: int = 5) -> tuple[pd.S
         label = f"{finite.iloc[0]:g}" if len(finite) else "nan"
         return series.map(lambda v: label if pd.notna(v) else np.nan).astype(object), [label]
     edges = np.unique(np.quantile(finite, np.linspace(0.0, 1.0, n_bins + 1)))
-    labels = [_interval(lo, hi, i == 0) for i, (lo, hi) in enumerate(itertools.pairwise(edges))]
+    labels = [f"{'[' if i == 0 else '('}{lo:g}, {hi:g}]" for i, (lo, hi) in enumerate(itertools.pairwise(edges))]
     edges[0] = -np.inf
     edges[-1] = np.inf
     codes = pd.cut(series, bins=edges, labels=False, right=True)
     out = pd.Series(np.asarray(labels, dtype=object)[codes.fillna(0).astype(int)], dtype=object)
     out[codes.isna()] = np.nan
     return out, labels
-
-
-def _interval(low: float, high: float, first: bool) -> str:
-    return f"[{low:g}, {high:g}]" if first else f"({low:g}, {high:g}]"
 
 
 def discretise(frame: pd.DataFrame, columns: list[str], n_bins: int = 5) -> tuple[pd.DataFrame, dict[str, list[str]]]:

@@ -103,7 +103,7 @@ class CounterfactualScorer:
             self._flush()
             keys = pd.unique(np.concatenate(self.distinct)) if self.distinct else np.zeros(0, dtype=np.int64)
             self.distinct = []
-            self.positive = self._score_keys(np.asarray(keys, dtype=np.int64))
+            self.positive = self._score(np.asarray(keys, dtype=np.int64))
             self.index = pd.Index(keys)
             self.n_rows = len(keys)
             return
@@ -121,13 +121,9 @@ class CounterfactualScorer:
         """Return ``(len(rows), k)``: does each action work for each queued row.
 
         Args:
-            plan_index: Position of the plan in the order of :meth:`add` calls.
-
-        Raises:
-            RuntimeError: :meth:`run` has not been called yet.
+            plan_index: Position of the plan in the order of :meth:`add` calls (after :meth:`run`).
         """
-        if self.positive is None:
-            raise RuntimeError("score the queued counterfactuals with run() before reading a result")
+        assert self.positive is not None  # set by run()
         unique, inverse, actions = self.plans[plan_index]
         if self.keyed:
             assert self.index is not None  # set by run() together with positive
@@ -139,20 +135,13 @@ class CounterfactualScorer:
             block = self.positive[start : start + len(unique) * len(actions)]
         return block.reshape(len(unique), len(actions))[inverse]
 
-    def _score_keys(self, keys: np.ndarray) -> np.ndarray:
-        """Decode mixed-radix keys to code rows and score them in batches."""
-        out = np.zeros(len(keys), dtype=bool)
-        for start in range(0, len(keys), BATCH_ROWS):
-            chunk = keys[start : start + BATCH_ROWS]
-            rows = (self.radix.unpack(chunk) - 1).astype(np.int32)
-            out[start : start + BATCH_ROWS] = self.predict(rows)
-            self.n_calls += 1
-        return out
-
     def _score(self, rows: np.ndarray) -> np.ndarray:
-        """Score code rows in batches."""
+        """Score code rows (mixed-radix keys when keyed, decoded a batch at a time) in batches."""
         out = np.zeros(len(rows), dtype=bool)
         for start in range(0, len(rows), BATCH_ROWS):
-            out[start : start + BATCH_ROWS] = self.predict(rows[start : start + BATCH_ROWS])
+            batch = rows[start : start + BATCH_ROWS]
+            out[start : start + BATCH_ROWS] = self.predict(
+                (self.radix.unpack(batch) - 1).astype(np.int32) if self.keyed else batch
+            )
             self.n_calls += 1
         return out

@@ -22,40 +22,78 @@ from recoursesim.auditors.facts.encoding import ItemSpace
 from recoursesim.auditors.facts.keys import code_radix
 
 
-class EffectKeys:
-    """Collect the change signature of every valid pair, plan by plan, and find the duplicates.
+class Pairs:
+    """Collect the valid (subgroup, action) pairs plan by plan with their change signatures; merge duplicates.
 
     Args:
-        space: The encoded data (its value counts fix the mixed radix).
+        space: The encoded data (its value counts fix the mixed radix of the signatures).
     """
 
     def __init__(self, space: ItemSpace) -> None:
         self.width = len(space.features)
         self.radix = code_radix(space.values)
-        self.keyed = self.radix.fits
-        self.parts: list[np.ndarray] = []
+        self.p: list[np.ndarray] = []
+        self.a: list[np.ndarray] = []
+        self.cost: list[np.ndarray] = []
+        self.hits: list[np.ndarray] = []
+        self.keys: list[np.ndarray] = []
 
-    def add(self, fcols: list[int], subgroup_values: np.ndarray, action_values: np.ndarray) -> None:
-        """Record the changes of one plan's pairs.
+    def add(
+        self,
+        fcols: list[int],
+        subs: np.ndarray,
+        acts: np.ndarray,
+        pvals: np.ndarray,
+        avals: np.ndarray,
+        pcost: np.ndarray,
+        sub_i: np.ndarray,
+        act_i: np.ndarray,
+        hits: np.ndarray,
+    ) -> None:
+        """Record the valid pairs ``(subs[sub_i], acts[act_i])`` of one plan with their costs and hits.
 
         Args:
             fcols: Feature indices the plan's actions fix.
-            subgroup_values: ``(k, len(fcols))`` codes of each pair's subgroup on ``fcols``.
-            action_values: ``(k, len(fcols))`` codes of each pair's action on ``fcols``.
+            subs: The plan's subgroups.
+            acts: The plan's actions.
+            pvals: ``(len(subs), len(fcols))`` codes of each subgroup on ``fcols``.
+            avals: ``(len(acts), len(fcols))`` codes of each action on ``fcols``.
+            pcost: ``(len(subs), len(acts))`` cost of each action for each subgroup.
+            sub_i: Subgroup position (into ``subs``) of each valid pair.
+            act_i: Action position (into ``acts``) of each valid pair.
+            hits: ``(len(sub_i), 2)`` members of group 0 / 1 for whom each pair's action works.
         """
-        changed = subgroup_values != action_values
-        if self.keyed:
-            self.parts.append(self.radix.pack(np.where(changed, action_values + 1, 0), fcols))
+        self.p.append(subs[sub_i].astype(np.int32))
+        self.a.append(acts[act_i].astype(np.int32))
+        self.cost.append(pcost[sub_i, act_i])
+        self.hits.append(hits)
+        after = avals[act_i]
+        changed = pvals[sub_i] != after
+        if self.radix.fits:
+            self.keys.append(self.radix.pack(np.where(changed, after + 1, 0), fcols))
         else:
             rows = np.full((len(changed), self.width), -1, dtype=np.int32)
-            rows[:, fcols] = np.where(changed, action_values, -1)
-            self.parts.append(rows)
+            rows[:, fcols] = np.where(changed, after, -1)
+            self.keys.append(rows)
 
-    def keys(self) -> np.ndarray:
-        """Return the signatures of all recorded pairs, in the order they were added."""
-        if self.parts:
-            return np.concatenate(self.parts)
-        return np.zeros(0, dtype=np.int64) if self.keyed else np.zeros((0, self.width), dtype=np.int32)
+    def distinct(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+        """Return the distinct pairs sorted by (subgroup, action): subgroup, action, cost, hits, merged count."""
+        if not self.p:
+            empty = np.zeros(0, dtype=np.int32)
+            return empty, empty, np.zeros(0), np.zeros((0, 2), dtype=np.int32), 0
+        pair_p, pair_a = np.concatenate(self.p), np.concatenate(self.a)
+        keep = distinct_pairs(pair_p, pair_a, _take(self.keys, slice(None)))
+        kept = np.flatnonzero(keep)
+        order = kept[np.lexsort((pair_a[kept], pair_p[kept]))]
+        pair_cost, pair_hits = (_take(parts, order) for parts in (self.cost, self.hits))
+        return pair_p[order], pair_a[order], pair_cost, pair_hits, int((~keep).sum())
+
+
+def _take(parts: list[np.ndarray], order: np.ndarray | slice) -> np.ndarray:
+    """Concatenate ``parts`` (emptying the list to free memory early) and reorder."""
+    joined = np.concatenate(parts)
+    parts.clear()
+    return joined[order]
 
 
 def distinct_pairs(pair_subgroup: np.ndarray, pair_action: np.ndarray, keys: np.ndarray) -> np.ndarray:

@@ -27,7 +27,7 @@ import numpy as np
 from scipy import sparse
 
 from recoursesim.auditors.facts.counterfactuals import CounterfactualScorer
-from recoursesim.auditors.facts.distinct import EffectKeys, distinct_pairs
+from recoursesim.auditors.facts.distinct import Pairs
 from recoursesim.auditors.facts.encoding import ItemSpace
 from recoursesim.auditors.facts.lattice import covered_by_mask, membership, recourse_cost_closure, upward_closure
 from recoursesim.auditors.facts.linear import LinearCodes, LinearScorer
@@ -131,7 +131,7 @@ def evaluate(
     smasks, s_index = np.unique(subgroups.masks, return_inverse=True)
     scorer: CounterfactualScorer | LinearScorer
     scorer = CounterfactualScorer(space, codes, predict) if linear is None else LinearScorer(linear, codes, predict)
-    pairs = _Pairs(space)
+    pairs = Pairs(space)
     bar = progress_bar(None, 0, enabled=progress, description="scoring", unit="applications", transient=True)
     if rule == "subsets":
         member_cost = _subset_rule(space, codes, group, member, smasks, s_index, subgroups, actions, scorer, pairs, bar)
@@ -156,50 +156,6 @@ def evaluate(
         n_model_calls=scorer.n_calls,
         n_merged_pairs=n_merged,
     )
-
-
-class _Pairs:
-    """Collect the valid (subgroup, action) pairs plan by plan; merge those with the same effect."""
-
-    def __init__(self, space: ItemSpace) -> None:
-        self.effects = EffectKeys(space)
-        self.p: list[np.ndarray] = []
-        self.a: list[np.ndarray] = []
-        self.cost: list[np.ndarray] = []
-        self.hits: list[np.ndarray] = []
-
-    def add(
-        self,
-        fcols: list[int],
-        subs: np.ndarray,
-        acts: np.ndarray,
-        pvals: np.ndarray,
-        avals: np.ndarray,
-        pcost: np.ndarray,
-        sub_i: np.ndarray,
-        act_i: np.ndarray,
-        hits: np.ndarray,
-    ) -> None:
-        """Record the valid pairs ``(subs[sub_i], acts[act_i])`` of one plan with their costs and hits."""
-        self.p.append(subs[sub_i].astype(np.int32))
-        self.a.append(acts[act_i].astype(np.int32))
-        self.cost.append(pcost[sub_i, act_i])
-        self.hits.append(hits)
-        self.effects.add(fcols, pvals[sub_i], avals[act_i])
-
-    def distinct(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
-        """Return the distinct pairs sorted by (subgroup, action): subgroup, action, cost, hits, merged count."""
-        if not self.p:
-            empty = np.zeros(0, dtype=np.int32)
-            return empty, empty, np.zeros(0), np.zeros((0, 2), dtype=np.int32), 0
-        keys = self.effects.keys()
-        pair_p, pair_a = np.concatenate(self.p), np.concatenate(self.a)
-        keep = distinct_pairs(pair_p, pair_a, keys)
-        del keys
-        kept = np.flatnonzero(keep)
-        order = kept[np.lexsort((pair_a[kept], pair_p[kept]))]
-        pair_cost, pair_hits = (_take(parts, order) for parts in (self.cost, self.hits))
-        return pair_p[order], pair_a[order], pair_cost, pair_hits, int((~keep).sum())
 
 
 def _action_groups(actions: Itemsets, position: dict[int, int]) -> list[tuple[int, np.ndarray]]:
@@ -229,7 +185,7 @@ def _same_features(
     subgroups: Itemsets,
     actions: Itemsets,
     scorer: CounterfactualScorer | LinearScorer,
-    pairs: _Pairs,
+    pairs: Pairs,
     bar: Progress,
 ) -> np.ndarray:
     """The paper's rule: pair the subgroups of mask F with the actions of mask F; return member costs.
@@ -286,7 +242,7 @@ def _subset_rule(
     subgroups: Itemsets,
     actions: Itemsets,
     scorer: CounterfactualScorer | LinearScorer,
-    pairs: _Pairs,
+    pairs: Pairs,
     bar: Progress,
 ) -> np.ndarray:
     """The subset rule: pair a subgroup of mask S with the actions of every mask F within S; return member costs."""
@@ -350,10 +306,3 @@ def _sort_costs_within(rows: np.ndarray, cost: np.ndarray, chunk: int = SORT_CHU
         out_rows[lo:hi] = key // len(costs) + rows[lo]
         out_cost[lo:hi] = costs[key % len(costs)]
     return out_rows, out_cost
-
-
-def _take(parts: list[np.ndarray], order: np.ndarray) -> np.ndarray:
-    """Concatenate ``parts`` (emptying the list to free memory early) and reorder."""
-    joined = np.concatenate(parts)
-    parts.clear()
-    return joined[order]

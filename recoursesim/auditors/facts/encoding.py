@@ -21,7 +21,6 @@ class ItemSpace:
         codes: ``(n, d)`` int32 codes of the rows, -1 for a missing value.
         costs: Per feature, ``(k, k)`` cost of changing code ``u`` to code ``v`` (weight included).
         allowed: Per feature, ``(k, k)`` whether changing ``u`` to ``v`` is feasible.
-        offsets: Item id of each feature's first value (item id = offset + code).
         numeric: Per feature, whether the model sees it as a number.
         dtypes: Per feature, the pandas dtype to rebuild columns with.
     """
@@ -31,17 +30,8 @@ class ItemSpace:
     codes: np.ndarray
     costs: tuple[np.ndarray, ...]
     allowed: tuple[np.ndarray, ...]
-    offsets: np.ndarray
     numeric: tuple[bool, ...]
     dtypes: tuple[object, ...]
-
-    def item_feature(self) -> np.ndarray:
-        """Return the feature index of every item id."""
-        return np.repeat(np.arange(len(self.features)), [len(v) for v in self.values])
-
-    def item_code(self) -> np.ndarray:
-        """Return the value code of every item id."""
-        return np.concatenate([np.arange(len(v)) for v in self.values])
 
     def label(self, feature: int, code: int) -> str:
         """Return ``"feature = value"`` for one item."""
@@ -120,8 +110,6 @@ def build_item_space(frame: pd.DataFrame, config: FactsConfig, immutable: set[st
         allowed.append(ok)
         numeric.append(bool(is_numeric))
         dtypes.append(series.dtype if is_numeric else object)
-    sizes = np.array([len(v) for v in values], dtype=np.int64)
-    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]) if len(sizes) else np.zeros(0, dtype=np.int64)
     matrix = np.column_stack(codes) if codes else np.zeros((len(frame), 0), dtype=np.int32)
     return ItemSpace(
         features=features,
@@ -129,7 +117,6 @@ def build_item_space(frame: pd.DataFrame, config: FactsConfig, immutable: set[st
         codes=np.ascontiguousarray(matrix, dtype=np.int32),
         costs=tuple(costs),
         allowed=tuple(allowed),
-        offsets=offsets,
         numeric=tuple(numeric),
         dtypes=tuple(dtypes),
     )

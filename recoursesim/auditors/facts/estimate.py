@@ -82,8 +82,6 @@ def population_bound(
     n = len(rows)
     least = rule.least_rows(n) if n else 0
     binding = rule.binding(n) if n else "support"
-    if n == 0 or not features:
-        return PopulationBound(name, n, least, binding, 0, 0, 0, 0)
     codes = space.codes[rows][:, sorted(features)]
     hot: list[np.ndarray] = []
     per_feature: list[int] = []
@@ -92,7 +90,7 @@ def population_bound(
         frequent = np.flatnonzero(rule.frequent(counts, n, single=True))
         per_feature.append(len(frequent))
         hot.extend(column == value for value in frequent)
-    if not hot:
+    if not hot:  # no rows, no features, or no frequent item
         return PopulationBound(name, n, least, binding, 0, 0, 0, 0)
     H = np.array(hot, dtype=np.float32).T  # (n, q)
     together = H.T @ H  # exact: counts below 2**24

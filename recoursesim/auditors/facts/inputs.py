@@ -7,7 +7,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from recoursesim.auditors.facts.encoding import ItemSpace
 from recoursesim.auditors.facts.metrics import TOLERANCE
 from recoursesim.errors import ConfigError, DataError
 
@@ -68,15 +67,3 @@ class BinaryPredictor:
             )
         self.seen = distinct
         return predictions == self.positive_label
-
-
-class CodePredictor:
-    """Predict from an :class:`ItemSpace` code matrix."""
-
-    def __init__(self, space: ItemSpace, predict: BinaryPredictor) -> None:
-        self.space = space
-        self.predict = predict
-
-    def __call__(self, codes: np.ndarray) -> np.ndarray:
-        """Predict the rows of a code matrix."""
-        return self.predict(self.space.frame(codes))

@@ -9,6 +9,8 @@ product of the radices stays below ``2**62``; callers fall back to row-wise de-d
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 #: Keys are exact while the product of the radices is below this bound.
@@ -29,11 +31,8 @@ class MixedRadix:
 
     def __init__(self, radix: np.ndarray | list[int]) -> None:
         self.radix = np.asarray(radix, dtype=np.int64)
-        total = 1
-        for r in self.radix.tolist():
-            total *= int(r)
         self.mult: np.ndarray | None = None
-        if total < KEY_LIMIT:
+        if math.prod(self.radix.tolist()) < KEY_LIMIT:
             self.mult = np.concatenate([[1], np.cumprod(self.radix)[:-1]]).astype(np.int64)
 
     @property

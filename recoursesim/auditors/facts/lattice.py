@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
+from recoursesim.auditors.facts.apriori import bit_sets
 from recoursesim.auditors.facts.mining import Itemsets
 
 
@@ -38,13 +39,10 @@ def membership(subgroups: Itemsets, codes: np.ndarray, chunk: int = 2048) -> spa
     sizes = [max(int(codes[:, j].max()), int(values[:, j].max())) + 1 for j in range(d)]
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     free = sum(sizes)  # the row of a feature a subgroup leaves free: every row
-    width = -(-n // 64) * 8  # bytes per bit set, a whole number of 64-bit words
-    table = np.zeros((free + 1, width), dtype=np.uint8)
-    for j in range(d):
-        hot = codes[:, j][None, :] == np.arange(sizes[j])[:, None]
-        table[offsets[j] : offsets[j] + sizes[j], : -(-n // 8)] = np.packbits(hot, axis=1, bitorder="little")
-    table[free, : -(-n // 8)] = np.packbits(np.ones(n, dtype=bool), bitorder="little")
-    words = table.view(np.uint64)
+    words = np.concatenate(
+        [bit_sets(codes[:, j][None, :] == np.arange(sizes[j])[:, None]) for j in range(d)]
+        + [bit_sets(np.ones((1, n), dtype=bool))]
+    )
     item = np.where(values >= 0, offsets[None, :] + values, free)
     columns = []
     counts = np.zeros(m, dtype=np.int64)

@@ -25,10 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
-from sklearn.utils.validation import check_is_fitted
 
 from recoursesim.auditors.facts.encoding import ItemSpace
 from recoursesim.auditors.facts.mining import mask_columns
@@ -91,7 +89,7 @@ def linear_codes(model: Any, space: ItemSpace, positive_label: object) -> Linear
     encoder, classifier = model.steps[0][1], model.steps[1][1]
     if not isinstance(encoder, FrameEncoder) or type(classifier) is not LogisticRegression:
         return None
-    if not _fitted(encoder) or not hasattr(classifier, "coef_"):
+    if not hasattr(encoder, "n_features_out_") or not hasattr(classifier, "coef_"):
         return None
     classes = list(classifier.classes_)
     coef = np.asarray(classifier.coef_, dtype=float)
@@ -154,13 +152,7 @@ class LinearScorer:
         self.n_calls = 0
 
     def add(self, fmask: int, avalues: np.ndarray, rows: np.ndarray) -> None:
-        """Queue applying each of ``avalues`` (full-width action rows) to ``codes[rows]``.
-
-        Args:
-            fmask: Feature mask ``F`` the actions fix.
-            avalues: ``(k, d)`` action rows (value codes on ``F``).
-            rows: Indices into ``codes`` of the individuals to apply them to.
-        """
+        """Queue applying each of ``avalues`` (``(k, d)`` action rows fixing ``fmask``) to ``codes[rows]``."""
         fcols = mask_columns(fmask, self.codes.shape[1])
         self.plans.append((fcols, avalues, rows, avalues[:, fcols]))
         self.n_applications += len(rows) * len(avalues)
@@ -169,11 +161,7 @@ class LinearScorer:
         """Nothing to batch: each plan is scored when it is read."""
 
     def result(self, plan_index: int) -> np.ndarray:
-        """Return ``(len(rows), k)``: does each action work for each queued row.
-
-        Args:
-            plan_index: Position of the plan in the order of :meth:`add` calls.
-        """
+        """Return ``(len(rows), k)``: does each action of plan ``plan_index`` work for each of its rows."""
         fcols, _, rows, on_f = self.plans[plan_index]
         context = [j for j in range(self.codes.shape[1]) if j not in set(fcols)]
         threshold = -self.linear.sum(on_f, fcols)  # the action works where the context's sum exceeds it
@@ -202,12 +190,3 @@ class LinearScorer:
             self.n_rows += len(who)
             self.n_calls += 1
         return works
-
-
-def _fitted(encoder: FrameEncoder) -> bool:
-    """Whether the encoder has been fitted (scikit-learn's own test of its fitted state)."""
-    try:
-        check_is_fitted(encoder)
-    except NotFittedError:
-        return False
-    return True

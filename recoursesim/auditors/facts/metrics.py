@@ -64,14 +64,9 @@ def macro_within_budget(ev: Evaluation, g: int, budget: float) -> np.ndarray:
     return _segment_reduce(np.maximum, eff, ev.pair_subgroup, len(ev.sizes), 0.0)
 
 
-def _members(ev: Evaluation, g: int) -> tuple[np.ndarray, np.ndarray]:
-    """Return (subgroup, recourse cost) of group ``g``'s memberships, sorted by subgroup then cost."""
-    return ev.sorted_members(g)
-
-
 def micro_within_budget(ev: Evaluation, g: int, budget: float) -> np.ndarray:
     """ecd_mu(c): share of the group whose cheapest working valid action costs at most c."""
-    rows, cost = _members(ev, g)
+    rows, cost = ev.sorted_members(g)
     reached = cost <= budget + TOLERANCE if math.isfinite(budget) else np.isfinite(cost)
     hits = np.bincount(rows, weights=reached.astype(float), minlength=len(ev.sizes))
     return hits / ev.sizes[:, g]
@@ -90,7 +85,7 @@ def micro_cost_of_effectiveness(ev: Evaluation, g: int, phi: float) -> np.ndarra
     m = len(ev.sizes)
     if phi <= 0:
         return np.zeros(m)
-    rows, cost = _members(ev, g)
+    rows, cost = ev.sorted_members(g)
     starts = np.searchsorted(rows, np.arange(m))
     need = np.ceil(phi * ev.sizes[:, g] - TOLERANCE).astype(np.int64)
     out = np.full(m, np.inf)
@@ -101,7 +96,7 @@ def micro_cost_of_effectiveness(ev: Evaluation, g: int, phi: float) -> np.ndarra
 
 def conditional_mean_recourse(ev: Evaluation, g: int) -> np.ndarray:
     """Mean recourse cost over the members who have recourse (inf if nobody has)."""
-    rows, cost = _members(ev, g)
+    rows, cost = ev.sorted_members(g)
     finite = np.isfinite(cost)
     total = np.bincount(rows[finite], weights=cost[finite], minlength=len(ev.sizes))
     count = np.bincount(rows[finite], minlength=len(ev.sizes))

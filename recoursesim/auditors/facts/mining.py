@@ -35,10 +35,6 @@ class Itemsets:
     def __len__(self) -> int:
         return len(self.masks)
 
-    def sizes(self) -> np.ndarray:
-        """Return the number of features each itemset fixes."""
-        return (self.values >= 0).sum(axis=1)
-
 
 def frequent_itemsets(
     space: ItemSpace,
@@ -160,8 +156,6 @@ def lex_keys(values: np.ndarray) -> list[np.ndarray]:
 
 def intersect(first: Itemsets, second: Itemsets) -> Itemsets:
     """Return the itemsets present in both (as a deterministic, size-then-value sorted list)."""
-    if len(first) == 0 or len(second) == 0:
-        return Itemsets(first.values[:0], first.masks[:0])
     a = {row.tobytes() for row in first.values}
     keep = np.fromiter((row.tobytes() in a for row in second.values), dtype=bool, count=len(second))
     return _from_values(second.values[keep])

@@ -39,12 +39,6 @@ class PopulationView:
     config: FactsConfig
 
 
-def _binned(values: np.ndarray, n_bins: int) -> tuple[np.ndarray, list[Any], dict[Any, float]]:
-    binned, labels = quantile_bins(values, n_bins)
-    column = binned.to_numpy()
-    return column, labels, {label: float(np.median(values[column == label])) for label in labels}
-
-
 def population_view(
     snapshot: PopulationSnapshot, n_bins: int, action_defaults: Mapping[str, Any] | None = None
 ) -> PopulationView:
@@ -78,11 +72,13 @@ def population_view(
             continue
         distinct = np.unique(values)
         if kind == "integer" and distinct.size <= n_bins:
-            labels = [int(v) for v in distinct]
+            labels: list[Any] = [int(v) for v in distinct]
             columns[name] = np.rint(values).astype(np.int64)
             lookups[name] = {label: float(label) for label in labels}
         else:
-            columns[name], labels, lookups[name] = _binned(values, n_bins)
+            binned, labels = quantile_bins(values, n_bins)
+            columns[name] = binned.to_numpy()
+            lookups[name] = {label: float(np.median(values[columns[name] == label])) for label in labels}
         orders[name] = labels
         types[name] = "ordinal"
         if schema is not None:  # the synthetic worlds keep FACTS's own unit step cost

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from recoursesim.auditors.facts.encoding import ItemSpace
-from recoursesim.auditors.facts.estimate import MemoryGuard, PopulationBound, population_bound
+from recoursesim.auditors.facts.estimate import MemoryGuard
 from recoursesim.auditors.facts.mining import Itemsets, frequent_itemsets
 from recoursesim.auditors.facts.support import SupportRule
 from recoursesim.sweep.progress import Progress, progress_bar
@@ -34,10 +34,6 @@ class Population:
     rows: np.ndarray
     features: list[int]
     rule: SupportRule
-
-    def bound(self, space: ItemSpace) -> PopulationBound:
-        """Return the bound on this population's itemsets (see :func:`population_bound`)."""
-        return population_bound(space, self.rows, self.features, self.rule, self.name)
 
 
 def mine_populations(

@@ -92,17 +92,9 @@ def adult(data: Dataset | None = None) -> FactsData:
     ).astype(object)
     orders["hours-per-week"] = list(HOURS_LABELS)
     orders["education-num"] = sorted(frame["education-num"].unique().tolist())
-    types = {column: "categorical" for column in frame.columns if column != data.target}
-    types.update(
-        {
-            "capital-gain": "numerical",
-            "capital-loss": "numerical",
-            "education-num": "ordinal",
-            "hours-per-week": "ordinal",
-        }
-    )
+    types = {"capital-gain": "numerical", "capital-loss": "numerical"}
     config = FactsConfig(
-        feature_types=types,
+        feature_types={**types, "education-num": "ordinal", "hours-per-week": "ordinal"},
         weights=ADULT_WEIGHTS,
         immutable=("sex", "race"),
         increase_only=("age", "education-num"),
@@ -128,10 +120,8 @@ def compas(data: Dataset | None = None) -> FactsData:
     frame["priors_count"] = pd.cut(
         frame["priors_count"], bins=list(PRIORS_EDGES), labels=PRIORS_LABELS, right=False
     ).astype(object)
-    types = {column: "categorical" for column in frame.columns if column != data.target}
-    types.update({"juv_fel_count": "numerical", "juv_misd_count": "numerical", "juv_other_count": "numerical"})
     config = FactsConfig(
-        feature_types=types,
+        feature_types=dict.fromkeys(("juv_fel_count", "juv_misd_count", "juv_other_count"), "numerical"),
         weights=COMPAS_WEIGHTS,
         immutable=("race", "sex"),
         increase_only=("age_cat",),
@@ -154,7 +144,7 @@ def german(data: Dataset | None = None) -> FactsData:
     frame, orders = discretise(data.frame, ["age", "duration", "credit_amount"], n_bins=5)
     for column in ("telephone", "foreign_worker"):
         frame[column] = frame[column].map({True: "yes", False: "no"})
-    types = {column: "categorical" for column in frame.columns if column != data.target}
+    types = {}
     for column, kind in data.feature_types.items():
         if kind in ("numerical", "ordinal"):
             types[column] = "ordinal"
@@ -209,7 +199,7 @@ def from_frame(
     for column in numeric:
         if column not in orders:
             orders[column] = sorted(frame[column].unique().tolist())
-    types = {column: ("ordinal" if column in orders else "categorical") for column in frame.columns if column != target}
+    types = dict.fromkeys(orders, "ordinal")
     return FactsData("csv", frame, target, FactsConfig(feature_types=types, ordinal_orders=orders), ())
 
 

@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from recoursesim.auditors.facts.auditor import FactsAuditor, MetricVariant
 from recoursesim.auditors.facts.metrics import TOLERANCE
@@ -182,7 +183,7 @@ def comparative_counterfactual(
         metric=variant.title,
         groups=(groups[0], groups[1]),
         score=float(row["score"]),
-        rank=None if row["rank"] is None or row["rank"] is np.nan or str(row["rank"]) == "<NA>" else int(row["rank"]),
-        bias_against=None if bias is None or (isinstance(bias, float) and math.isnan(bias)) else str(bias),
+        rank=None if pd.isna(row["rank"]) else int(row["rank"]),
+        bias_against=None if pd.isna(bias) else str(bias),
         note=note,
     )

@@ -115,3 +115,14 @@ def test_fit_logistic_audit_errors():
         fit_logistic_audit(
             frame, sensitive="g", protected_value="a", target="y", variables=["nope"], dag={}, actionable=["x"]
         )
+
+
+def test_a_protected_value_that_does_not_occur_is_named_by_its_option():
+    frame = pd.DataFrame({"g": ["a", "b"] * 10, "x": np.arange(20.0), "y": [0, 1] * 10})
+    with pytest.raises(DataError, match=r"^protected: 'zz' does not occur in g; fix: use one of \['a', 'b'\]$"):
+        fit_logistic_audit(
+            frame, sensitive="g", protected_value="zz", target="y", variables=["x"], dag={}, actionable=["x"]
+        )
+    frame, recourse = _toy()
+    with pytest.raises(DataError, match=r"^protected_value: 5 does not occur in s"):
+        EqualityOfEffortAuditor(recourse, "s", 5).fit(frame)

@@ -8,7 +8,7 @@ from sklearn.pipeline import Pipeline
 
 from recoursesim.auditors.facts import FactsAuditor, FactsConfig
 from recoursesim.auditors.facts.encoding import build_item_space
-from recoursesim.auditors.facts.inputs import BinaryPredictor, CodePredictor
+from recoursesim.auditors.facts.inputs import BinaryPredictor
 from recoursesim.auditors.facts.keys import MixedRadix, code_radix
 from recoursesim.auditors.facts.lattice import membership
 from recoursesim.auditors.facts.linear import LinearScorer, linear_codes
@@ -104,7 +104,8 @@ def test_linear_scorer_asks_the_model_at_an_exact_tie():
     classifier.intercept_ = np.array([-2.0 * ((1.0 - mean) / scale)])
     space = build_item_space(frame, FactsConfig(), set())
     linear = linear_codes(model, space, 1)
-    predictor = CodePredictor(space, BinaryPredictor(model, 1))
+    binary = BinaryPredictor(model, 1)
+    predictor = lambda codes: binary(space.frame(codes))  # noqa: E731
     codes = np.array([[0]], dtype=np.int32)  # one individual at x = 0
     scorer = LinearScorer(linear, codes, predictor)
     scorer.add(1, np.array([[1], [2]], dtype=np.int32), np.array([0]))  # actions x = 1 (tie), x = 2
