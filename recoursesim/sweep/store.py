@@ -207,19 +207,19 @@ class SweepStore:
         self.write_recorded(self.shard_path(run_id), shard, _shard_rows(shard))
         self.error_path(run_id).unlink(missing_ok=True)
 
-    def record_failure(self, task: RunTask, error: str, trace: str) -> None:
-        """Write a failed run's record (identity, parameters, seed, error, traceback) atomically."""
-        record = {
-            "run_id": task.run_id,
-            "point": task.point,
-            "params": task.params,
-            "seed_index": task.seed_index,
-            "seed_entropy": str(task.seed.entropy),
-            "error": error,
-            "traceback": trace,
-        }
+    def record_failure(self, task: RunTask, error: str, trace: str) -> dict[str, Any]:
+        """Write a failed run's record (identity, parameters, seed, error, traceback) atomically.
+
+        Returns:
+            The failure as a sweep's report lists it: ``run_id``, ``point``, ``params``,
+            ``seed_index`` and ``error``.
+        """
+        failure = {"run_id": task.run_id, "point": task.point, "params": task.params, "seed_index": task.seed_index}
+        failure["error"] = error
+        record = {**failure, "seed_entropy": str(task.seed.entropy), "traceback": trace}
         text = json.dumps(record, indent=1, sort_keys=True) + "\n"
         self.write_recorded(self.error_path(task.run_id), text.encode())
+        return failure
 
     def failures(self) -> list[dict[str, Any]]:
         """The failure records, ordered by (point, seed index)."""

@@ -57,11 +57,6 @@ class RunOutcome:
     seconds: float = 0.0
 
     @property
-    def run_id(self) -> str:
-        """The run's identity."""
-        return self.task.run_id
-
-    @property
     def ok(self) -> bool:
         """Whether the run succeeded."""
         return self.error is None
