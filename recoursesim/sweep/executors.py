@@ -261,9 +261,8 @@ class DaskExecutor(_Closing):
             task = ExitWithDriver(task, os.getpid())
 
         def submit(batch: list[T]) -> Any:
-            if key is None:
-                return self._client.submit(task, batch, pure=False)
-            return self._client.submit(task, batch, key=f"recoursesim-{key(batch[0])}-{len(batch)}", pure=False)
+            named = {} if key is None else {"key": f"recoursesim-{key(batch[0])}-{len(batch)}"}
+            return self._client.submit(task, batch, pure=False, **named)
 
         iterator = iter(items)
         remaining = len(items) if isinstance(items, Sized) else None
