@@ -155,18 +155,11 @@ class RunResult:
             frames["loans.parquet"] = self.model.loans
         if self.market is not None:
             frames["market.parquet"] = self.market
-        written = []
         for name, frame in frames.items():
             write_parquet(frame, directory / name)
-            written.append(directory / name)
-        meta = directory / "scenario.json"
-        meta.write_text(
-            json.dumps({"seed": _seed_record(self.seed), "scenario": self.scenario.spec}, indent=2, sort_keys=True)
-            + "\n",
-            encoding="utf-8",
-        )
-        written.append(meta)
-        return written
+        meta = {"seed": _seed_record(self.seed), "scenario": self.scenario.spec}
+        (directory / "scenario.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        return [directory / name for name in [*frames, "scenario.json"]]
 
 
 def simulate(
