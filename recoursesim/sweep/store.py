@@ -76,12 +76,9 @@ class SweepStore:
                 and ``resume`` is not set.
         """
         self.check(plan, resume=resume)
-        directory = self.directory
-        manifest = directory / MANIFEST
-        directory.mkdir(exist_ok=True)
-        self.runs_dir.mkdir(exist_ok=True)
-        self.errors_dir.mkdir(exist_ok=True)
-        if not manifest.exists():
+        for folder in (self.directory, self.runs_dir, self.errors_dir):
+            folder.mkdir(exist_ok=True)
+        if not (self.directory / MANIFEST).exists():
             self.write_manifest(plan)
 
     def check(self, plan: SweepPlan, *, resume: bool, missing_parent_ok: bool = False) -> None:
@@ -168,8 +165,6 @@ class SweepStore:
 
     def finished(self) -> set[str]:
         """Identifiers of the runs whose shard exists (unverified; see :meth:`verified`)."""
-        if not self.runs_dir.is_dir():
-            return set()
         return {p.stem for p in self.runs_dir.glob("*.parquet")}
 
     def verified(self) -> tuple[set[str], list[str]]:
@@ -223,8 +218,6 @@ class SweepStore:
 
     def failures(self) -> list[dict[str, Any]]:
         """The failure records, ordered by (point, seed index)."""
-        if not self.errors_dir.is_dir():
-            return []
         records = [json.loads(p.read_text(encoding="utf-8")) for p in self.errors_dir.glob("*.json")]
         return sorted(records, key=lambda r: (r["point"], r["seed_index"]))
 
