@@ -97,22 +97,21 @@ class RunResult:
     @cached_property
     def metrics(self) -> pd.DataFrame:
         """Per-step, per-group metrics (:func:`~recoursesim.metrics.recourse_over_time`)."""
-        return recourse_over_time(
-            self.applicant_ledger,
-            effort=self.scenario.effort_measure,
-            reference_group=self.reference_group,
-            outcomes=self.outcomes,
-        )
+        return recourse_over_time(self.applicant_ledger, **self._measures)
 
     @cached_property
     def summary(self) -> pd.DataFrame:
         """Pooled per-group metrics (:func:`~recoursesim.metrics.recourse_summary`)."""
-        return recourse_summary(
-            self.applicant_ledger,
-            effort=self.scenario.effort_measure,
-            reference_group=self.reference_group,
-            outcomes=self.outcomes,
-        )
+        return recourse_summary(self.applicant_ledger, **self._measures)
+
+    @property
+    def _measures(self) -> dict[str, Any]:
+        """What the per-step and pooled metrics are measured with: the effort measure, reference group and outcomes."""
+        return {
+            "effort": self.scenario.effort_measure,
+            "reference_group": self.reference_group,
+            "outcomes": self.outcomes,
+        }
 
     @cached_property
     def durability(self) -> pd.DataFrame:
