@@ -213,9 +213,9 @@ def _pooled_rows(store: SweepStore, run_ids: Sequence[str]) -> pd.DataFrame:
 
 
 def _read_manifest(directory: Path) -> dict[str, Any]:
-    manifest = SweepStore(directory).read_manifest()
-    layout = manifest.get("layout") if isinstance(manifest, dict) else None
-    if not isinstance(layout, int) or layout > LAYOUT_VERSION or not isinstance(manifest.get("param_names"), list):
+    manifest = SweepStore(directory).read_manifest()  # its parts readers index (param_names too) well formed
+    layout = manifest.get("layout")
+    if not isinstance(layout, int) or layout > LAYOUT_VERSION:
         raise ConfigError(
             "RESULTS",
             f"{directory} was written by another recoursesim version (layout {layout!r}, this one reads up to "
