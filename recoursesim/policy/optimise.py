@@ -348,7 +348,8 @@ class PolicySearch:
             if not np.isfinite(outcomes).all():
                 values.append(math.nan)
             elif objective.measure == "satisficing":
-                values.append(self._satisficing(objective, np.array([outcomes]))[0])
+                share = satisficing(pd.DataFrame([outcomes]), objective.threshold, maximise=objective.maximise)
+                values.append(share.iloc[0])
             else:
                 values.append(self._regrets(objective, [*self._outcomes(i), outcomes])[-1])
         for i, constraint in enumerate(self.constraints):
@@ -368,11 +369,6 @@ class PolicySearch:
         complete = self.study_.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
         by_number = {t.number: t.user_attrs[f"outcomes_{i}"] for t in complete}
         return [by_number[n] for n in (sorted(by_number) if numbers is None else numbers)]
-
-    @staticmethod
-    def _satisficing(objective: Objective, outcomes: np.ndarray) -> np.ndarray:
-        """The satisficing share of each row of ``outcomes`` (policies × scenarios)."""
-        return satisficing(pd.DataFrame(outcomes), objective.threshold, maximise=objective.maximise).to_numpy()
 
     @staticmethod
     def _regrets(objective: Objective, outcomes: Sequence[Sequence[float]]) -> np.ndarray:
