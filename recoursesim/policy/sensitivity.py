@@ -111,11 +111,6 @@ SAMPLES = PointsOption(
 )
 
 
-def design_size(n_fields: int, method: str, n: int) -> int:
-    """Samples of a design of ``n`` (base size or trajectories) over ``n_fields`` fields, before drawing it."""
-    return n * (n_fields + (2 if method == "sobol" else 1))
-
-
 def _problem(ranges: Sequence[ParamRange]) -> dict[str, Any]:
     return {"num_vars": len(ranges), "names": [r.key for r in ranges], "bounds": [[r.low, r.high] for r in ranges]}
 
@@ -153,7 +148,7 @@ def design(
             f"must be an even number from 2 to {MAX_MORRIS_LEVELS:,}, got {levels}",
             "give 4 (the usual choice), 6 or 8: Morris' grid has that many levels per field",
         )
-    check_sweep_size(design_size(len(ranges), method, n), 1, SAMPLES)  # before the sampler allocates
+    check_sweep_size(n * (len(ranges) + (2 if method == "sobol" else 1)), 1, SAMPLES)  # before the sampler allocates
     problem = _problem(ranges)
     if method == "sobol":
         raw = require("SALib.sample.sobol").sample(problem, n, calc_second_order=False, seed=seed)
