@@ -65,7 +65,7 @@ class SweepStore:
         return self.errors_dir / f"{run_id}.json"
 
     def prepare(self, plan: SweepPlan, *, resume: bool) -> None:
-        """Create the directory for ``plan``, or check that it holds the same sweep when resuming.
+        """Create the directory and manifest (plan and runs) for ``plan``, or check it holds this sweep to resume.
 
         Args:
             plan: The sweep to run.
@@ -79,7 +79,9 @@ class SweepStore:
         for folder in (self.directory, self.runs_dir, self.errors_dir):
             folder.mkdir(exist_ok=True)
         if not (self.directory / MANIFEST).exists():
-            self.write_manifest(plan)
+            data = {"layout": LAYOUT_VERSION, **plan.describe()}
+            data["runs"] = [[t.run_id, t.point, t.seed_index] for t in plan.tasks()]
+            self.write_recorded(self.directory / MANIFEST, (canonical_json(data) + "\n").encode("utf-8"))
 
     def check(self, plan: SweepPlan, *, resume: bool, missing_parent_ok: bool = False) -> None:
         """Check, writing nothing, that :meth:`prepare` can use the directory for ``plan``.
@@ -115,12 +117,6 @@ class SweepStore:
         parent = directory.resolve().parent
         if not parent.is_dir() and not missing_parent_ok:
             raise ConfigError("--out", f"the parent directory {parent} does not exist", "create it first")
-
-    def write_manifest(self, plan: SweepPlan) -> None:
-        """Write the plan (and the list of its runs) as the manifest, atomically."""
-        data: dict[str, Any] = {"layout": LAYOUT_VERSION, **plan.describe()}
-        data["runs"] = [[t.run_id, t.point, t.seed_index] for t in plan.tasks()]
-        self.write_recorded(self.directory / MANIFEST, (canonical_json(data) + "\n").encode("utf-8"))
 
     def write_recorded(self, path: Path, data: bytes, rows: int | None = None) -> None:
         """Write a file of the sweep atomically, then record it (size, checksum, rows)."""
