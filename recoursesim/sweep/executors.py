@@ -147,8 +147,7 @@ class JoblibExecutor(_Closing):
             raise ConfigError("--workers", f"must be a positive integer, got {n_workers!r}", "give --workers 1 or more")
         self.n_workers = n_workers
         self.backend = backend
-        kind = "process" if n_workers == 1 else "processes"
-        self.description = f"joblib {backend}, {n_workers} {kind}" if n_workers > 1 else "1 process (in this one)"
+        self.description = f"joblib {backend}, {n_workers} processes" if n_workers > 1 else "1 process (in this one)"
 
     def map_unordered(
         self, fn: Callable[[T], R], items: Iterable[T], key: Callable[[T], str] | None = None
