@@ -97,22 +97,21 @@ class RunResult:
     @cached_property
     def metrics(self) -> pd.DataFrame:
         """Per-step, per-group metrics (:func:`~recoursesim.metrics.recourse_over_time`)."""
-        return recourse_over_time(
-            self.applicant_ledger,
-            effort=self.scenario.effort_measure,
-            reference_group=self.reference_group,
-            outcomes=self.outcomes,
-        )
+        return recourse_over_time(self.applicant_ledger, **self._measures)
 
     @cached_property
     def summary(self) -> pd.DataFrame:
         """Pooled per-group metrics (:func:`~recoursesim.metrics.recourse_summary`)."""
-        return recourse_summary(
-            self.applicant_ledger,
-            effort=self.scenario.effort_measure,
-            reference_group=self.reference_group,
-            outcomes=self.outcomes,
-        )
+        return recourse_summary(self.applicant_ledger, **self._measures)
+
+    @property
+    def _measures(self) -> dict[str, Any]:
+        """What the per-step and pooled metrics are measured with: the effort measure, reference group and outcomes."""
+        return {
+            "effort": self.scenario.effort_measure,
+            "reference_group": self.reference_group,
+            "outcomes": self.outcomes,
+        }
 
     @cached_property
     def durability(self) -> pd.DataFrame:
@@ -155,18 +154,11 @@ class RunResult:
             frames["loans.parquet"] = self.model.loans
         if self.market is not None:
             frames["market.parquet"] = self.market
-        written = []
         for name, frame in frames.items():
             write_parquet(frame, directory / name)
-            written.append(directory / name)
-        meta = directory / "scenario.json"
-        meta.write_text(
-            json.dumps({"seed": _seed_record(self.seed), "scenario": self.scenario.spec}, indent=2, sort_keys=True)
-            + "\n",
-            encoding="utf-8",
-        )
-        written.append(meta)
-        return written
+        meta = {"seed": _seed_record(self.seed), "scenario": self.scenario.spec}
+        (directory / "scenario.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        return [directory / name for name in [*frames, "scenario.json"]]
 
 
 def simulate(

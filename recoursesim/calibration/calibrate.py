@@ -104,9 +104,7 @@ def calibrate(
         "generations": [asdict(g) for g in done],
         "runs_now": runs,
         "seconds_now": round(seconds, 3),
-        "runs_per_second": round(sum(g.runs for g in done) * seeds / max(sum(g.seconds for g in done), 1e-9), 3)
-        if done
-        else None,
+        "runs_per_second": round(runs / max(sum(g.seconds for g in done), 1e-9), 3) if done else None,
         "total_simulations": int(history.total_nr_simulations),
     }
     return CalibrationResult(scenario, simulator, observed, sample, estimates, bands, notes, seed, predictive_draws)

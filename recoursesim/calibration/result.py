@@ -89,7 +89,6 @@ class CalibrationResult:
         output.check_own_files(directory, REWRITTEN)
         if not self.figures:
             self.draw()
-        paths = []
         frames = {
             "posterior.parquet": self.sample,
             "estimates.parquet": self.estimates,
@@ -98,12 +97,10 @@ class CalibrationResult:
         for name, frame in frames.items():
             write_parquet(frame, directory / name)
             output.record_file(directory, directory / name)
-            paths.append(directory / name)
         for name, fig in self.figures.items():
             with replacing(directory / f"{name}.png") as tmp:
                 fig.savefig(tmp, dpi=110, format="png")
             output.record_file(directory, directory / f"{name}.png")
-            paths.append(directory / f"{name}.png")
         ranges = self.simulator.ranges
         texts = {
             "report.html": to_html(self.report()),
@@ -113,5 +110,4 @@ class CalibrationResult:
         }
         for name, text in texts.items():
             output.write_recorded(directory, directory / name, text.encode("utf-8"))
-            paths.append(directory / name)
-        return paths
+        return [directory / name for name in REWRITTEN]

@@ -50,13 +50,10 @@ def require_pyabc() -> ModuleType:
 def prior(ranges: tuple[ParamRange, ...]) -> Any:
     """The pyabc prior: independent uniform (or log-uniform) distributions over the ranges."""
     pyabc = require_pyabc()
-    rvs = {}
-    for r in ranges:
-        if r.log:
-            rvs[r.key] = pyabc.RV("loguniform", r.low, r.high)
-        else:
-            rvs[r.key] = pyabc.RV("uniform", r.low, r.high - r.low)
-    return pyabc.Distribution(**rvs)
+    return pyabc.Distribution(
+        **{r.key: pyabc.RV("loguniform", r.low, r.high) if r.log else pyabc.RV("uniform", r.low, r.high - r.low)
+           for r in ranges}
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 import re
 import warnings
 from collections.abc import Sequence
@@ -45,6 +46,7 @@ from recoursesim.policy.space import MetricSpec, parse_metric
 from recoursesim.sweep.identity import canonical_json
 from recoursesim.sweep.store import LAYOUT_VERSION, MANIFEST, SweepStore
 
+_COMPARE = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
 _CONDITION = re.compile(rf"^\s*(?P<metric>[A-Za-z_]\w*\s*:\s*[^\s<>=]+)\s*(?P<op><=|>=|<|>)\s*(?P<bound>{NUMBER})\s*$")
 
 #: Files :meth:`Discovery.write` writes, and what each holds.
@@ -81,14 +83,8 @@ class Condition:
 
     def holds(self, values: np.ndarray) -> np.ndarray:
         """Whether each value meets the condition (``False`` for NaN)."""
-        values = np.asarray(values, dtype=float)
         with np.errstate(invalid="ignore"):
-            return {
-                ">": values > self.bound,
-                ">=": values >= self.bound,
-                "<": values < self.bound,
-                "<=": values <= self.bound,
-            }[self.op]
+            return _COMPARE[self.op](np.asarray(values, dtype=float), self.bound)
 
 
 def parse_condition(text: str, field: str = "--where") -> Condition:
@@ -217,9 +213,9 @@ def _pooled_rows(store: SweepStore, run_ids: Sequence[str]) -> pd.DataFrame:
 
 
 def _read_manifest(directory: Path) -> dict[str, Any]:
-    manifest = SweepStore(directory).read_manifest()
-    layout = manifest.get("layout") if isinstance(manifest, dict) else None
-    if not isinstance(layout, int) or layout > LAYOUT_VERSION or not isinstance(manifest.get("param_names"), list):
+    manifest = SweepStore(directory).read_manifest()  # its parts readers index (param_names too) well formed
+    layout = manifest.get("layout")
+    if not isinstance(layout, int) or layout > LAYOUT_VERSION:
         raise ConfigError(
             "RESULTS",
             f"{directory} was written by another recoursesim version (layout {layout!r}, this one reads up to "
@@ -315,13 +311,15 @@ class Discovery:
         """One row per box and restricted parameter, with the box's statistics."""
         parts = []
         for box in self.boxes:
-            part = box.limits.copy() if len(box.limits) else _UNRESTRICTED.copy()
-            for position, (name, value) in enumerate(
-                (("box", box.number), ("coverage", box.coverage), ("density", box.density), ("mass", box.mass))
-            ):
-                part.insert(position, name, value)
-            part.insert(4, "runs", box.n)
-            parts.append(part)
+            limits = box.limits if len(box.limits) else _UNRESTRICTED
+            stats = {
+                "box": box.number,
+                "coverage": box.coverage,
+                "density": box.density,
+                "mass": box.mass,
+                "runs": box.n,
+            }
+            parts.append(limits.assign(**stats)[[*stats, *limits.columns]])
         columns = ["box", "coverage", "density", "mass", "runs", "parameter", "low", "high", "values", "qp_low"]
         return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=[*columns, "qp_high"])
 

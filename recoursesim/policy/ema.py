@@ -28,7 +28,6 @@ outcomes["dttr_disadvantaged"]  # one value per experiment: the mean over its 4 
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -38,7 +37,16 @@ import pandas as pd
 
 from recoursesim.errors import ConfigError
 from recoursesim.policy._deps import require
-from recoursesim.policy.space import Choice, MetricSpec, ParamRange, parse_choices, parse_metric, parse_ranges
+from recoursesim.policy.objectives import seed_mean
+from recoursesim.policy.space import (
+    Choice,
+    MetricSpec,
+    ParamRange,
+    parse_choices,
+    parse_metric,
+    parse_ranges,
+    pooled_rows,
+)
 from recoursesim.scenario import Scenario
 from recoursesim.sweep.identity import canonical_json
 
@@ -107,25 +115,13 @@ class ScenarioFunction:
 
         seed = np.random.SeedSequence(self.root_seed).spawn(self.n_seeds)[int(experiment[SEED_FIELD])]
         result = simulate(self.scenario.with_overrides(self.overrides(experiment)), fresh_seed(seed))
-        rows = _pooled_rows(result.summary)
+        rows = pooled_rows(result.summary)
         return {ema_name(metric.label): float(metric.per_seed(rows).iloc[0]) for metric in self.outcomes}
-
-
-def _pooled_rows(summary: pd.DataFrame) -> pd.DataFrame:
-    """A run's summary as the tidy pooled rows :meth:`MetricSpec.per_seed` reads."""
-    numeric = [c for c in summary.columns if c != "group" and pd.api.types.is_numeric_dtype(summary[c])]
-    rows = summary.melt(id_vars=["group"], value_vars=numeric, var_name="metric", value_name="value")
-    rows["group"] = rows["group"].astype(str)
-    rows.insert(0, "step", pd.array([pd.NA] * len(rows), dtype="Int32"))
-    rows.insert(0, "seed_index", 0)
-    return rows
 
 
 def _seed_mean(values: Any) -> float:
     """An outcome's mean over the seeds where it is defined (NaN if none)."""
-    finite = np.asarray(values, dtype=float)
-    finite = finite[np.isfinite(finite)]
-    return float(finite.mean()) if finite.size else math.nan
+    return seed_mean(np.asarray(values, dtype=float))[0]
 
 
 def _parameters(ema: Any, ranges: Sequence[ParamRange], choices: Sequence[Choice]) -> list[Any]:
@@ -157,17 +153,11 @@ def _split(items: Sequence[str], field: str) -> tuple[list[ParamRange], list[Cho
 
 def _check_keys(scenario: Scenario, ranges: Sequence[ParamRange], choices: Sequence[Choice], field: str) -> None:
     """Refuse a key the scenario does not have, or a value it rejects, before any experiment."""
-    for r in ranges:
+    for key, value in [(r.key, r.value(r.low)) for r in ranges] + [(c.key, v) for c in choices for v in c.values]:
         try:
-            scenario.with_overrides({r.key: r.value(r.low)})
+            scenario.with_overrides({key: value})
         except ConfigError as error:
-            raise ConfigError(f"{field} {r.key}", error.problem, error.fix) from None
-    for c in choices:
-        for value in c.values:
-            try:
-                scenario.with_overrides({c.key: value})
-            except ConfigError as error:
-                raise ConfigError(f"{field} {c.key}", error.problem, error.fix) from None
+            raise ConfigError(f"{field} {key}", error.problem, error.fix) from None
 
 
 def ema_model(

@@ -34,10 +34,9 @@ def _axis_label(label: str) -> str:
 
 
 def _note(noise_share: float, n_seeds: int) -> str:
+    share = f"{noise_share:.1%}" if math.isfinite(noise_share) else "n/a (needs two seeds)"
     seeds = f"{n_seeds} seed{'s' * (n_seeds != 1)} per sample"
-    if not math.isfinite(noise_share):
-        return f"{seeds}; seed-noise share of the variance of the sample means: n/a (needs two seeds)"
-    return f"{seeds}; seed-noise share of the variance of the sample means: {noise_share:.1%}"
+    return f"{seeds}; seed-noise share of the variance of the sample means: {share}"
 
 
 def _title(fig: Figure, lines: Sequence[str], *, fontsize: float = 9, margin: float = 0.96) -> Text:
@@ -98,8 +97,6 @@ def sensitivity_figure(
             ax.errorbar(value, y + offset, xerr=err, fmt="none", ecolor="black", elinewidth=1, capsize=3)
         ax.axvline(0, color="black", linewidth=0.8)
         ax.set_xlabel("Sobol index (share of the variance of the metric), 95% bootstrap CI")
-        ax.set_yticks(y, table["parameter"])
-        ax.legend(loc="lower right", fontsize=8)
         title = f"Sobol indices of {metric} (N={n}, {samples} samples)"
     else:
         value = table["mu_star"].to_numpy()
@@ -107,10 +104,10 @@ def sensitivity_figure(
         ax.barh(y, value, height=0.5, color=_FIRST, alpha=0.8, label="μ* (mean |elementary effect|)")
         ax.errorbar(value, y, xerr=err, fmt="none", ecolor="black", elinewidth=1, capsize=3)
         ax.scatter(table["sigma"], y, color=_TOTAL, zorder=3, label="σ (spread: interaction / non-linearity)")
-        ax.set_yticks(y, table["parameter"])
         ax.set_xlabel(f"elementary effect on {metric} per full range (metric units), 95% CI")
-        ax.legend(loc="lower right", fontsize=8)
         title = f"Morris screening of {metric} ({n} trajectories)"
+    ax.set_yticks(y, table["parameter"])
+    ax.legend(loc="lower right", fontsize=8)
     _title(fig, [title, _note(noise_share, n_seeds)])
     return fig
 

@@ -42,7 +42,7 @@ from recoursesim.policy._deps import require
 from recoursesim.policy.objectives import Constraint, Objective, pareto_mask, seed_mean
 from recoursesim.policy.robust import regret, sample_scenarios, satisficing
 from recoursesim.policy.search_files import REWRITTEN, STUDY_FILE, SearchFacts, write_search
-from recoursesim.policy.space import Choice, ParamRange
+from recoursesim.policy.space import Choice, MetricSpec, ParamRange
 from recoursesim.scenario import Scenario
 from recoursesim.sweep import Executor, Point, RunTask, SweepPlan, iter_point_results, run_sweep
 from recoursesim.sweep.identity import canonical_json, digest
@@ -337,8 +337,7 @@ class PolicySearch:
         optuna = require("optuna")
         values = []
         for i, objective in enumerate(self.objectives):
-            objective.metric.check_against(rows[0])
-            per_seed = [objective.metric.per_seed(r).to_numpy(dtype=float) for r in rows]
+            per_seed = _per_seed(objective.metric, rows)
             mean, se, n = seed_mean(np.concatenate(per_seed))
             trial.set_user_attr(f"objective_{i}", {"mean": mean, "se": se, "n": n})
             if not objective.measure:
@@ -349,13 +348,12 @@ class PolicySearch:
             if not np.isfinite(outcomes).all():
                 values.append(math.nan)
             elif objective.measure == "satisficing":
-                values.append(self._satisficing(objective, np.array([outcomes]))[0])
+                share = satisficing(pd.DataFrame([outcomes]), objective.threshold, maximise=objective.maximise)
+                values.append(share.iloc[0])
             else:
                 values.append(self._regrets(objective, [*self._outcomes(i), outcomes])[-1])
         for i, constraint in enumerate(self.constraints):
-            constraint.metric.check_against(rows[0])
-            per_seed = [constraint.metric.per_seed(r).to_numpy(dtype=float) for r in rows]
-            mean, se, _ = seed_mean(np.concatenate(per_seed))
+            mean, se, _ = seed_mean(np.concatenate(_per_seed(constraint.metric, rows)))
             trial.set_user_attr(f"constraint_{i}", {"mean": mean, "se": se})
             trial.set_constraint(constraint.label, constraint.violation(mean))
         if not np.isfinite(values).all():
@@ -371,11 +369,6 @@ class PolicySearch:
         complete = self.study_.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
         by_number = {t.number: t.user_attrs[f"outcomes_{i}"] for t in complete}
         return [by_number[n] for n in (sorted(by_number) if numbers is None else numbers)]
-
-    @staticmethod
-    def _satisficing(objective: Objective, outcomes: np.ndarray) -> np.ndarray:
-        """The satisficing share of each row of ``outcomes`` (policies × scenarios)."""
-        return satisficing(pd.DataFrame(outcomes), objective.threshold, maximise=objective.maximise).to_numpy()
 
     @staticmethod
     def _regrets(objective: Objective, outcomes: Sequence[Sequence[float]]) -> np.ndarray:
@@ -397,11 +390,9 @@ class PolicySearch:
         first: dict[str, int] = {}
         for t in self.counted_trials():
             record: dict[str, Any] = {"number": t.number, "state": t.state.name}
-            names = {c.key for c in self.space.choices}
-            for key, value in t.params.items():
-                plain = json.loads(value) if key in names else value
-                record[key] = canonical_json(plain) if isinstance(plain, dict | list) else plain
-            policy = canonical_json(self.params_of(t.number))
+            params = self.params_of(t.number)
+            record |= {k: canonical_json(v) if isinstance(v, dict | list) else v for k, v in params.items()}
+            policy = canonical_json(params)
             record["same_as"] = first.setdefault(policy, t.number) if t.state.name == "COMPLETE" else -1
             record["same_as"] = -1 if record["same_as"] == t.number else record["same_as"]
             for i, objective in enumerate(self.objectives):
@@ -474,3 +465,8 @@ class PolicySearch:
         trial = self.study_.trials[number]
         names = {c.key for c in self.space.choices}
         return {k: json.loads(v) if k in names else v for k, v in trial.params.items()}
+
+
+def _per_seed(metric: MetricSpec, rows: list[pd.DataFrame]) -> list[np.ndarray]:
+    metric.check_against(rows[0])
+    return [metric.per_seed(r).to_numpy(dtype=float) for r in rows]

@@ -102,8 +102,9 @@ def write_search(
 
     earlier = output.check_own_files(search.out, REWRITTEN, folders=("front",))
     front = frame[frame["pareto"]]
-    _write_frame(search.out, frame, "trials.parquet")
-    _write_frame(search.out, front, "pareto.parquet")
+    for table, name in ((frame, "trials.parquet"), (front, "pareto.parquet")):
+        write_parquet(table, search.out / name)
+        output.record_file(search.out, search.out / name)
     labels = search.objectives
     complete = frame[frame["state"] == "COMPLETE"]
     scenarios = f" × {len(search.settings)} scenarios" if search.uncertainties else ""
@@ -141,11 +142,6 @@ def write_search(
         "files": OPTIMISE_FILES,
     }
     output.write_recorded(search.out, search.out / "optimise.json", (json.dumps(notes, indent=2) + "\n").encode())
-
-
-def _write_frame(out: Path, frame: pd.DataFrame, name: str) -> None:
-    write_parquet(frame, out / name)
-    output.record_file(out, out / name)
 
 
 def _write_policy(search: SearchFacts, name: str, number: int, what: str, values: str = "") -> None:

@@ -76,11 +76,7 @@ class SensitivityDesign:
     @property
     def problem(self) -> dict[str, Any]:
         """SALib's problem dictionary."""
-        return {
-            "num_vars": len(self.ranges),
-            "names": [r.key for r in self.ranges],
-            "bounds": [[r.low, r.high] for r in self.ranges],
-        }
+        return _problem(self.ranges)
 
     @property
     def n_points(self) -> int:
@@ -115,9 +111,8 @@ SAMPLES = PointsOption(
 )
 
 
-def design_size(n_fields: int, method: str, n: int) -> int:
-    """Samples of a design of ``n`` (base size or trajectories) over ``n_fields`` fields, before drawing it."""
-    return n * (n_fields + (2 if method == "sobol" else 1))
+def _problem(ranges: Sequence[ParamRange]) -> dict[str, Any]:
+    return {"num_vars": len(ranges), "names": [r.key for r in ranges], "bounds": [[r.low, r.high] for r in ranges]}
 
 
 def design(
@@ -153,8 +148,8 @@ def design(
             f"must be an even number from 2 to {MAX_MORRIS_LEVELS:,}, got {levels}",
             "give 4 (the usual choice), 6 or 8: Morris' grid has that many levels per field",
         )
-    check_sweep_size(design_size(len(ranges), method, n), 1, SAMPLES)  # before the sampler allocates
-    problem = {"num_vars": len(ranges), "names": [r.key for r in ranges], "bounds": [[r.low, r.high] for r in ranges]}
+    check_sweep_size(n * (len(ranges) + (2 if method == "sobol" else 1)), 1, SAMPLES)  # before the sampler allocates
+    problem = _problem(ranges)
     if method == "sobol":
         raw = require("SALib.sample.sobol").sample(problem, n, calc_second_order=False, seed=seed)
     else:
@@ -195,9 +190,8 @@ def sample_frame(directory: str | Path, design: SensitivityDesign, metric: Metri
     for r in design.ranges:
         frame[r.key] = [p[r.key] for p in design.params]
     frame["point"] = design.point_of_sample
-    frame["mean"] = [stats[int(p)][0] for p in design.point_of_sample]
-    frame["var"] = [stats[int(p)][1] for p in design.point_of_sample]
-    frame["n_seeds"] = [stats[int(p)][2] for p in design.point_of_sample]
+    for i, column in enumerate(("mean", "var", "n_seeds")):
+        frame[column] = [stats[int(p)][i] for p in design.point_of_sample]
     return frame
 
 

@@ -119,19 +119,7 @@ class MetricSpec:
             ConfigError: Unknown metric or group, with the ones available.
         """
         pooled = rows[rows["step"].isna()]
-        self._check(set(pooled["metric"].str.lower()), set(pooled["group"]))
-
-    def check_summary(self, summary: pd.DataFrame) -> None:
-        """As :meth:`check_against`, on a run's pooled per-group summary (one row per group).
-
-        A zero-step run gives the summary in milliseconds, so a misspelt metric or group is refused
-        before any sweep (see :func:`check_metrics`).
-        """
-        numeric = [c for c in summary.columns if c != "group" and pd.api.types.is_numeric_dtype(summary[c])]
-        self._check({c.lower() for c in numeric}, {str(g) for g in summary["group"]})
-
-    def _check(self, metric_names: set[str], group_names: set[str]) -> None:
-        names, groups = sorted(metric_names), sorted(group_names)
+        names, groups = sorted(set(pooled["metric"].str.lower())), sorted(set(pooled["group"]))
         if self.name != "selected" and self.name not in names:
             raise ConfigError(self.option, f"{self.name!r} is not a pooled metric", f"use one of {', '.join(names)}")
         if self.group not in (*groups, "all"):
@@ -141,14 +129,27 @@ class MetricSpec:
 def check_metrics(scenario: Any, metrics: Sequence[MetricSpec]) -> None:
     """Refuse an unknown metric or group before any run: check each against a zero-step run of ``scenario``.
 
+    A zero-step run gives the pooled per-group summary in milliseconds, so a misspelt metric or
+    group is refused before any sweep.
+
     Raises:
         ConfigError: as :meth:`MetricSpec.check_against`.
     """
     from recoursesim.simulate import simulate
 
-    summary = simulate(scenario, scenario.seed, steps=0).summary
+    rows = pooled_rows(simulate(scenario, scenario.seed, steps=0).summary)
     for metric in metrics:
-        metric.check_summary(summary)
+        metric.check_against(rows)
+
+
+def pooled_rows(summary: pd.DataFrame) -> pd.DataFrame:
+    """A run's pooled per-group summary as the tidy pooled rows (one seed) :meth:`MetricSpec.per_seed` reads."""
+    numeric = [c for c in summary.columns if c != "group" and pd.api.types.is_numeric_dtype(summary[c])]
+    rows = summary.melt(id_vars=["group"], value_vars=numeric, var_name="metric", value_name="value")
+    rows["group"] = rows["group"].astype(str)
+    rows.insert(0, "step", pd.array([pd.NA] * len(rows), dtype="Int32"))
+    rows.insert(0, "seed_index", 0)
+    return rows
 
 
 def parse_metric(text: str, field: str = "--metric") -> MetricSpec:

@@ -147,8 +147,7 @@ class JoblibExecutor(_Closing):
             raise ConfigError("--workers", f"must be a positive integer, got {n_workers!r}", "give --workers 1 or more")
         self.n_workers = n_workers
         self.backend = backend
-        kind = "process" if n_workers == 1 else "processes"
-        self.description = f"joblib {backend}, {n_workers} {kind}" if n_workers > 1 else "1 process (in this one)"
+        self.description = f"joblib {backend}, {n_workers} processes" if n_workers > 1 else "1 process (in this one)"
 
     def map_unordered(
         self, fn: Callable[[T], R], items: Iterable[T], key: Callable[[T], str] | None = None
@@ -261,9 +260,8 @@ class DaskExecutor(_Closing):
             task = ExitWithDriver(task, os.getpid())
 
         def submit(batch: list[T]) -> Any:
-            if key is None:
-                return self._client.submit(task, batch, pure=False)
-            return self._client.submit(task, batch, key=f"recoursesim-{key(batch[0])}-{len(batch)}", pure=False)
+            named = {} if key is None else {"key": f"recoursesim-{key(batch[0])}-{len(batch)}"}
+            return self._client.submit(task, batch, pure=False, **named)
 
         iterator = iter(items)
         remaining = len(items) if isinstance(items, Sized) else None

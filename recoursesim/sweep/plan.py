@@ -383,8 +383,6 @@ def _split_top_level(text: str) -> list[str]:
 
 
 def _parse_value(text: str) -> Any:
-    if text == "":
-        return ""
     try:
         return tomllib.loads(f"value = {text}")["value"]
     except tomllib.TOMLDecodeError:

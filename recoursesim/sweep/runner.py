@@ -6,6 +6,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -113,21 +114,18 @@ def run_sweep(
             failures: list[dict[str, Any]] = []
             bar = progress_bar(plan.n_runs, skipped, enabled=progress)
             try:
-                for outcome in executor.map_unordered(runner, pending, key=_task_key):
+                for outcome in executor.map_unordered(runner, pending, key=attrgetter("run_id")):
                     task = outcome.task
                     run_seconds += outcome.seconds
                     try:
                         if outcome.ok and outcome.shard is not None:
                             store.record_success(task.run_id, outcome.shard)
+                            succeeded += 1
                         else:
-                            store.record_failure(task, outcome.error or "", outcome.traceback or "")
+                            failures.append(store.record_failure(task, outcome.error or "", outcome.traceback or ""))
+                            bar.set_postfix_str(f"{len(failures)} failed")
                     except OSError as error:
                         raise _write_failed(store, task, error, skipped + succeeded) from None
-                    if outcome.ok and outcome.shard is not None:
-                        succeeded += 1
-                    else:
-                        failures.append(_failure(task, outcome.error or ""))
-                        bar.set_postfix_str(f"{len(failures)} failed")
                     bar.update(1)
             except RecourseSimError:
                 raise
@@ -165,17 +163,3 @@ def _write_failed(store: SweepStore, task: RunTask, error: OSError, kept: int) -
         f"writing run {task.run_id} into {store.directory} failed ({cause}); the {kept} finished runs are kept",
         f"{fix}, then continue with --resume",
     )
-
-
-def _task_key(task: RunTask) -> str:
-    return task.run_id
-
-
-def _failure(task: RunTask, error: str) -> dict[str, Any]:
-    return {
-        "run_id": task.run_id,
-        "point": task.point,
-        "params": task.params,
-        "seed_index": task.seed_index,
-        "error": error,
-    }

@@ -65,7 +65,7 @@ class SweepStore:
         return self.errors_dir / f"{run_id}.json"
 
     def prepare(self, plan: SweepPlan, *, resume: bool) -> None:
-        """Create the directory for ``plan``, or check that it holds the same sweep when resuming.
+        """Create the directory and manifest (plan and runs) for ``plan``, or check it holds this sweep to resume.
 
         Args:
             plan: The sweep to run.
@@ -76,13 +76,12 @@ class SweepStore:
                 and ``resume`` is not set.
         """
         self.check(plan, resume=resume)
-        directory = self.directory
-        manifest = directory / MANIFEST
-        directory.mkdir(exist_ok=True)
-        self.runs_dir.mkdir(exist_ok=True)
-        self.errors_dir.mkdir(exist_ok=True)
-        if not manifest.exists():
-            self.write_manifest(plan)
+        for folder in (self.directory, self.runs_dir, self.errors_dir):
+            folder.mkdir(exist_ok=True)
+        if not (self.directory / MANIFEST).exists():
+            data = {"layout": LAYOUT_VERSION, **plan.describe()}
+            data["runs"] = [[t.run_id, t.point, t.seed_index] for t in plan.tasks()]
+            self.write_recorded(self.directory / MANIFEST, (canonical_json(data) + "\n").encode("utf-8"))
 
     def check(self, plan: SweepPlan, *, resume: bool, missing_parent_ok: bool = False) -> None:
         """Check, writing nothing, that :meth:`prepare` can use the directory for ``plan``.
@@ -118,12 +117,6 @@ class SweepStore:
         parent = directory.resolve().parent
         if not parent.is_dir() and not missing_parent_ok:
             raise ConfigError("--out", f"the parent directory {parent} does not exist", "create it first")
-
-    def write_manifest(self, plan: SweepPlan) -> None:
-        """Write the plan (and the list of its runs) as the manifest, atomically."""
-        data: dict[str, Any] = {"layout": LAYOUT_VERSION, **plan.describe()}
-        data["runs"] = [[t.run_id, t.point, t.seed_index] for t in plan.tasks()]
-        self.write_recorded(self.directory / MANIFEST, (canonical_json(data) + "\n").encode("utf-8"))
 
     def write_recorded(self, path: Path, data: bytes, rows: int | None = None) -> None:
         """Write a file of the sweep atomically, then record it (size, checksum, rows)."""
@@ -168,8 +161,6 @@ class SweepStore:
 
     def finished(self) -> set[str]:
         """Identifiers of the runs whose shard exists (unverified; see :meth:`verified`)."""
-        if not self.runs_dir.is_dir():
-            return set()
         return {p.stem for p in self.runs_dir.glob("*.parquet")}
 
     def verified(self) -> tuple[set[str], list[str]]:
@@ -207,24 +198,22 @@ class SweepStore:
         self.write_recorded(self.shard_path(run_id), shard, _shard_rows(shard))
         self.error_path(run_id).unlink(missing_ok=True)
 
-    def record_failure(self, task: RunTask, error: str, trace: str) -> None:
-        """Write a failed run's record (identity, parameters, seed, error, traceback) atomically."""
-        record = {
-            "run_id": task.run_id,
-            "point": task.point,
-            "params": task.params,
-            "seed_index": task.seed_index,
-            "seed_entropy": str(task.seed.entropy),
-            "error": error,
-            "traceback": trace,
-        }
+    def record_failure(self, task: RunTask, error: str, trace: str) -> dict[str, Any]:
+        """Write a failed run's record (identity, parameters, seed, error, traceback) atomically.
+
+        Returns:
+            The failure as a sweep's report lists it: ``run_id``, ``point``, ``params``,
+            ``seed_index`` and ``error``.
+        """
+        failure = {"run_id": task.run_id, "point": task.point, "params": task.params, "seed_index": task.seed_index}
+        failure["error"] = error
+        record = {**failure, "seed_entropy": str(task.seed.entropy), "traceback": trace}
         text = json.dumps(record, indent=1, sort_keys=True) + "\n"
         self.write_recorded(self.error_path(task.run_id), text.encode())
+        return failure
 
     def failures(self) -> list[dict[str, Any]]:
         """The failure records, ordered by (point, seed index)."""
-        if not self.errors_dir.is_dir():
-            return []
         records = [json.loads(p.read_text(encoding="utf-8")) for p in self.errors_dir.glob("*.json")]
         return sorted(records, key=lambda r: (r["point"], r["seed_index"]))
 

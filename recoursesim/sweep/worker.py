@@ -57,11 +57,6 @@ class RunOutcome:
     seconds: float = 0.0
 
     @property
-    def run_id(self) -> str:
-        """The run's identity."""
-        return self.task.run_id
-
-    @property
     def ok(self) -> bool:
         """Whether the run succeeded."""
         return self.error is None
@@ -149,14 +144,7 @@ def encode_shard(
     if metrics is not None:
         parts.insert(0, _long(metrics, metrics["step"].to_numpy()))
     if market is not None:
-        parts.append(
-            (
-                market["step"].to_numpy(dtype=np.int64),
-                market["group"].to_numpy(dtype=object),
-                market["metric"].to_numpy(dtype=object),
-                market["value"].to_numpy(dtype=float),
-            )
-        )
+        parts.append(tuple(market[c].to_numpy() for c in ("step", "group", "metric", "value")))
     step = np.concatenate([p[0] for p in parts])
     n = len(step)
     table = pa.table(
