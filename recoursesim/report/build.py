@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from recoursesim.errors import ConfigError
+from recoursesim.output.atomic import write_atomic
 from recoursesim.report.document import Report, to_html, to_markdown
 from recoursesim.report.results import Results, load_results
 from recoursesim.report.sections import SECTION_BUILDERS, ReportData, figures_section
@@ -104,11 +105,5 @@ def write_report(
             os.replace(item, figures_dir / item.name)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    partial = output.with_name(f".{output.name}.tmp")
-    try:
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, output)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
+    write_atomic(output, text.encode("utf-8"))
     return output, figures_dir, report

@@ -29,6 +29,15 @@ def _band(ax: Axes, frame: pd.DataFrame, x: str, column: str, colour: str, label
     ax.fill_between(frame[x], frame[f"{column}_low"], frame[f"{column}_high"], color=colour, alpha=0.2, linewidth=0)
 
 
+def trend_line(ax: Axes, frame: pd.DataFrame, column: str, colour: str, style: str, label: str) -> None:
+    """``frame``'s ``<column>_mean`` over the steps with its CI band, unless it has no finite value."""
+    frame = frame.sort_values("step")
+    if frame.empty or not np.isfinite(frame[f"{column}_mean"].to_numpy(dtype=float)).any():
+        return
+    ax.plot(frame["step"], frame[f"{column}_mean"], style, marker="o", markersize=3, color=colour, label=label)
+    ax.fill_between(frame["step"], frame[f"{column}_low"], frame[f"{column}_high"], color=colour, alpha=0.15, lw=0)
+
+
 def ci_note(n_seeds: int) -> str:
     """What a figure's lines and bands are: ``"mean over 5 seeds, 95% CI band"`` or ``"one seed, no CI band"``."""
     return f"mean over {n_seeds} seeds, 95% CI band" if n_seeds > 1 else "one seed, no CI band"
