@@ -261,9 +261,8 @@ def comparison_figure(comparison: Comparison) -> Figure:
         mine = comparison.table.loc[comparison.table["metric"] == metric].set_index(["group", "policy"])
         for i, policy in enumerate(comparison.policies):
             x = np.arange(len(groups)) - 0.4 + width * (i + 0.5)
-            means = np.array([mine.loc[(g, policy), "mean"] if (g, policy) in mine.index else np.nan for g in groups])
-            low = np.array([mine.loc[(g, policy), "ci_low"] if (g, policy) in mine.index else np.nan for g in groups])
-            high = np.array([mine.loc[(g, policy), "ci_high"] if (g, policy) in mine.index else np.nan for g in groups])
+            cells = mine.reindex([(g, policy) for g in groups])
+            means, low, high = (cells[c].to_numpy(dtype=float) for c in ("mean", "ci_low", "ci_high"))
             errors = np.vstack([means - low, high - means])
             ax.bar(x, means, width=width * 0.9, label=policy, alpha=0.8)
             ax.errorbar(x, means, yerr=np.nan_to_num(errors), fmt="none", ecolor="black", capsize=3)

@@ -190,7 +190,8 @@ class Ledger:
 
     def recommendation(self, index: int) -> np.ndarray | None:
         """The ``index``-th step's recommendations, one row per waiting agent (``None`` if not kept)."""
-        return _read_only_or_none(self._steps[index].recommendation)
+        recommendation = self._steps[index].recommendation
+        return None if recommendation is None else _read_only(recommendation)
 
     def column(self, name: str) -> np.ndarray:
         """Concatenate one stored column over all steps (``step`` and ``threshold`` broadcast)."""
@@ -271,10 +272,6 @@ def _read_only(array: np.ndarray) -> np.ndarray:
     view = np.asarray(array).view()
     view.flags.writeable = False
     return view
-
-
-def _read_only_or_none(array: np.ndarray | None) -> np.ndarray | None:
-    return None if array is None else _read_only(array)
 
 
 def _waiting(chunk: _StepColumns) -> np.ndarray:

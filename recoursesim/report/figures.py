@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -19,7 +20,7 @@ from recoursesim.scoring.base import LinearForm
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 
 
-def colour_of(groups: list[str], group: str) -> str:
+def colour_of(groups: Sequence[str], group: str) -> str:
     """The colour of ``group`` (grey for a group not in ``groups``, such as FACTS's "all")."""
     return COLOURS[groups.index(group) % len(COLOURS)] if group in groups else "grey"
 
