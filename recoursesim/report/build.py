@@ -49,11 +49,6 @@ def build_report(results: Results, progress: Callable[[str], None] | None = None
     return Report(f"recoursesim report: {data.scenario.name} ({n} seed{'s' if n != 1 else ''})", sections)
 
 
-def figures_dir_for(output: Path) -> Path:
-    """Where the figure files of the report at ``output`` go: ``<stem>_figures`` next to it."""
-    return output.with_name(f"{output.stem}_figures")
-
-
 def write_report(
     results_dir: str | Path,
     output: str | Path,
@@ -87,7 +82,7 @@ def write_report(
         raise ConfigError("--html", f"{output} is a directory", "give a file path such as report.html")
     if not output.resolve().parent.exists():
         raise ConfigError("--html", f"the directory of {output} does not exist", "create it or choose another path")
-    figures_dir = figures_dir_for(output)
+    figures_dir = output.with_name(f"{output.stem}_figures")
     if figures_dir.exists() and not figures_dir.is_dir():
         raise ConfigError("--html", f"{figures_dir} (for the figures) is a file", "move it or choose another path")
     say = progress or (lambda line: None)

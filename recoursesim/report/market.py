@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 
 from recoursesim.metrics.market import ALL
 from recoursesim.metrics.market_ledger import MARKET
-from recoursesim.metrics.market_table import COUNTS, RATIOS
+from recoursesim.metrics.market_table import COUNTS, with_ratios
 from recoursesim.report.aggregate import interval_columns, mean_ci
 from recoursesim.report.document import ReportFigure, Section
 from recoursesim.report.figures import COLOURS, ci_note, step_axis, trend_line
@@ -51,17 +51,9 @@ def pooled_per_run(market: pd.DataFrame) -> pd.DataFrame:
         etr_sum=market["etr"].fillna(0) * market["n_recourse"], ttr_sum=market["ttr"].fillna(0) * market["n_recourse"]
     )
     summed = ["n_recourse", "etr_sum", "ttr_sum", *COUNTS]
-    pooled = frame.groupby(["seed", "lender", "group"], sort=False)[summed].sum().reset_index()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for name, (top, bottom) in [
-            *RATIOS.items(),
-            ("etr", ("etr_sum", "n_recourse")),
-            ("ttr", ("ttr_sum", "n_recourse")),
-        ]:
-            pooled[name] = np.where(pooled[bottom] > 0, pooled[top] / pooled[bottom].where(pooled[bottom] > 0), np.nan)
-    lender_rows = pooled["lender"] != MARKET
-    pooled.loc[lender_rows, ["systemic_exclusion", "homogenization"]] = np.nan
-    return pooled
+    pooled = with_ratios(frame.groupby(["seed", "lender", "group"], sort=False)[summed].sum().reset_index())
+    recourse = pooled["n_recourse"].where(pooled["n_recourse"] > 0)
+    return pooled.assign(etr=pooled["etr_sum"] / recourse, ttr=pooled["ttr_sum"] / recourse)
 
 
 def over_seeds(frame: pd.DataFrame, by: list[str], columns: list[str]) -> pd.DataFrame:
