@@ -200,9 +200,7 @@ class Ledger:
             n = chunk.record.agent_id.shape[0]
             value = getattr(chunk.record, name)
             parts.append(np.full(n, value) if np.isscalar(value) else value)
-        if not parts:
-            return np.empty(0)
-        return np.concatenate(parts)
+        return np.concatenate(parts or [np.empty(0)])
 
     def to_frame(self, group: np.ndarray, entry_step: np.ndarray) -> pd.DataFrame:
         """Return the ledger as a tidy DataFrame.
@@ -221,11 +219,8 @@ class Ledger:
             the agent acted on).
         """
         agent_id = self.column("agent_id").astype(np.int64)
-        features = (
-            np.concatenate([chunk.record.features for chunk in self._steps])
-            if self._steps
-            else np.empty((0, len(self.feature_names)))
-        )
+        no_rows = np.empty((0, len(self.feature_names)))
+        features = np.concatenate([chunk.record.features for chunk in self._steps] or [no_rows])
         columns: dict[str, object] = {
             "step": self.column("step").astype(np.int32),
             "agent_id": agent_id,
@@ -244,11 +239,7 @@ class Ledger:
         columns["threshold"] = self.column("threshold").astype(float)
         columns["selected"] = self.column("selected").astype(bool)
         if self.record_recommendations:
-            recommendation = (
-                np.concatenate([_recommendation(c) for c in self._steps])
-                if self._steps
-                else np.empty((0, len(self.feature_names)))
-            )
+            recommendation = np.concatenate([_recommendation(c) for c in self._steps] or [no_rows])
             columns.update(self._feature_columns(recommendation, "rec_"))
         columns["effort"] = self.column("effort").astype(float)
         if self.lender_names is not None:

@@ -92,8 +92,7 @@ def market_table(
     for position, name in enumerate(COUNTS):
         whole = name != "expected_excluded"
         columns[name] = np.rint(flat[:, position]).astype(np.int64) if whole else flat[:, position]
-    table = pd.DataFrame(columns)
-    table = with_ratios(table)
+    table = with_ratios(pd.DataFrame(columns))
     recourse = _recourse_by_view(ledger, masks.lenders, groups, effort, reference_group or groups[0])
     table = table.merge(recourse, on=["step", "lender", "group"], how="left", sort=False)
     table["n_recourse"] = table["n_recourse"].fillna(0).astype(np.int64)
