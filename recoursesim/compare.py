@@ -81,21 +81,6 @@ class Comparison:
     root_seed: int = 0
 
 
-def comparison_plan(scenarios: Sequence[Scenario], labels: Sequence[str], n_seeds: int, root_seed: int) -> SweepPlan:
-    """The sweep a comparison runs: one point per policy (``{"policy": label}``), shared spawned seeds.
-
-    Raises:
-        ConfigError: Fewer than two scenarios, fewer than two seeds, or labels that are not distinct.
-    """
-    if len(scenarios) < 2:
-        raise ConfigError("scenarios", f"need at least two to compare, got {len(scenarios)}", "give two or more")
-    check_seeds(n_seeds, minimum=2)
-    if len(labels) != len(scenarios) or len(set(labels)) != len(labels):
-        raise ConfigError("scenarios", f"policy labels are not distinct: {list(labels)}", "give each its own name")
-    points = tuple(Point({POLICY_PARAM: label}, scenario) for label, scenario in zip(labels, scenarios, strict=True))
-    return SweepPlan(points, n_seeds=n_seeds, root_seed=root_seed, per_step=True)
-
-
 def compare_policies(
     scenarios: Sequence[Scenario],
     n_seeds: int,
@@ -131,7 +116,13 @@ def compare_policies(
     names = list(labels) if labels is not None else [s.name for s in scenarios]
     if root_seed is None:
         root_seed = scenarios[0].seed if scenarios else 0
-    plan = comparison_plan(scenarios, names, n_seeds, root_seed)
+    if len(scenarios) < 2:
+        raise ConfigError("scenarios", f"need at least two to compare, got {len(scenarios)}", "give two or more")
+    check_seeds(n_seeds, minimum=2)
+    if len(names) != len(scenarios) or len(set(names)) != len(names):
+        raise ConfigError("scenarios", f"policy labels are not distinct: {list(names)}", "give each its own name")
+    points = tuple(Point({POLICY_PARAM: label}, scenario) for label, scenario in zip(names, scenarios, strict=True))
+    plan = SweepPlan(points, n_seeds=n_seeds, root_seed=root_seed, per_step=True)
     if sweep_dir is not None:
         per_seed = _run(plan, Path(sweep_dir), executor, progress)
     else:
@@ -261,9 +252,8 @@ def comparison_figure(comparison: Comparison) -> Figure:
         mine = comparison.table.loc[comparison.table["metric"] == metric].set_index(["group", "policy"])
         for i, policy in enumerate(comparison.policies):
             x = np.arange(len(groups)) - 0.4 + width * (i + 0.5)
-            means = np.array([mine.loc[(g, policy), "mean"] if (g, policy) in mine.index else np.nan for g in groups])
-            low = np.array([mine.loc[(g, policy), "ci_low"] if (g, policy) in mine.index else np.nan for g in groups])
-            high = np.array([mine.loc[(g, policy), "ci_high"] if (g, policy) in mine.index else np.nan for g in groups])
+            cells = mine.reindex([(g, policy) for g in groups])
+            means, low, high = (cells[c].to_numpy(dtype=float) for c in ("mean", "ci_low", "ci_high"))
             errors = np.vstack([means - low, high - means])
             ax.bar(x, means, width=width * 0.9, label=policy, alpha=0.8)
             ax.errorbar(x, means, yerr=np.nan_to_num(errors), fmt="none", ecolor="black", capsize=3)

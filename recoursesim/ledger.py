@@ -190,7 +190,8 @@ class Ledger:
 
     def recommendation(self, index: int) -> np.ndarray | None:
         """The ``index``-th step's recommendations, one row per waiting agent (``None`` if not kept)."""
-        return _read_only_or_none(self._steps[index].recommendation)
+        recommendation = self._steps[index].recommendation
+        return None if recommendation is None else _read_only(recommendation)
 
     def column(self, name: str) -> np.ndarray:
         """Concatenate one stored column over all steps (``step`` and ``threshold`` broadcast)."""
@@ -199,9 +200,7 @@ class Ledger:
             n = chunk.record.agent_id.shape[0]
             value = getattr(chunk.record, name)
             parts.append(np.full(n, value) if np.isscalar(value) else value)
-        if not parts:
-            return np.empty(0)
-        return np.concatenate(parts)
+        return np.concatenate(parts or [np.empty(0)])
 
     def to_frame(self, group: np.ndarray, entry_step: np.ndarray) -> pd.DataFrame:
         """Return the ledger as a tidy DataFrame.
@@ -220,11 +219,8 @@ class Ledger:
             the agent acted on).
         """
         agent_id = self.column("agent_id").astype(np.int64)
-        features = (
-            np.concatenate([chunk.record.features for chunk in self._steps])
-            if self._steps
-            else np.empty((0, len(self.feature_names)))
-        )
+        no_rows = np.empty((0, len(self.feature_names)))
+        features = np.concatenate([chunk.record.features for chunk in self._steps] or [no_rows])
         columns: dict[str, object] = {
             "step": self.column("step").astype(np.int32),
             "agent_id": agent_id,
@@ -243,11 +239,7 @@ class Ledger:
         columns["threshold"] = self.column("threshold").astype(float)
         columns["selected"] = self.column("selected").astype(bool)
         if self.record_recommendations:
-            recommendation = (
-                np.concatenate([_recommendation(c) for c in self._steps])
-                if self._steps
-                else np.empty((0, len(self.feature_names)))
-            )
+            recommendation = np.concatenate([_recommendation(c) for c in self._steps] or [no_rows])
             columns.update(self._feature_columns(recommendation, "rec_"))
         columns["effort"] = self.column("effort").astype(float)
         if self.lender_names is not None:
@@ -271,10 +263,6 @@ def _read_only(array: np.ndarray) -> np.ndarray:
     view = np.asarray(array).view()
     view.flags.writeable = False
     return view
-
-
-def _read_only_or_none(array: np.ndarray | None) -> np.ndarray | None:
-    return None if array is None else _read_only(array)
 
 
 def _waiting(chunk: _StepColumns) -> np.ndarray:

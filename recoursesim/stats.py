@@ -12,13 +12,9 @@ One definition used by reports, sweep summaries, policy comparisons and the audi
   are NaN: one value says nothing about its spread. Text shows it as ``"0.123 (n = 1, no CI)"``
   (:func:`format_interval`). With ``n = 0`` everything is NaN (``"n/a"``).
 
-Differences of two policies' means come in two kinds:
-
-* :func:`paired_difference` when both were run on the same seeds (a comparison of policies over
-  shared seeds): the t interval of the per-seed differences and scipy's paired t-test
-  (:func:`scipy.stats.ttest_rel`).
-* :func:`welch_difference` when the samples are independent: Welch's interval and t-test
-  (:func:`scipy.stats.ttest_ind` with ``equal_var=False``).
+Differences of two policies' means run on the same seeds (a comparison of policies over shared
+seeds) are :func:`paired_difference`: the t interval of the per-seed differences and scipy's
+paired t-test (:func:`scipy.stats.ttest_rel`).
 """
 
 from __future__ import annotations
@@ -33,8 +29,6 @@ from scipy import stats
 
 from recoursesim.errors import ConfigError
 
-#: Columns of :func:`describe_groups` after the key columns.
-DESCRIBE_COLUMNS = ("n", "mean", "sd", "sem", "ci_low", "ci_high")
 #: How :func:`format_interval` shows a mean that has no interval because it rests on one value.
 NO_INTERVAL = "n = 1, no CI"
 
@@ -65,7 +59,7 @@ class Difference:
     """A difference of means ``b − a`` with its interval and two-sided p-value.
 
     Attributes:
-        n: Pairs (paired) or the smaller sample size (Welch) that entered the test.
+        n: Pairs that entered the test.
         difference: The difference of means.
         low: Lower bound of its interval (NaN when it cannot be estimated).
         high: Upper bound.
@@ -182,7 +176,7 @@ def describe_groups(
 
     Returns:
         One row per key present in ``frame`` (sorted, NaN keys last), with the key columns and
-        :data:`DESCRIBE_COLUMNS`; a key whose values are all non-finite has ``n = 0``.
+        ``n, mean, sd, sem, ci_low, ci_high``; a key whose values are all non-finite has ``n = 0``.
     """
     keys = list(by)
     values = frame[column].to_numpy(dtype=float, na_value=math.nan)  # nullable columns: pd.NA counts as missing
@@ -247,35 +241,6 @@ def paired_difference(
         return Difference(summary.n, summary.mean, summary.mean, summary.mean, _exact_p(summary.mean))
     p_value = float(stats.ttest_rel(b, a).pvalue)
     return Difference(summary.n, summary.mean, summary.low, summary.high, p_value)
-
-
-def welch_difference(
-    a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, confidence: float = 0.95
-) -> Difference:
-    """Difference of means ``mean(b) − mean(a)`` of independent samples: Welch's interval and t-test.
-
-    Non-finite values are dropped. When both samples have zero variance the difference is exact
-    (the interval is the point, the p-value 1 if it is 0, else 0).
-
-    Args:
-        a: The baseline sample.
-        b: The other sample.
-        confidence: Coverage of the interval, in (0, 1).
-
-    Returns:
-        The :class:`Difference` (``n`` is the smaller sample size); NaN interval and p-value when a
-        sample has fewer than two values.
-    """
-    a, b = _finite(a), _finite(b)
-    n = int(min(a.size, b.size))
-    difference = float(b.mean() - a.mean()) if n else math.nan
-    if n < 2:
-        return Difference(n, difference, math.nan, math.nan, math.nan)
-    if a.var(ddof=1) == 0.0 and b.var(ddof=1) == 0.0:
-        return Difference(n, difference, difference, difference, _exact_p(difference))
-    result = stats.ttest_ind(b, a, equal_var=False)
-    interval = result.confidence_interval(confidence)
-    return Difference(n, difference, float(interval.low), float(interval.high), float(result.pvalue))
 
 
 def bounded_interval(

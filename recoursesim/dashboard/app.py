@@ -64,17 +64,8 @@ def Controls() -> None:  # noqa: N802 (Solara components are capitalised)
     SliderFloat(
         "global difficulty", value=s.difficulty, min=0.25, max=4.0, step=0.25, on_value=lambda v: _set(difficulty=v)
     )
-    solara.Text("adaptation")
-    solara.ToggleButtonsSingle(
-        value=s.adaptation,
-        values=["continuous", "binary"],
-        on_value=lambda v: _set(adaptation=v),
-        classes=["rs-adaptation"],
-    )
-    solara.Text("effort")
-    solara.ToggleButtonsSingle(
-        value=s.effort, values=["flexible", "constant"], on_value=lambda v: _set(effort=v), classes=["rs-effort"]
-    )
+    _toggle("adaptation", s.adaptation, ["continuous", "binary"], lambda v: _set(adaptation=v), "rs-adaptation")
+    _toggle("effort", s.effort, ["flexible", "constant"], lambda v: _set(effort=v), "rs-effort")
     SliderInt("time steps T", value=s.steps, min=1, max=60, on_value=lambda v: _set(steps=v))
     solara.Select("mitigation", values=list(MITIGATIONS), value=s.mitigation, on_value=lambda v: _set(mitigation=v))
     for j in range(2):
@@ -89,20 +80,26 @@ def Controls() -> None:  # noqa: N802 (Solara components are capitalised)
     SliderInt("lenders", value=s.lenders, min=1, max=MAX_LENDERS, on_value=lambda v: _set(lenders=v))
     solara.Select("applicants apply to", values=list(CHOICES), value=s.choice, on_value=lambda v: _set(choice=v))
     solara.InputInt("seed", value=s.seed, on_value=lambda v: _set(seed=max(int(v or 0), 0)), classes=["rs-seed"])
-    solara.Text("colour agents by (ground truth: x0 is the qualification, x1 a proxy)")
-    solara.ToggleButtonsSingle(
-        value="ground truth" if colour_by_truth.value else "group",
-        values=["group", "ground truth"],
-        on_value=lambda v: setattr(colour_by_truth, "value", v == "ground truth"),
-        classes=["rs-ground-truth"],
+    _toggle(
+        "colour agents by (ground truth: x0 is the qualification, x1 a proxy)",
+        "ground truth" if colour_by_truth.value else "group",
+        ["group", "ground truth"],
+        lambda v: setattr(colour_by_truth, "value", v == "ground truth"),
+        "rs-ground-truth",
     )
-    solara.Text("auditor panel (equality of effort)")
-    solara.ToggleButtonsSingle(
-        value="on" if s.auditor else "off",
-        values=["on", "off"],
-        on_value=lambda v: _set(auditor=v == "on"),
-        classes=["rs-auditor-switch"],
+    _toggle(
+        "auditor panel (equality of effort)",
+        "on" if s.auditor else "off",
+        ["on", "off"],
+        lambda v: _set(auditor=v == "on"),
+        "rs-auditor-switch",
     )
+
+
+def _toggle(label: str, value: str, values: list[str], on_value: Callable[[str], None], css: str) -> None:
+    """A label and a row of toggle buttons choosing one of ``values``."""
+    solara.Text(label)
+    solara.ToggleButtonsSingle(value=value, values=values, on_value=on_value, classes=[css])
 
 
 def _metrics_markdown(session: DashboardSession) -> str:

@@ -9,19 +9,13 @@ from matplotlib.figure import Figure
 from recoursesim.dashboard.session import DURABILITY_HORIZONS, DashboardSession
 from recoursesim.metrics.market import ALL
 from recoursesim.metrics.market_ledger import MARKET
-from recoursesim.report.figures import COLOURS, effort_label, step_axis
+from recoursesim.report.figures import COLOURS, colour_of, effort_label, step_axis
 from recoursesim.scoring import linear_form_of
 
-#: Colours of the groups, in the order of the model's group names.
-GROUP_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
 #: Ground-truth colouring: truly qualified, not truly qualified; group markers.
 TRUTH_COLOURS = ("#2ca02c", "#7f7f7f")
 TRUTH_MARKERS = ("o", "^", "s", "D")
 _STORY_COLOURS = {"Anne": "#ff7f0e", "Dawn": "#8c564b"}
-
-
-def _colour(names: tuple[str, ...], group: str) -> str:
-    return GROUP_COLOURS[names.index(group) % len(GROUP_COLOURS)]
 
 
 def scatter_figure(session: DashboardSession, ground_truth: bool = False) -> Figure:
@@ -44,7 +38,7 @@ def scatter_figure(session: DashboardSession, ground_truth: bool = False) -> Fig
         frame = session.waiting()
         for group in model.group_names:
             mine = frame.loc[frame["group"] == group]
-            ax.scatter(mine[x], mine[y], s=12, alpha=0.6, color=_colour(model.group_names, group), label=group)
+            ax.scatter(mine[x], mine[y], s=12, alpha=0.6, color=colour_of(model.group_names, group), label=group)
         ax.set_title("initial population (press Step)")
     else:
         step = int(latest["step"].iloc[0])
@@ -52,7 +46,7 @@ def scatter_figure(session: DashboardSession, ground_truth: bool = False) -> Fig
         for index, group in enumerate(model.group_names):
             in_group = (latest["group"].astype(str) == group).to_numpy()
             mine = latest.loc[in_group]
-            colour = _colour(model.group_names, group)
+            colour = colour_of(model.group_names, group)
             if truth is None:
                 ax.scatter(mine[x], mine[y], s=12, alpha=0.6, color=colour, label=group)
             else:
@@ -103,7 +97,7 @@ def _draw_boundary(ax: Axes, session: DashboardSession, latest) -> None:
         names = session.model.group_names
         groups = latest["group"].astype(str).to_numpy()
         levels = [
-            (f"cut-off ({g})", float(np.median(threshold[groups == g])), _colour(names, g))
+            (f"cut-off ({g})", float(np.median(threshold[groups == g])), colour_of(names, g))
             for g in names
             if np.any(groups == g) and threshold.shape == groups.shape
         ]
@@ -125,7 +119,7 @@ def metrics_figure(session: DashboardSession) -> Figure:
     names = session.model.group_names
     for group in names:
         mine = metrics.loc[metrics["group"].astype(str) == group]
-        colour = _colour(names, group)
+        colour = colour_of(names, group)
         axes[0].plot(mine["step"], mine["etr"], marker="o", markersize=3, color=colour, label=group)
         axes[1].plot(mine["step"], mine["ttr"], marker="o", markersize=3, color=colour, label=group)
         if "retr" in mine and group != session.scenario.reference_group:
@@ -150,7 +144,7 @@ def auditor_figure(session: DashboardSession) -> Figure:
     names = session.model.group_names
     for group in names:
         mine = acr.loc[acr["group"].astype(str) == group]
-        ax.plot(mine["step"], mine["value"], marker="o", markersize=3, color=_colour(names, group), label=group)
+        ax.plot(mine["step"], mine["value"], marker="o", markersize=3, color=colour_of(names, group), label=group)
     ax.set_xlim(-0.5, max(session.scenario.steps, 1) + 0.5)
     step_axis(ax)
     ax.set_ylabel("ACR (ratio, 1 = equal effort)")
@@ -176,7 +170,6 @@ def story_figure(session: DashboardSession) -> Figure:
     axes[1].set_ylabel(f"total effort ({effort_label(session.scenario.effort_measure)})")
     for ax in axes:
         step_axis(ax)
-    for ax in axes:
         ax.legend(fontsize=8)
     return fig
 
@@ -199,7 +192,7 @@ def durability_figure(session: DashboardSession) -> Figure:
     fates, by_step, curves = view.fates, view.by_step, view.curves
     names = session.model.group_names
     for group in names:
-        colour = _colour(names, group)
+        colour = colour_of(names, group)
         mine = by_step.loc[by_step["group"] == group]
         for h, style in DURABILITY_STYLES.items():
             known = mine.loc[mine[f"validity_{h}"].notna()]
@@ -242,7 +235,7 @@ def lenders_figure(session: DashboardSession) -> Figure:
     names = session.model.group_names
     for group in [*names, ALL]:
         mine = market.loc[market["group"].astype(str) == group]
-        colour, style = ("black", "--") if group == ALL else (_colour(names, group), "-")
+        colour, style = ("black", "--") if group == ALL else (colour_of(names, group), "-")
         for ax, column in zip(axes[1:], ("systemic_exclusion", "homogenization"), strict=True):
             ax.plot(mine["step"], mine[column], style, marker="o", markersize=3, color=colour, label=group)
     axes[2].axhline(1.0, color="grey", lw=0.8, ls=":")

@@ -22,6 +22,10 @@ DURABILITY_HORIZON = 5
 DURABILITY_HORIZONS = (1, 3, 5)
 #: Names given to the two agents the story follows (Bell et al. 2024, §1).
 STORY_NAMES = ("Anne", "Dawn")
+#: Columns of :meth:`DashboardSession.story_frame`.
+STORY_COLUMNS = [
+    "name", "agent_id", "group", "step", "score", "threshold", "gap", "selected", "recommended_move", "effort",
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -207,38 +211,18 @@ class DashboardSession:
         Columns: ``name, agent_id, group, step, score, threshold, gap`` (cut-off − score),
         ``selected``, ``recommended_move`` (distance to the recommendation) and ``effort``.
         """
-        if not self.story:
-            return pd.DataFrame(
-                columns=[
-                    "name", "agent_id", "group", "step", "score", "threshold",
-                    "gap", "selected", "recommended_move", "effort",
-                ]
-            )  # fmt: skip
         ledger = self.applicant_ledger
         names = list(self.model.feature_names)
         rows = []
         for agent in self.story:
             history = ledger.loc[ledger["agent_id"] == agent.agent_id].sort_values("step")
-            features = history[names].to_numpy()
-            recommendation = history[[f"rec_{n}" for n in names]].to_numpy()
-            move = np.linalg.norm(recommendation - features, axis=1)
+            move = np.linalg.norm(history[[f"rec_{n}" for n in names]].to_numpy() - history[names].to_numpy(), axis=1)
+            gap = history["threshold"] - history["score"]
+            moved = np.where(history["selected"].to_numpy(), 0.0, move)
             rows.append(
-                pd.DataFrame(
-                    {
-                        "name": agent.name,
-                        "agent_id": agent.agent_id,
-                        "group": agent.group,
-                        "step": history["step"].to_numpy(),
-                        "score": history["score"].to_numpy(),
-                        "threshold": history["threshold"].to_numpy(),
-                        "gap": (history["threshold"] - history["score"]).to_numpy(),
-                        "selected": history["selected"].to_numpy(),
-                        "recommended_move": np.where(history["selected"].to_numpy(), 0.0, move),
-                        "effort": history["effort"].to_numpy(),
-                    }
-                )
+                history.assign(name=agent.name, group=agent.group, gap=gap, recommended_move=moved)[STORY_COLUMNS]
             )
-        return pd.concat(rows, ignore_index=True)
+        return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=STORY_COLUMNS)
 
     def story_text(self) -> list[str]:
         """One plain sentence per story agent saying where they stand now."""

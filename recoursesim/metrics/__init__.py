@@ -1,6 +1,6 @@
 """Metrics computed from the ledger: ETR/TTR over time and pooled, disparities, exclusions."""
 
-from recoursesim.metrics.disparity import EIGHTY_PERCENT_BAND, add_disparities, within_eighty_percent_rule
+from recoursesim.metrics.disparity import EIGHTY_PERCENT_BAND, within_eighty_percent_rule
 from recoursesim.metrics.group_fairness import parity_over_time, selection_metric_frame
 from recoursesim.metrics.outcomes import OUTCOMES, agent_outcomes, until_first_success
 from recoursesim.metrics.recourse import recourse_over_time, recourse_summary, utility_over_time
@@ -8,7 +8,6 @@ from recoursesim.metrics.recourse import recourse_over_time, recourse_summary, u
 __all__ = [
     "EIGHTY_PERCENT_BAND",
     "OUTCOMES",
-    "add_disparities",
     "agent_outcomes",
     "parity_over_time",
     "recourse_over_time",

@@ -17,7 +17,7 @@ import pandas as pd
 from recoursesim._categories import category_dtype
 from recoursesim.errors import ConfigError
 from recoursesim.ledger import by_applicant
-from recoursesim.metrics.market import ALL, exclusion_counts, portability_counts
+from recoursesim.metrics.market import ALL, exclusion_counts
 from recoursesim.metrics.market_ledger import MARKET, MarketMasks, lender_view, market_masks
 from recoursesim.metrics.outcomes import EffortMeasure
 from recoursesim.metrics.recourse import recourse_over_time, recourse_summary
@@ -92,8 +92,7 @@ def market_table(
     for position, name in enumerate(COUNTS):
         whole = name != "expected_excluded"
         columns[name] = np.rint(flat[:, position]).astype(np.int64) if whole else flat[:, position]
-    table = pd.DataFrame(columns)
-    table = _with_ratios(table)
+    table = with_ratios(pd.DataFrame(columns))
     recourse = _recourse_by_view(ledger, masks.lenders, groups, effort, reference_group or groups[0])
     table = table.merge(recourse, on=["step", "lender", "group"], how="left", sort=False)
     table["n_recourse"] = table["n_recourse"].fillna(0).astype(np.int64)
@@ -122,7 +121,7 @@ def market_summary(
     """
     table = market_table(ledger, effort=effort, reference_group=reference_group) if table is None else table
     pooled = table.groupby(["lender", "group"], observed=False, sort=True)[list(COUNTS)].sum().reset_index()
-    pooled = _with_ratios(pooled)
+    pooled = with_ratios(pooled)
     groups = [g for g in table["group"].cat.categories if g != ALL]
     reference = reference_group or groups[0]
     parts = []
@@ -140,7 +139,11 @@ def market_summary(
     return out
 
 
-def _with_ratios(frame: pd.DataFrame) -> pd.DataFrame:
+def with_ratios(frame: pd.DataFrame) -> pd.DataFrame:
+    """Add the :data:`RATIOS` to ``frame`` (counts per lender and group) in place, and return it.
+
+    A share is NaN where its denominator is 0; systemic exclusion and homogenization are NaN on lender rows.
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
         for name, (numerator, denominator) in RATIOS.items():
             top, bottom = frame[numerator].to_numpy(dtype=float), frame[denominator].to_numpy(dtype=float)
@@ -213,17 +216,12 @@ def _portability(masks: MarketMasks, k: int, out: np.ndarray, index: dict[str, i
     rows = masks.at(k)
     n_lenders, n_groups = len(masks.lenders), len(masks.groups)
     applied_next, accepted_next = _next_step(masks, k)
-    codes = masks.group[rows]
-    recommended = masks.recommended[rows]
-    for lender in range(n_lenders):
-        others = np.arange(n_lenders) != lender
-        ported, pairs = portability_counts(
-            recommended[:, lender], applied_next[:, others], accepted_next[:, others], codes, n_groups
-        )
-        out[k, lender, :n_groups, index["n_ported"]] = ported
-        out[k, lender, :n_groups, index["n_pairs"]] = pairs
-        out[k, n_lenders, :n_groups, index["n_ported"]] += ported
-        out[k, n_lenders, :n_groups, index["n_pairs"]] += pairs
+    advised = masks.recommended[rows]
+    for name, later in (("n_pairs", applied_next), ("n_ported", accepted_next)):
+        at_others = advised * (later.sum(axis=1, keepdims=True) - later)  # per agent and advising lender
+        counts = _by_group(at_others, masks.group[rows], n_groups).T
+        out[k, :n_lenders, :n_groups, index[name]] = counts
+        out[k, n_lenders, :n_groups, index[name]] += counts.sum(axis=0)
 
 
 def _next_step(masks: MarketMasks, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -274,17 +272,10 @@ def portability_pairs(ledger: pd.DataFrame) -> pd.DataFrame:
     ported = np.zeros((n_lenders, n_lenders))
     pairs = np.zeros((n_lenders, n_lenders))
     for k in range(masks.steps.size - 1):
-        rows = masks.at(k)
         applied_next, accepted_next = _next_step(masks, k)
-        codes = np.zeros(rows.stop - rows.start, dtype=np.int64)
-        for a in range(n_lenders):
-            for b in range(n_lenders):
-                if a != b:
-                    hits, total = portability_counts(
-                        masks.recommended[rows][:, a], applied_next[:, [b]], accepted_next[:, [b]], codes, 1
-                    )
-                    ported[a, b] += hits[0]
-                    pairs[a, b] += total[0]
+        advised = masks.recommended[masks.at(k)].astype(float).T
+        ported += advised @ accepted_next
+        pairs += advised @ applied_next
     source, target = np.nonzero(~np.eye(n_lenders, dtype=bool))
     with np.errstate(divide="ignore", invalid="ignore"):
         share = np.where(pairs > 0, ported / np.where(pairs > 0, pairs, 1), np.nan)

@@ -72,9 +72,11 @@ def interval_texts(summary: pd.DataFrame, column: str, digits: int = 3) -> list[
     return [format_interval(m, lo, hi, int(n), digits) for m, lo, hi, n in zip(*parts, strict=True)]
 
 
-def interval_columns(frame: pd.DataFrame, columns: dict[str, str], digits: int = 3) -> pd.DataFrame:
-    """A table of ``mean [low, high]`` texts (:func:`interval_texts`) per group: ``columns`` maps column to label."""
-    out = pd.DataFrame({"group": frame["group"]})
+def interval_columns(
+    frame: pd.DataFrame, columns: dict[str, str], digits: int = 3, keys: Sequence[str] = ("group",)
+) -> pd.DataFrame:
+    """A table of ``mean [low, high]`` texts (:func:`interval_texts`) per ``keys``: ``columns`` maps column to label."""
+    out = frame[list(keys)].copy()
     for column, label in columns.items():
         out[label] = interval_texts(frame, column, digits)
     return out
@@ -112,9 +114,6 @@ def step_metrics(results: Results) -> pd.DataFrame:
     with np.errstate(divide="ignore", invalid="ignore"):
         frame["dp_ratio"] = frame["selection_rate"] / frame["ref_rate"]
     frame["dp_difference"] = frame["selection_rate"] - frame["ref_rate"]
-    for column in ("retr", "dttr"):
-        if column not in frame:
-            frame[column] = np.nan
     return frame.drop(columns="ref_rate")
 
 
@@ -180,9 +179,6 @@ def pooled_over_seeds(results: Results, confidence: float = 0.95) -> pd.DataFram
     """Per group: mean and CI across seeds of the pooled ETR, TTR, rETR and dTTR."""
     frame = results.stacked("summary")
     frame["group"] = frame["group"].astype(str)
-    for column in ("retr", "dttr"):
-        if column not in frame:
-            frame[column] = np.nan
     return mean_ci(frame, ["group"], ["etr", "ttr", "retr", "dttr"], confidence)
 
 

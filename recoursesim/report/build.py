@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from recoursesim.errors import ConfigError
+from recoursesim.output.atomic import write_atomic
 from recoursesim.report.document import Report, to_html, to_markdown
 from recoursesim.report.results import Results, load_results
 from recoursesim.report.sections import SECTION_BUILDERS, ReportData, figures_section
@@ -48,11 +49,6 @@ def build_report(results: Results, progress: Callable[[str], None] | None = None
     return Report(f"recoursesim report: {data.scenario.name} ({n} seed{'s' if n != 1 else ''})", sections)
 
 
-def figures_dir_for(output: Path) -> Path:
-    """Where the figure files of the report at ``output`` go: ``<stem>_figures`` next to it."""
-    return output.with_name(f"{output.stem}_figures")
-
-
 def write_report(
     results_dir: str | Path,
     output: str | Path,
@@ -86,7 +82,7 @@ def write_report(
         raise ConfigError("--html", f"{output} is a directory", "give a file path such as report.html")
     if not output.resolve().parent.exists():
         raise ConfigError("--html", f"the directory of {output} does not exist", "create it or choose another path")
-    figures_dir = figures_dir_for(output)
+    figures_dir = output.with_name(f"{output.stem}_figures")
     if figures_dir.exists() and not figures_dir.is_dir():
         raise ConfigError("--html", f"{figures_dir} (for the figures) is a file", "move it or choose another path")
     say = progress or (lambda line: None)
@@ -104,11 +100,5 @@ def write_report(
             os.replace(item, figures_dir / item.name)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    partial = output.with_name(f".{output.name}.tmp")
-    try:
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, output)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
+    write_atomic(output, text.encode("utf-8"))
     return output, figures_dir, report

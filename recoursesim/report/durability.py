@@ -8,7 +8,7 @@ from matplotlib.ticker import MaxNLocator
 
 from recoursesim.durability import durability_by_step, durability_summary, survival_by_group
 from recoursesim.durability.measures import HORIZONS, group_gaps
-from recoursesim.report.aggregate import interval_columns, interval_texts, mean_ci
+from recoursesim.report.aggregate import interval_columns, mean_ci
 from recoursesim.report.document import ReportFigure, Section
 from recoursesim.report.figures import ci_note, colour_of, step_axis
 
@@ -66,12 +66,8 @@ def durability_section(
     gaps = group_gaps(summaries, reference, [f"validity_{h}" for h in HORIZONS], by=["seed"])
     others = gaps[gaps["group"].astype(str) != reference]
     if not others.empty:
-        gap_stats = mean_ci(others, ["group"], [f"validity_{h}_gap" for h in HORIZONS])
-        gap_table = pd.DataFrame({"group": gap_stats["group"]})
-        for h in HORIZONS:
-            label = f"valid {h} step{'s' if h > 1 else ''} later, minus {reference}'s"
-            gap_table[label] = interval_texts(gap_stats, f"validity_{h}_gap")
-        section.tables.append(gap_table)
+        labels = {f"validity_{h}_gap": f"{COLUMNS[f'validity_{h}']}, minus {reference}'s" for h in HORIZONS}
+        section.tables.append(interval_columns(mean_ci(others, ["group"], list(labels)), labels))
     never = never_valid_note(summaries, recourse)
     if never:
         section.paragraphs.append(never)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -19,7 +20,7 @@ from recoursesim.scoring.base import LinearForm
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 
 
-def colour_of(groups: list[str], group: str) -> str:
+def colour_of(groups: Sequence[str], group: str) -> str:
     """The colour of ``group`` (grey for a group not in ``groups``, such as FACTS's "all")."""
     return COLOURS[groups.index(group) % len(COLOURS)] if group in groups else "grey"
 
@@ -27,6 +28,15 @@ def colour_of(groups: list[str], group: str) -> str:
 def _band(ax: Axes, frame: pd.DataFrame, x: str, column: str, colour: str, label: str) -> None:
     ax.plot(frame[x], frame[f"{column}_mean"], marker="o", markersize=3, color=colour, label=label)
     ax.fill_between(frame[x], frame[f"{column}_low"], frame[f"{column}_high"], color=colour, alpha=0.2, linewidth=0)
+
+
+def trend_line(ax: Axes, frame: pd.DataFrame, column: str, colour: str, style: str, label: str) -> None:
+    """``frame``'s ``<column>_mean`` over the steps with its CI band, unless it has no finite value."""
+    frame = frame.sort_values("step")
+    if frame.empty or not np.isfinite(frame[f"{column}_mean"].to_numpy(dtype=float)).any():
+        return
+    ax.plot(frame["step"], frame[f"{column}_mean"], style, marker="o", markersize=3, color=colour, label=label)
+    ax.fill_between(frame["step"], frame[f"{column}_low"], frame[f"{column}_high"], color=colour, alpha=0.15, lw=0)
 
 
 def ci_note(n_seeds: int) -> str:

@@ -9,6 +9,7 @@ slider moves every panel at once. Setting *A* is the main controls (``#ctl-v0``,
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -218,10 +219,4 @@ def _field_title(control: Control) -> str:
 def _lever_expression(lever: Control) -> str:
     """A Vega expression giving the lever's value (number or label) from the row's position."""
     values = list(lever.values) if lever.numeric else lever.labels
-    return f"{_json(values)}[datum.{lever.column}]"
-
-
-def _json(value: Any) -> str:
-    import json
-
-    return json.dumps(value)
+    return f"{json.dumps(values)}[datum.{lever.column}]"

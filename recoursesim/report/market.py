@@ -13,15 +13,14 @@ import textwrap
 
 import numpy as np
 import pandas as pd
-from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from recoursesim.metrics.market import ALL
 from recoursesim.metrics.market_ledger import MARKET
-from recoursesim.metrics.market_table import COUNTS, RATIOS
-from recoursesim.report.aggregate import interval_texts, mean_ci
+from recoursesim.metrics.market_table import COUNTS, with_ratios
+from recoursesim.report.aggregate import interval_columns, mean_ci
 from recoursesim.report.document import ReportFigure, Section
-from recoursesim.report.figures import COLOURS, ci_note, step_axis
+from recoursesim.report.figures import COLOURS, ci_note, step_axis, trend_line
 from recoursesim.report.results import Results
 
 #: Shares in [0, 1] and the (non-negative) homogenization ratio: their interval across seeds is the
@@ -52,17 +51,9 @@ def pooled_per_run(market: pd.DataFrame) -> pd.DataFrame:
         etr_sum=market["etr"].fillna(0) * market["n_recourse"], ttr_sum=market["ttr"].fillna(0) * market["n_recourse"]
     )
     summed = ["n_recourse", "etr_sum", "ttr_sum", *COUNTS]
-    pooled = frame.groupby(["seed", "lender", "group"], sort=False)[summed].sum().reset_index()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for name, (top, bottom) in [
-            *RATIOS.items(),
-            ("etr", ("etr_sum", "n_recourse")),
-            ("ttr", ("ttr_sum", "n_recourse")),
-        ]:
-            pooled[name] = np.where(pooled[bottom] > 0, pooled[top] / pooled[bottom].where(pooled[bottom] > 0), np.nan)
-    lender_rows = pooled["lender"] != MARKET
-    pooled.loc[lender_rows, ["systemic_exclusion", "homogenization"]] = np.nan
-    return pooled
+    pooled = with_ratios(frame.groupby(["seed", "lender", "group"], sort=False)[summed].sum().reset_index())
+    recourse = pooled["n_recourse"].where(pooled["n_recourse"] > 0)
+    return pooled.assign(etr=pooled["etr_sum"] / recourse, ttr=pooled["ttr_sum"] / recourse)
 
 
 def over_seeds(frame: pd.DataFrame, by: list[str], columns: list[str]) -> pd.DataFrame:
@@ -81,10 +72,7 @@ def _intervals(
     for key, ordered in order.items():
         frame = frame.assign(**{f"_{key}": frame[key].map({v: i for i, v in enumerate(ordered)})})
     frame = frame.sort_values([f"_{key}" for key in order]).reset_index(drop=True)
-    out = frame[keys].copy()
-    for column, label in labels.items():
-        out[label] = interval_texts(frame, column)
-    return out
+    return interval_columns(frame, labels, keys=keys)
 
 
 def lenders_section(results: Results, groups: list[str], n_seeds: int) -> Section | None:
@@ -175,14 +163,6 @@ def _run_dttr(pooled: pd.DataFrame, reference: str) -> pd.DataFrame:
     return out.assign(dttr=out["ttr"] - out["ref"])[["seed", "group", "dttr"]]
 
 
-def _line(ax: Axes, frame: pd.DataFrame, column: str, colour: str, style: str, label: str) -> None:
-    frame = frame.sort_values("step")
-    if frame.empty or not np.isfinite(frame[f"{column}_mean"].to_numpy(dtype=float)).any():
-        return
-    ax.plot(frame["step"], frame[f"{column}_mean"], style, marker="o", markersize=3, color=colour, label=label)
-    ax.fill_between(frame["step"], frame[f"{column}_low"], frame[f"{column}_high"], color=colour, alpha=0.15, lw=0)
-
-
 def lenders_figure(steps: pd.DataFrame, lenders: list[str], groups: list[str], n_seeds: int) -> Figure:
     """One column per group; top row selection rate, bottom row ETR_t; one line per lender, the market dashed."""
     fig = Figure(figsize=(max(4.2 * len(groups), 6), 6.4), layout="constrained")
@@ -191,8 +171,8 @@ def lenders_figure(steps: pd.DataFrame, lenders: list[str], groups: list[str], n
         for i, lender in enumerate(lenders):
             mine = steps.loc[(steps["group"] == group) & (steps["lender"] == lender)]
             colour, style = ("black", "--") if lender == MARKET else (COLOURS[i % len(COLOURS)], "-")
-            _line(axes[0, column], mine, "selection_rate", colour, style, lender)
-            _line(axes[1, column], mine, "etr", colour, style, lender)
+            trend_line(axes[0, column], mine, "selection_rate", colour, style, lender)
+            trend_line(axes[1, column], mine, "etr", colour, style, lender)
         axes[0, column].set_title(f"group {group}", fontsize=10)
         axes[0, column].set_ylim(-0.02, 1.02)
         axes[0, column].set_ylabel("selection rate (share)")
@@ -213,7 +193,7 @@ def market_figure(steps: pd.DataFrame, groups: list[str], n_seeds: int) -> Figur
     for ax, (column, ylabel, title) in zip(axes, MARKET_PANELS, strict=True):
         for i, group in enumerate(groups):
             colour, style = ("black", "--") if group == ALL else (COLOURS[i % len(COLOURS)], "-")
-            _line(ax, steps.loc[steps["group"] == group], column, colour, style, group)
+            trend_line(ax, steps.loc[steps["group"] == group], column, colour, style, group)
         if column == "homogenization":
             ax.axhline(1.0, color="grey", lw=0.8, ls=":")
             ax.set_ylim(bottom=0)

@@ -322,34 +322,23 @@ def _read_run(run_dir: Path, meta: dict[str, Any]) -> SeedRun:
         raise DataError(
             "RESULTS", f"{run_dir / 'summary.parquet'} has no rows (a run summarises every group)", _REWRITE
         )
-    observations_path = run_dir / OBSERVATIONS_FILE
-    observations = (
-        read_parquet_file(observations_path, "RESULTS", _REWRITE)
-        if observations_path.exists()
-        else pd.DataFrame(columns=["step", "observer", "group", "metric", "value"])
-    )
-    durability_path = run_dir / DURABILITY_FILE
-    durability = (
-        _checked_table(durability_path, read_parquet_file(durability_path, "RESULTS", _REWRITE))
-        if durability_path.exists()
-        else pd.DataFrame()
-    )
-    market_path = run_dir / MARKET_FILE
-    market = (
-        _checked_table(market_path, read_parquet_file(market_path, "RESULTS", _REWRITE))
-        if market_path.exists()
-        else pd.DataFrame()
-    )
-    ledger = frames["ledger.parquet"]
+
+    def optional(name: str, empty: pd.DataFrame, checked: bool = True) -> pd.DataFrame:
+        path = run_dir / name
+        if not path.exists():
+            return empty
+        frame = read_parquet_file(path, "RESULTS", _REWRITE)
+        return _checked_table(path, frame) if checked else frame
+
     return SeedRun(
         directory=run_dir,
         seed=meta["seed"],
-        ledger=by_applicant(ledger),
+        ledger=by_applicant(frames["ledger.parquet"]),
         metrics=frames["metrics.parquet"],
         summary=frames["summary.parquet"],
-        observations=observations,
-        durability=durability,
-        market=market,
+        observations=optional(OBSERVATIONS_FILE, pd.DataFrame(columns=_OBSERVATION_COLUMNS), checked=False),
+        durability=optional(DURABILITY_FILE, pd.DataFrame()),
+        market=optional(MARKET_FILE, pd.DataFrame()),
     )
 
 

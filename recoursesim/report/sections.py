@@ -259,38 +259,30 @@ def durability_section(data: ReportData) -> Section:
 
 def boundary_section(data: ReportData) -> Section:
     """The agents' features and the decision boundary at the first, middle and last step (numeric features only)."""
+    title = "Agents and the decision boundary"
     if not data.results.has_ledgers:
-        return no_ledger_section("boundary", "Agents and the decision boundary")
-    if any(not run.market.empty for run in data.results.runs):
-        return Section(
-            "boundary",
-            "Agents and the decision boundary",
-            ["Not drawn: in a market each lender has its own decision boundary; the Lenders section compares them."],
-        )
-    if not numeric_features(data.results.ledgers()[0]):
-        return Section(
-            "boundary",
-            "Agents and the decision boundary",
-            [
-                "Not drawn: the agents have categorical or integer features (a real data set), so there is "
-                "no two-number picture of the decision boundary; the ledger holds every agent's features."
-            ],
-        )
+        return no_ledger_section("boundary", title)
     named = code_named(data.scenario.spec)
-    if named is not None:
-        return Section(
-            "boundary",
-            "Agents and the decision boundary",
-            [
-                f"Not drawn: drawing the boundary rebuilds the first run, and this scenario names {named}, which "
-                "a report never loads or imports (a results folder is data). Run the scenario again yourself to "
-                "see the boundary."
-            ],
+    if any(not run.market.empty for run in data.results.runs):
+        why = "in a market each lender has its own decision boundary; the Lenders section compares them."
+    elif not numeric_features(data.results.ledgers()[0]):
+        why = (
+            "the agents have categorical or integer features (a real data set), so there is no two-number "
+            "picture of the decision boundary; the ledger holds every agent's features."
         )
+    elif named is not None:
+        why = (
+            f"drawing the boundary rebuilds the first run, and this scenario names {named}, which a report never "
+            "loads or imports (a results folder is data). Run the scenario again yourself to see the boundary."
+        )
+    else:
+        why = ""
+    if why:
+        return Section("boundary", title, [f"Not drawn: {why}"])
     chosen = boundary_steps(data.scenario.steps)
     return Section(
         "boundary",
-        "Agents and the decision boundary",
+        title,
         [
             f"Agents' features at steps {', '.join(map(str, chosen))} of the first seed with the decision boundary at "
             "that step's cut-off (Bell et al. 2024, Figs 5–6); faded points are the features at the first step."

@@ -12,9 +12,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from recoursesim.report.aggregate import interval_texts, mean_ci
+from recoursesim.report.aggregate import interval_columns, interval_texts, mean_ci
 from recoursesim.report.document import ReportFigure, Section
-from recoursesim.report.figures import ci_note, step_axis
+from recoursesim.report.figures import COLOURS, ci_note, step_axis, trend_line
 
 #: Everyone (rows whose group is NA) in the tables and figures of this section.
 EVERYONE = "all agents"
@@ -103,10 +103,8 @@ def reliability_table(frame: pd.DataFrame, groups: list[str]) -> pd.DataFrame:
     summary = mean_ci(totals, ["group"], list(columns))
     order = {group: i for i, group in enumerate(groups)}
     summary = summary.sort_values("group", key=lambda s: s.map(order).fillna(len(order))).reset_index(drop=True)
-    out = pd.DataFrame({"group": summary["group"]})
-    for column, label in columns.items():
-        digits = 1 if column == "n_recourse_success" else 3
-        out[label] = interval_texts(summary, column, digits)
+    out = interval_columns(summary, columns)
+    out[columns["n_recourse_success"]] = interval_texts(summary, "n_recourse_success", digits=1)
     return out
 
 
@@ -116,20 +114,14 @@ def shift_figure(
     """One panel per available shift metric: mean across seeds per group, with a 95% CI band."""
     fig = Figure(figsize=(5 * min(len(panels), 2), 3.6 * ((len(panels) + 1) // 2)), layout="constrained")
     axes = np.atleast_1d(fig.subplots((len(panels) + 1) // 2, min(len(panels), 2))).ravel()
-    colours = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
     for ax, (metric, ylabel, title, per_group) in zip(axes, panels, strict=False):
         mine = frame.loc[frame["metric"] == metric]
         if not per_group:
             mine = mine.loc[mine["group"] == EVERYONE]
         summary = mean_ci(mine, ["group", "step"], ["value"])
         for i, group in enumerate(groups):
-            line = summary.loc[summary["group"] == group].sort_values("step")
-            if line.empty or not np.isfinite(line["value_mean"]).any():
-                continue
-            colour = "black" if group == EVERYONE else colours[i % len(colours)]
-            style = "--" if group == EVERYONE else "-"
-            ax.plot(line["step"], line["value_mean"], style, marker="o", markersize=3, color=colour, label=group)
-            ax.fill_between(line["step"], line["value_low"], line["value_high"], color=colour, alpha=0.15, linewidth=0)
+            colour, style = ("black", "--") if group == EVERYONE else (COLOURS[i % len(COLOURS)], "-")
+            trend_line(ax, summary.loc[summary["group"] == group], "value", colour, style, group)
         ax.set_title(title, fontsize=10)
         step_axis(ax)
         ax.set_ylabel(ylabel)

@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from recoursesim.metrics import add_disparities, agent_outcomes, recourse_over_time, recourse_summary
+from recoursesim.metrics import agent_outcomes, recourse_over_time, recourse_summary
 
 
 def ledger_from_rows(rows):
@@ -89,4 +89,4 @@ def test_disparities_unknown_reference_group():
     from recoursesim.errors import ConfigError
 
     with pytest.raises(ConfigError, match="reference_group"):
-        add_disparities(pd.DataFrame({"group": ["a"], "etr": [1.0], "ttr": [1.0]}), "zzz")
+        recourse_summary(ledger_from_rows(ROWS), reference_group="zzz")
