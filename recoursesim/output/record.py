@@ -183,19 +183,9 @@ def read(root: Path) -> dict[str, dict[str, Any]]:
     A record that is a symbolic link counts as none, and an entry whose path is absolute or climbs
     out of ``root`` (``..``) is ignored: a record names only what lies below its own directory.
     """
-    if (root / RECORD).is_symlink():
-        return {}
-    try:
-        text = (root / RECORD).read_bytes().decode("utf-8", errors="replace")  # a mangled line matches no path
-    except (FileNotFoundError, NotADirectoryError):
-        return {}
     entries: dict[str, dict[str, Any]] = {}
-    for line in text.splitlines():
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(entry, dict) and isinstance(entry.get("path"), str) and _inside(entry["path"]):
+    for entry in _lines(root):
+        if isinstance(entry.get("path"), str) and _inside(entry["path"]):
             entry.pop("companion", None)  # made below from its owner's entry, never taken from the file
             entries[entry["path"]] = entry
     for path, entry in list(entries.items()):
@@ -222,19 +212,26 @@ def record_command(root: Path, command: dict[str, Any]) -> None:
 
 def recorded_command(root: Path) -> dict[str, Any] | None:
     """The command :func:`record_command` recorded in ``root`` (the last one), or ``None``."""
-    if (root / RECORD).is_symlink():
-        return None
     try:
-        text = (root / RECORD).read_bytes().decode("utf-8", errors="replace")
+        commands = [entry["command"] for entry in _lines(root) if isinstance(entry.get("command"), dict)]
     except OSError:
         return None
-    found = None
+    return commands[-1] if commands else None
+
+
+def _lines(root: Path) -> Iterator[dict[str, Any]]:
+    """The lines of ``root``'s record that are JSON objects (none if it is missing or a symbolic link)."""
+    if (root / RECORD).is_symlink():
+        return
+    try:
+        text = (root / RECORD).read_bytes().decode("utf-8", errors="replace")  # a mangled line matches no path
+    except (FileNotFoundError, NotADirectoryError):
+        return
     for line in text.splitlines():
         with contextlib.suppress(ValueError):
             entry = json.loads(line)
-            if isinstance(entry, dict) and isinstance(entry.get("command"), dict):
-                found = entry["command"]
-    return found
+            if isinstance(entry, dict):
+                yield entry
 
 
 def record_nested(root: Path, directory: Path) -> None:
