@@ -192,19 +192,26 @@ def options_named(options: Mapping[str, str]) -> Iterator[None]:
         raise type(error)(option, problem, fix) from None
 
 
-def require_columns(frame: pd.DataFrame, option: str, names: Sequence[str | None] | None) -> None:
-    """Raise :class:`DataError` naming ``option`` unless every name it gave is a column of ``frame``."""
-    for name in names or ():
-        if name is not None and name not in frame.columns:
-            listed = ", ".join(map(str, frame.columns))
-            raise DataError(option, f"{name!r} is not a column of the CSV file", f"use one of {listed}")
+@contextmanager
+def relabelled(old: str, new: str) -> Iterator[None]:
+    """Report a shared helper's error about option ``old`` (a field starting with it) under this command's ``new``.
 
-
-def read_csv_table(path: Path, field: str = "--csv") -> pd.DataFrame:
-    """Read a user's table (CSV, compressed CSV or Parquet) named by an option.
-
-    See :func:`~recoursesim.datasets.user.read_table`.
+    Raises:
+        ConfigError: The same problem, with ``old`` replaced by ``new`` in the field and the fix.
     """
-    from recoursesim.datasets.user import read_table  # pandas is imported only by commands that read data
+    try:
+        yield
+    except ConfigError as error:
+        if not error.field.startswith(old):
+            raise
+        raise ConfigError(error.field.replace(old, new), error.problem, error.fix.replace(old, new)) from None
 
-    return read_table(path, field)
+
+def require_columns(frame: pd.DataFrame, args: argparse.Namespace, options: Sequence[str]) -> None:
+    """Raise :class:`DataError` naming ``--<option>`` unless every column it names (one or a list) is in ``frame``."""
+    for option in options:
+        value = getattr(args, option)
+        for name in value if isinstance(value, list) else [value]:
+            if name is not None and name not in frame.columns:
+                listed = ", ".join(map(str, frame.columns))
+                raise DataError(f"--{option}", f"{name!r} is not a column of the CSV file", f"use one of {listed}")

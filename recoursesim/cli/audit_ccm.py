@@ -14,7 +14,8 @@ from recoursesim.auditors.ccm.matrix import ECCM_CELLS
 from recoursesim.auditors.ccm.metrics import CCM_METRICS, ECCM_METRICS
 from recoursesim.auditors.ccm.report import ccm_parity
 from recoursesim.auditors.ccm.tabular import KNOWN_TYPES, EncodedTable, encode_table
-from recoursesim.cli._common import non_negative_int, options_named, positive_int, read_csv_table, require_columns
+from recoursesim.cli._common import non_negative_int, options_named, positive_int, require_columns
+from recoursesim.datasets.user import read_table
 from recoursesim.errors import ConfigError
 from recoursesim.output import add_out_arguments, atomic_output_dir, check_out, command_record
 from recoursesim.resources import check_memory
@@ -139,10 +140,8 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, str, dict[str, str], 
         return dataset.frame, dataset.target, dict(dataset.feature_types), dict(dataset.ordinal_orders)
     if not args.target:
         raise ConfigError("--target", "is required with --csv", "name the 0/1 target column")
-    frame = read_csv_table(args.csv)
-    for option in ("target", "sensitive", "features"):
-        value = getattr(args, option)
-        require_columns(frame, f"--{option}", value if isinstance(value, list) else [value])
+    frame = read_table(args.csv, "--csv")
+    require_columns(frame, args, ("target", "sensitive", "features"))
     types = infer_types(frame.drop(columns=[c for c in (args.target,) if c in frame.columns]))
     for item in args.types:
         column, sep, kind = item.partition("=")

@@ -13,8 +13,9 @@ from recoursesim.auditors.effort.distance import check_qs
 from recoursesim.auditors.effort.german import GERMAN_DAG, GERMAN_VARIABLES
 from recoursesim.auditors.effort.ratio import effort_decision
 from recoursesim.auditors.effort.setup import fit_logistic_audit
-from recoursesim.cli._common import options_named, read_csv_table, require_columns
+from recoursesim.cli._common import options_named, require_columns
 from recoursesim.cli.audit_ccm import write_table
+from recoursesim.datasets.user import read_table
 from recoursesim.errors import ConfigError, DataError
 from recoursesim.output import add_out_arguments, atomic_output_dir, check_out, command_record
 
@@ -123,15 +124,11 @@ def _fit(args: argparse.Namespace) -> tuple[EqualityOfEffortAuditor, Pipeline]:
             "--variables and --actionable are required with --csv",
             "add --variables COL ... (numeric SCM variables) and --actionable COL ... (those a person can change)",
         )
-    frame = read_csv_table(args.csv)
-    for option in ("target", "sensitive", "variables", "actionable", "increase", "decrease"):
-        value = getattr(args, option)
-        require_columns(frame, f"--{option}", value if isinstance(value, list) else [value])
-    if args.sensitive in frame.columns:
-        column = frame[args.sensitive]
-        protected = type(column.iloc[0])(args.protected) if pd.api.types.is_numeric_dtype(column) else args.protected
-    else:
-        protected = args.protected
+    frame = read_table(args.csv, "--csv")
+    require_columns(frame, args, ("target", "sensitive", "variables", "actionable", "increase", "decrease"))
+    protected = args.protected
+    if args.sensitive in frame.columns and pd.api.types.is_numeric_dtype(frame[args.sensitive]):
+        protected = type(frame[args.sensitive].iloc[0])(args.protected)
     return fit_logistic_audit(
         frame,
         sensitive=args.sensitive,

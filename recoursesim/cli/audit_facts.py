@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from recoursesim.cli._common import read_csv_table
+from recoursesim.datasets.user import read_table
 from recoursesim.errors import ConfigError, DataError
 from recoursesim.output import add_out_arguments, atomic_output_dir, check_out, command_record
 
@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     if args.csv is not None:
         if args.target is None:
             raise ConfigError("--target", "is required with --csv", "name the binary target column")
-        data = presets.from_frame(read_csv_table(args.csv), args.target, favourable=args.favourable)
+        data = presets.from_frame(read_table(args.csv, "--csv"), args.target, favourable=args.favourable)
     else:
         data = presets.preset(args.dataset or "adult")
     if args.protected not in data.features:

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from recoursesim.cli._allow_import import add_allow_import_argument
-from recoursesim.cli._common import non_negative_int, sweep_seed_count, writing
+from recoursesim.cli._common import non_negative_int, relabelled, sweep_seed_count, writing
 from recoursesim.cli._executor_options import add_executor_arguments, check_executor
 from recoursesim.errors import ConfigError, quote_path
 from recoursesim.output import check_replaceable_file, out_path, slug
@@ -186,7 +185,7 @@ def parse_vary(items: Sequence[str], policies: int = 1) -> dict[str, list[Any]]:
     """The ``--vary`` items as a grid, refusing more than :data:`MAX_CELLS` cells (``policies`` scenarios each)."""
     from recoursesim.sweep import parse_grid
 
-    with _as_vary():
+    with relabelled("--grid", "--vary"):
         grid = parse_grid(items)
     sizes = [len(values) for values in grid.values()] + ([policies] if policies > 1 else [])
     cells = math.prod(sizes)
@@ -212,7 +211,7 @@ def plan_of(scenarios: Mapping[str, Any], grid: dict[str, list[Any]], seeds: int
 
     first = next(iter(scenarios.values()))
     root = first.seed if root_seed is None else root_seed
-    with _as_vary():
+    with relabelled("--grid", "--vary"):
         plans = {
             label: SweepPlan.from_grid(scenario, grid, n_seeds=seeds, root_seed=root, durability=True)
             for label, scenario in scenarios.items()
@@ -231,12 +230,8 @@ def check_runs(runs: Path, plan: Any, *, resume: bool, default: bool) -> None:
     """The sweep store's checks of the runs directory, naming ``--runs``."""
     from recoursesim.sweep import SweepStore
 
-    try:
+    with relabelled("--out", "--runs"):
         SweepStore(runs).check(plan, resume=resume, missing_parent_ok=default)
-    except ConfigError as error:
-        if error.field != "--out":
-            raise
-        raise ConfigError("--runs", error.problem, error.fix.replace("--out", "--runs")) from None
 
 
 def write_page(out: Path, runs: Path, scenario: Any, grid: dict[str, list[Any]], args: argparse.Namespace) -> int:
@@ -252,15 +247,3 @@ def write_page(out: Path, runs: Path, scenario: Any, grid: dict[str, list[Any]],
         out.parent.mkdir(parents=True, exist_ok=True)  # check_page_path found a directory can be made there
         write_atomic(out, page)
     return len(page)
-
-
-@contextlib.contextmanager
-def _as_vary() -> Iterator[None]:
-    """Re-label the sweep planner's ``--grid`` errors as ``--vary`` (the option this command has)."""
-    try:
-        yield
-    except ConfigError as error:
-        if not error.field.startswith("--grid"):
-            raise
-        field, fix = (text.replace("--grid", "--vary") for text in (error.field, error.fix))
-        raise ConfigError(field, error.problem, fix) from None
