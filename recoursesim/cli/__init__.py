@@ -73,10 +73,7 @@ def build_parser(command: str | None = None) -> Parser:
 
 def command_of(argv: Sequence[str]) -> str:
     """The command named in ``argv`` (the first argument that is not an option), or ``""``."""
-    for arg in argv:
-        if not arg.startswith("-"):
-            return arg
-    return ""
+    return next((arg for arg in argv if not arg.startswith("-")), "")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

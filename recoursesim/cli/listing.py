@@ -38,16 +38,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def run_list(args: argparse.Namespace) -> int:
     """Execute ``recoursesim list``."""
-    topics = [args.topic] if args.topic else list(TOPICS)
-    blocks = []
-    for topic in topics:
-        if topic == "scenarios":
-            blocks.append(format_scenarios())
-        elif topic == "components":
-            blocks.append(format_components(args.kind))
-        else:
-            blocks.append(format_datasets(details=args.details))
-    print("\n\n".join(blocks))
+    blocks = {
+        "scenarios": format_scenarios,
+        "components": lambda: format_components(args.kind),
+        "datasets": lambda: format_datasets(details=args.details),
+    }
+    print("\n\n".join(blocks[topic]() for topic in ([args.topic] if args.topic else TOPICS)))
     return 0
 
 
