@@ -1,4 +1,9 @@
-"""Shared command-line plumbing: argument types, one-line errors, reading user tables."""
+"""Shared command-line plumbing: argument types, the options that grant trust, one-line errors, a user table's columns.
+
+The options by which the person running grants trust, ``--allow-import MODULE`` and ``--trust TYPE``, are
+taken by every command that loads a scenario (see :mod:`recoursesim.trust` and
+:mod:`recoursesim.scoring.model_trust`); a scenario file never grants either.
+"""
 
 from __future__ import annotations
 
@@ -55,6 +60,38 @@ def with_files(description: str, files: Mapping[str, str], heading: str) -> str:
     width = max(map(len, files))
     table = "\n".join(f"  {name:{width}s}  {what}" for name, what in files.items())
     return f"{description}\n\n{heading}:\n{table}"
+
+
+def add_allow_import_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--allow-import MODULE`` (repeatable): modules a scenario may name components from by import path."""
+    parser.add_argument(
+        "--allow-import",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        dest="allow_imports",
+        help=(
+            "allow the scenario to import MODULE (and its submodules) for a component named "
+            '"MODULE:Class"; repeat for several; without it such names are refused (see the security page)'
+        ),
+    )
+
+
+def add_trust_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--allow-import MODULE`` and ``--trust TYPE`` (both repeatable) to a command that loads scenarios."""
+    add_allow_import_argument(parser)
+    parser.add_argument(
+        "--trust",
+        action="append",
+        default=[],
+        metavar="TYPE",
+        dest="trusted",
+        help=(
+            "let a model file (scorer model_file) hold TYPE (package.module.Class) beyond the allow-list of "
+            "scikit-learn, NumPy and SciPy classes; repeat for several; only for a file whose author you trust "
+            "(see the security page)"
+        ),
+    )
 
 
 def add_scenario_argument(parser: argparse.ArgumentParser, *, optional: bool = False) -> None:

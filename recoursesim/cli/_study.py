@@ -15,8 +15,13 @@ from typing import Any
 
 from recoursesim import output
 from recoursesim.cli import COMMANDS
-from recoursesim.cli._allow_import import add_trust_arguments
-from recoursesim.cli._common import FilesHelpFormatter, add_scenario_argument, non_negative_int, with_files
+from recoursesim.cli._common import (
+    FilesHelpFormatter,
+    add_scenario_argument,
+    add_trust_arguments,
+    non_negative_int,
+    with_files,
+)
 from recoursesim.cli._executor_options import add_executor_arguments
 from recoursesim.errors import ConfigError
 from recoursesim.output import atomic_output_dir, check_out, input_files, out_path, slug

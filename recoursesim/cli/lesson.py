@@ -9,8 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from recoursesim.cli._allow_import import add_allow_import_argument
-from recoursesim.cli._common import non_negative_int, relabelled, sweep_seed_count, writing
+from recoursesim.cli._common import add_allow_import_argument, non_negative_int, relabelled, sweep_seed_count, writing
 from recoursesim.cli._executor_options import add_executor_arguments, check_executor
 from recoursesim.errors import ConfigError, quote_path
 from recoursesim.output import check_replaceable_file, out_path, slug

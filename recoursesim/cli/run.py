@@ -8,8 +8,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from recoursesim.cli._allow_import import add_trust_arguments
-from recoursesim.cli._common import FilesHelpFormatter, add_scenario_argument, non_negative_int, with_files
+from recoursesim.cli._common import (
+    FilesHelpFormatter,
+    add_scenario_argument,
+    add_trust_arguments,
+    non_negative_int,
+    with_files,
+)
 from recoursesim.errors import ConfigError
 from recoursesim.output import add_out_arguments, atomic_output_dir, input_files, rerun, slug
 from recoursesim.resources import check_run_memory

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from recoursesim.cli._allow_import import add_trust_arguments
+from recoursesim.cli._common import add_trust_arguments
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:

@@ -8,8 +8,13 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from recoursesim.cli._allow_import import add_trust_arguments
-from recoursesim.cli._common import add_scenario_argument, non_negative_int, status, sweep_seed_count
+from recoursesim.cli._common import (
+    add_scenario_argument,
+    add_trust_arguments,
+    non_negative_int,
+    status,
+    sweep_seed_count,
+)
 from recoursesim.cli._executor_options import ExecutorChoice, add_executor_arguments, check_executor
 from recoursesim.cli._study import check_resume_or_overwrite, replaces
 from recoursesim.errors import ConfigError
@@ -75,8 +80,6 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def sweep(args: argparse.Namespace) -> int:
     """Execute ``recoursesim sweep``."""
-    if not args.connect_timeout > 0:
-        raise ConfigError("--connect-timeout", f"must be positive, got {args.connect_timeout}", "give seconds > 0")
     scenario = load_scenario(args.scenario, allow_imports=args.allow_imports, trusted=args.trusted)
     plan = _plan(args, scenario)
     executor_choice = check_executor(args, plan.n_runs, [p.scenario for p in plan.points])
