@@ -142,7 +142,7 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, str, dict[str, str], 
         raise ConfigError("--target", "is required with --csv", "name the 0/1 target column")
     frame = read_table(args.csv, "--csv")
     require_columns(frame, args, ("target", "sensitive", "features"))
-    types = infer_types(frame.drop(columns=[c for c in (args.target,) if c in frame.columns]))
+    types = infer_types(frame.drop(columns=[args.target]))  # require_columns found it
     for item in args.types:
         column, sep, kind = item.partition("=")
         if not sep:

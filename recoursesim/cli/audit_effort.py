@@ -126,9 +126,8 @@ def _fit(args: argparse.Namespace) -> tuple[EqualityOfEffortAuditor, Pipeline]:
         )
     frame = read_table(args.csv, "--csv")
     require_columns(frame, args, ("target", "sensitive", "variables", "actionable", "increase", "decrease"))
-    protected = args.protected
-    if args.sensitive in frame.columns and pd.api.types.is_numeric_dtype(frame[args.sensitive]):
-        protected = type(frame[args.sensitive].iloc[0])(args.protected)
+    column = frame[args.sensitive]  # require_columns found it
+    protected = type(column.iloc[0])(args.protected) if pd.api.types.is_numeric_dtype(column) else args.protected
     return fit_logistic_audit(
         frame,
         sensitive=args.sensitive,
