@@ -183,10 +183,9 @@ def _encoded_potential(table: EncodedTable, names: list[str]) -> list[str]:
 def write_table(data: pd.DataFrame, path: Path) -> None:
     """Write a table as CSV or Parquet (by suffix); object columns become strings for Parquet."""
     if path.suffix == ".parquet":
-        data = data.copy()
-        for column in [c for c in data.columns if pd.api.types.is_object_dtype(data[c])]:
-            data[column] = data[column].astype(str)
-        data.to_parquet(path, index=False)
+        data.astype({c: str for c in data.columns if pd.api.types.is_object_dtype(data[c])}).to_parquet(
+            path, index=False
+        )
     else:
         data.to_csv(path, index=False)
 

@@ -178,13 +178,11 @@ def _printable(table: pd.DataFrame) -> str:
 def plot_acr_curves(
     curve: pd.DataFrame, path: Path, title: str = "Equality of effort: ACR(q) per centre group"
 ) -> None:
-    """Plot ACR(q) with its 95% CI band per centre group (matplotlib, Agg backend), titled ``title``."""
-    import matplotlib
+    """Plot ACR(q) with its 95% CI band per centre group (matplotlib, no pyplot state), titled ``title``."""
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    fig = Figure(figsize=(5.5, 3.8))
+    ax = fig.subplots()
     for group, part in curve.groupby("centres", sort=False):
         ax.plot(part["q"], part["mean"], marker="o", label=f"{group} centres")
         ax.fill_between(part["q"], part["ci_low"], part["ci_high"], alpha=0.25)
@@ -195,4 +193,3 @@ def plot_acr_curves(
     ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=120)
-    plt.close(fig)
