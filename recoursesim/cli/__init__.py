@@ -81,7 +81,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(command_of(arguments))
     args = parser.parse_args(arguments)
-    debug = bool(getattr(args, "debug", False))
 
     def command() -> int | None:
         from recoursesim.plugins import load_plugins
@@ -89,7 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         load_plugins()
         return args.func(args)
 
-    return guarded(command, debug)
+    return guarded(command, args.debug)
 
 
 def guarded(action: Callable[[], int | None], debug: bool = False) -> int:

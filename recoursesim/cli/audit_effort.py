@@ -15,7 +15,6 @@ from recoursesim.auditors.effort.ratio import effort_decision
 from recoursesim.auditors.effort.setup import fit_logistic_audit
 from recoursesim.cli._common import options_named, require_columns
 from recoursesim.cli.audit_ccm import write_table
-from recoursesim.datasets.user import read_table
 from recoursesim.errors import ConfigError, DataError
 from recoursesim.output import add_out_arguments, atomic_output_dir, check_out, command_record
 
@@ -124,6 +123,8 @@ def _fit(args: argparse.Namespace) -> tuple[EqualityOfEffortAuditor, Pipeline]:
             "--variables and --actionable are required with --csv",
             "add --variables COL ... (numeric SCM variables) and --actionable COL ... (those a person can change)",
         )
+    from recoursesim.datasets.user import read_table
+
     frame = read_table(args.csv, "--csv")
     require_columns(frame, args, ("target", "sensitive", "variables", "actionable", "increase", "decrease"))
     column = frame[args.sensitive]  # require_columns found it

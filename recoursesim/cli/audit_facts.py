@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from recoursesim.datasets.user import read_table
+from recoursesim.cli._common import positive_int
 from recoursesim.errors import ConfigError, DataError
 from recoursesim.output import add_out_arguments, atomic_output_dir, check_out, command_record
 
@@ -26,8 +26,6 @@ def _number(text: str) -> float:
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``facts`` sub-command."""
-    from recoursesim.cli._common import positive_int
-
     parser = subparsers.add_parser(
         "facts",
         help="FACTS: rank subgroups by unfairness of recourse (Kavouras et al., 2023)",
@@ -94,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the audit; print the summary and top subgroups; write outputs when ``--out`` is given."""
     from recoursesim.auditors.facts import FactsAuditor, comparative_counterfactual, paper_setup, presets
     from recoursesim.auditors.facts.auditor import FactsWarning
+    from recoursesim.datasets.user import read_table
 
     started = time.perf_counter()
     if args.out is not None:

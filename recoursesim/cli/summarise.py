@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         failed = len(store.failures())
         print(f"sweep {manifest['sweep_id']}: {finished}/{n_runs} runs finished, {failed} failed")
         print(format_pooled(table, manifest["param_names"]))
-        print(f"\nwrote {args.out or args.directory / 'summary.parquet'}")
+        print(f"\nwrote {target}")
     return 0
 
 
