@@ -94,6 +94,13 @@ def add_trust_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_force_argument(parser: argparse.ArgumentParser, verb: str = "run") -> None:
+    """Add ``--force``: go on although the estimated memory exceeds what is available (``verb``: what goes on)."""
+    parser.add_argument(
+        "--force", action="store_true", help=f"{verb} even if the estimated memory exceeds what is available"
+    )
+
+
 def add_scenario_argument(parser: argparse.ArgumentParser, *, optional: bool = False) -> None:
     """Add the positional ``scenario``: a scenario TOML file or a bundled scenario name (listed in its help).
 

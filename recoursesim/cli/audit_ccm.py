@@ -14,7 +14,7 @@ from recoursesim.auditors.ccm.matrix import ECCM_CELLS
 from recoursesim.auditors.ccm.metrics import CCM_METRICS, ECCM_METRICS
 from recoursesim.auditors.ccm.report import ccm_parity
 from recoursesim.auditors.ccm.tabular import KNOWN_TYPES, EncodedTable, encode_table
-from recoursesim.cli._common import non_negative_int, options_named, positive_int, require_columns
+from recoursesim.cli._common import add_force_argument, non_negative_int, options_named, positive_int, require_columns
 from recoursesim.errors import ConfigError
 from recoursesim.output import add_out_arguments, atomic_output_dir, check_out, command_record
 from recoursesim.resources import check_memory
@@ -58,9 +58,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, default=0, help="fold shuffle seed")
     parser.add_argument("--threshold", type=float, default=0.5, help="decision threshold on the probability")
     parser.add_argument("--format", choices=["csv", "parquet"], default="csv", help="table format")
-    parser.add_argument(
-        "--force", action="store_true", help="audit even if the estimated memory exceeds what is available"
-    )
+    add_force_argument(parser, "audit")
     add_out_arguments(parser, "output directory (default ccm-audit)", default=Path("ccm-audit"))
     parser.set_defaults(func=run)
 

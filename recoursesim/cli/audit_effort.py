@@ -13,7 +13,7 @@ from recoursesim.auditors.effort.distance import check_qs
 from recoursesim.auditors.effort.german import GERMAN_DAG, GERMAN_VARIABLES
 from recoursesim.auditors.effort.ratio import effort_decision
 from recoursesim.auditors.effort.setup import fit_logistic_audit
-from recoursesim.cli._common import options_named, require_columns
+from recoursesim.cli._common import add_force_argument, options_named, require_columns
 from recoursesim.cli.audit_ccm import write_table
 from recoursesim.errors import ConfigError, DataError
 from recoursesim.output import add_out_arguments, atomic_output_dir, check_out, command_record
@@ -53,9 +53,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--eps", type=float, default=0.1, help="RD tolerance of the decision rule")
     parser.add_argument("--rule", choices=["one_sided", "band"], default="one_sided", help="decision rule")
     parser.add_argument("--format", choices=["csv", "parquet"], default="csv", help="table format")
-    parser.add_argument(
-        "--force", action="store_true", help="audit even if the estimated memory exceeds what is available"
-    )
+    add_force_argument(parser, "audit")
     add_out_arguments(parser, "output directory (default effort-audit)", default=Path("effort-audit"))
     parser.set_defaults(func=run)
 

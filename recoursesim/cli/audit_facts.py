@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from recoursesim.cli._common import positive_int
+from recoursesim.cli._common import add_force_argument, positive_int
 from recoursesim.errors import ConfigError, DataError
 from recoursesim.output import add_out_arguments, atomic_output_dir, check_out, command_record
 
@@ -63,9 +63,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--miner", choices=["bitset", "mlxtend"], default="bitset", help="frequent-itemset miner (same itemsets)"
     )
-    parser.add_argument(
-        "--force", action="store_true", help="audit even if the estimated memory exceeds what is available"
-    )
+    add_force_argument(parser, "audit")
     parser.add_argument("--top", type=positive_int, default=10, help="rows shown per metric (default 10)")
     parser.add_argument("--metric", default=None, help="show one metric (name or key), e.g. equal_effectiveness")
     parser.add_argument(

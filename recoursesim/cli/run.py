@@ -10,6 +10,7 @@ import pandas as pd
 
 from recoursesim.cli._common import (
     FilesHelpFormatter,
+    add_force_argument,
     add_scenario_argument,
     add_trust_arguments,
     non_negative_int,
@@ -40,9 +41,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--steps", type=non_negative_int, default=None, help="override T (steps 0..T)")
     add_out_arguments(parser, "results directory (default: results/<scenario name>/seed-<N>)")
     parser.add_argument("--no-write", action="store_true", help="print the summary only, write no files")
-    parser.add_argument(
-        "--force", action="store_true", help="run even if the estimated memory exceeds what is available"
-    )
+    add_force_argument(parser)
     add_trust_arguments(parser)
     parser.set_defaults(func=run)
 
