@@ -11,8 +11,12 @@ from typing import Any
 
 from recoursesim.cli._common import add_allow_import_argument, non_negative_int, relabelled, sweep_seed_count, writing
 from recoursesim.cli._executor_options import add_executor_arguments, check_executor
+from recoursesim.cli.sweep import format_failures
 from recoursesim.errors import ConfigError, quote_path
-from recoursesim.output import check_replaceable_file, out_path, slug
+from recoursesim.output import check_replaceable_file, out_path, slug, write_atomic
+from recoursesim.registry import build
+from recoursesim.scenario import bundled_names, load_scenario
+from recoursesim.sweep import Point, SweepPlan, SweepStore, parse_grid, run_sweep
 
 #: Most grid cells (points) a lesson may have: every cell is one position of the page's controls.
 MAX_CELLS = 500
@@ -35,8 +39,6 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
             "Needs the lesson extra: pip install 'recoursesim[lesson]'."
         ),
     )
-    from recoursesim.scenario import bundled_names
-
     parser.add_argument(
         "scenarios",
         nargs="+",
@@ -85,8 +87,6 @@ def lesson(args: argparse.Namespace) -> int:
     """Execute ``recoursesim lesson``: check everything, run the grid, write the page."""
     from recoursesim.compare import POLICY_PARAM
     from recoursesim.report.lesson_page import require_extra
-    from recoursesim.scenario import load_scenario
-    from recoursesim.sweep import run_sweep
 
     out = check_page_path(args.out)
     require_extra()
@@ -110,8 +110,6 @@ def lesson(args: argparse.Namespace) -> int:
     with executor_choice.open() as executor:
         report = run_sweep(plan, runs, executor=executor, resume=args.resume, progress=not args.quiet)
     if report.failures:
-        from recoursesim.cli.sweep import format_failures
-
         print(format_failures(report), file=sys.stderr)
         print(f"error: no page written; fix the failing runs, then run again with --runs {runs} --resume",
               file=sys.stderr)  # fmt: skip
@@ -156,8 +154,6 @@ def policies_of(scenarios: Sequence[Any], labels: Sequence[str] | None) -> dict[
 
 def _shared(scenario: Any) -> dict[str, Any]:
     """What the scenarios of one page must share: their groups, reference group, effort measure and steps."""
-    from recoursesim.registry import build
-
     spec = {k: v for k, v in scenario.spec["population"].items() if k not in ("initial", "entrants")}
     population = build("population", spec, data=scenario.inputs.get("data"), allow_imports=scenario.allow_imports)
     groups = tuple(str(g) for g in population.group_names)
@@ -182,8 +178,6 @@ def check_page_path(path: Path) -> Path:
 
 def parse_vary(items: Sequence[str], policies: int = 1) -> dict[str, list[Any]]:
     """The ``--vary`` items as a grid, refusing more than :data:`MAX_CELLS` cells (``policies`` scenarios each)."""
-    from recoursesim.sweep import parse_grid
-
     with relabelled("--grid", "--vary"):
         grid = parse_grid(items)
     sizes = [len(values) for values in grid.values()] + ([policies] if policies > 1 else [])
@@ -206,7 +200,6 @@ def plan_of(scenarios: Mapping[str, Any], grid: dict[str, list[Any]], seeds: int
     same spawned seeds (the first scenario's ``run.seed`` by default), as ``recoursesim compare`` runs them.
     """
     from recoursesim.compare import POLICY_PARAM
-    from recoursesim.sweep import Point, SweepPlan
 
     first = next(iter(scenarios.values()))
     root = first.seed if root_seed is None else root_seed
@@ -227,8 +220,6 @@ def plan_of(scenarios: Mapping[str, Any], grid: dict[str, list[Any]], seeds: int
 
 def check_runs(runs: Path, plan: Any, *, resume: bool, default: bool) -> None:
     """The sweep store's checks of the runs directory, naming ``--runs``."""
-    from recoursesim.sweep import SweepStore
-
     with relabelled("--out", "--runs"):
         SweepStore(runs).check(plan, resume=resume, missing_parent_ok=default)
 
@@ -238,7 +229,6 @@ def write_page(out: Path, runs: Path, scenario: Any, grid: dict[str, list[Any]],
 
     ``scenario`` is the scenario, or the scenarios by policy label; ``grid`` every control's values.
     """
-    from recoursesim.output import write_atomic
     from recoursesim.report.lesson_page import build_lesson
 
     page = build_lesson(runs, scenario, grid, lever=args.lever, title=args.title, intro=args.intro).encode()
