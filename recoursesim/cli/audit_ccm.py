@@ -15,6 +15,8 @@ from recoursesim.auditors.ccm.metrics import CCM_METRICS, ECCM_METRICS
 from recoursesim.auditors.ccm.report import ccm_parity
 from recoursesim.auditors.ccm.tabular import KNOWN_TYPES, EncodedTable, encode_table
 from recoursesim.cli._common import add_force_argument, non_negative_int, options_named, positive_int, require_columns
+from recoursesim.datasets import LOADERS
+from recoursesim.datasets.user import read_table
 from recoursesim.errors import ConfigError
 from recoursesim.output import add_out_arguments, atomic_output_dir, check_out, command_record
 from recoursesim.resources import check_memory
@@ -131,14 +133,10 @@ def estimate_ccm_bytes(rows: int, groups: int, columns: int) -> int:
 
 def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, str, dict[str, str], dict[str, list]]:
     if args.dataset:
-        from recoursesim.datasets import LOADERS
-
         dataset = LOADERS[args.dataset]()
         return dataset.frame, dataset.target, dict(dataset.feature_types), dict(dataset.ordinal_orders)
     if not args.target:
         raise ConfigError("--target", "is required with --csv", "name the 0/1 target column")
-    from recoursesim.datasets.user import read_table
-
     frame = read_table(args.csv, "--csv")
     require_columns(frame, args, ("target", "sensitive", "features"))
     types = infer_types(frame.drop(columns=[args.target]))  # require_columns found it

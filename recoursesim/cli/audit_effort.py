@@ -15,6 +15,8 @@ from recoursesim.auditors.effort.ratio import effort_decision
 from recoursesim.auditors.effort.setup import fit_logistic_audit
 from recoursesim.cli._common import add_force_argument, options_named, require_columns
 from recoursesim.cli.audit_ccm import write_table
+from recoursesim.datasets import load_german
+from recoursesim.datasets.user import read_table
 from recoursesim.errors import ConfigError, DataError
 from recoursesim.output import add_out_arguments, atomic_output_dir, check_out, command_record
 
@@ -97,8 +99,6 @@ def run(args: argparse.Namespace) -> int:
 def _fit(args: argparse.Namespace) -> tuple[EqualityOfEffortAuditor, Pipeline]:
     direction = {**dict.fromkeys(args.increase, "increase"), **dict.fromkeys(args.decrease, "decrease")}
     if args.dataset == "german":
-        from recoursesim.datasets import load_german
-
         dataset = load_german()
         return fit_logistic_audit(
             dataset.frame,
@@ -121,8 +121,6 @@ def _fit(args: argparse.Namespace) -> tuple[EqualityOfEffortAuditor, Pipeline]:
             "--variables and --actionable are required with --csv",
             "add --variables COL ... (numeric SCM variables) and --actionable COL ... (those a person can change)",
         )
-    from recoursesim.datasets.user import read_table
-
     frame = read_table(args.csv, "--csv")
     require_columns(frame, args, ("target", "sensitive", "variables", "actionable", "increase", "decrease"))
     column = frame[args.sensitive]  # require_columns found it

@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from recoursesim.cli._common import add_force_argument, positive_int
+from recoursesim.datasets.user import read_table
 from recoursesim.errors import ConfigError, DataError
 from recoursesim.output import add_out_arguments, atomic_output_dir, check_out, command_record
 
@@ -90,7 +91,6 @@ def run(args: argparse.Namespace) -> int:
     """Run the audit; print the summary and top subgroups; write outputs when ``--out`` is given."""
     from recoursesim.auditors.facts import FactsAuditor, comparative_counterfactual, paper_setup, presets
     from recoursesim.auditors.facts.auditor import FactsWarning
-    from recoursesim.datasets.user import read_table
 
     started = time.perf_counter()
     if args.out is not None:

@@ -15,6 +15,8 @@ import contextlib
 from typing import Any
 
 from recoursesim import output
+from recoursesim.calibration.result import CALIBRATION_FILES, HISTORY_FILE, REWRITTEN
+from recoursesim.calibration.smc import CALIBRATE_INSTALL, require_pyabc
 from recoursesim.cli._common import positive_int, seed_count
 from recoursesim.cli._executor_options import check_executor
 from recoursesim.cli._study import add_study_arguments, add_study_parser, study_directory, study_out
@@ -23,9 +25,6 @@ from recoursesim.errors import ConfigError
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     """Add the ``calibrate`` command."""
-    from recoursesim.calibration.result import CALIBRATION_FILES
-    from recoursesim.calibration.smc import CALIBRATE_INSTALL
-
     parser = add_study_parser(
         commands, "calibrate", __doc__, files=CALIBRATION_FILES, extra=("calibrate", CALIBRATE_INSTALL)
     )
@@ -52,8 +51,6 @@ def calibrate(args: argparse.Namespace) -> int:
     from recoursesim.calibration.calibrate import calibrate as run_calibration
     from recoursesim.calibration.calibrate import panel_simulator
     from recoursesim.calibration.panel import read_panel
-    from recoursesim.calibration.result import HISTORY_FILE, REWRITTEN
-    from recoursesim.calibration.smc import require_pyabc
     from recoursesim.policy.space import check_disjoint, parse_ranges
     from recoursesim.scenario import load_scenario
     from recoursesim.simulate import simulate
