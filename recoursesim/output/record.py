@@ -44,17 +44,12 @@ MUTABLE_FORMATS: dict[str, tuple[bytes, dict[str, bytes]]] = {
 WORKING_MARK = ".recoursesim-working"
 #: Open flag that refuses a symbolic link (a record or lock is never written through one); POSIX only.
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
-#: Bytes read at a time when hashing a file.
-_CHUNK = 1 << 20
 
 
 def sha256_of(path: Path) -> str:
     """The SHA-256 hex digest of a file's content."""
-    digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        while chunk := handle.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def entry_for(root: Path, path: Path, data: bytes | None = None, rows: int | None = None) -> dict[str, Any]:
