@@ -338,7 +338,7 @@ def foreign_file(root: Path, protected: Iterable[str | Path] = ()) -> tuple[Path
     return None
 
 
-def check_replaceable(root: Path, protected: Iterable[str | Path] = (), field: str = "--out") -> None:
+def check_replaceable(root: Path, protected: Iterable[str | Path] = ()) -> None:
     """Refuse (naming the file) to replace ``root`` unless recoursesim wrote everything in it.
 
     A directory without a record (written by an older recoursesim, or by something else) is
@@ -352,13 +352,13 @@ def check_replaceable(root: Path, protected: Iterable[str | Path] = (), field: s
     if found is not None:
         path, why = found
         raise ConfigError(
-            field,
+            "--out",
             f"--overwrite would delete {path}, which {why}",
             f"move it out of {root} (or remove {root} yourself if nothing in it is needed), or choose another --out",
         )
 
 
-def check_folder(root: Path, folder: Path, field: str = "--out") -> None:
+def check_folder(root: Path, folder: Path) -> None:
     """Refuse a ``folder`` below ``root`` that recoursesim would write into but is a link or a file.
 
     Raises:
@@ -366,13 +366,11 @@ def check_folder(root: Path, folder: Path, field: str = "--out") -> None:
     """
     if folder.is_symlink() or (folder.exists() and not (folder.is_dir() and below(root, folder))):
         raise ConfigError(
-            field, f"{folder} is a symbolic link or a file, so nothing is written into it", f"remove it from {root}"
+            "--out", f"{folder} is a symbolic link or a file, so nothing is written into it", f"remove it from {root}"
         )
 
 
-def check_own_files(
-    root: Path, patterns: Iterable[str], folders: Iterable[str] = (), field: str = "--out"
-) -> list[Path]:
+def check_own_files(root: Path, patterns: Iterable[str], folders: Iterable[str] = ()) -> list[Path]:
     """Refuse (naming the file) to overwrite a file of ``root`` matching ``patterns`` that is not recoursesim's.
 
     For a directory recoursesim adds to in place (a study that ``--resume`` continues): the files
@@ -382,7 +380,6 @@ def check_own_files(
         root: The directory.
         patterns: Glob patterns relative to ``root``, e.g. ``"front/trial-*.toml"``.
         folders: Folders below ``root`` recoursesim writes into besides those of ``patterns``.
-        field: The option named in the error.
 
     Returns:
         The existing files that match (all recoursesim's, unchanged).
@@ -393,13 +390,13 @@ def check_own_files(
     """
     patterns = list(patterns)
     for folder in {root / name for name in folders} | {(root / pattern).parent for pattern in patterns} - {root}:
-        check_folder(root, folder, field)
+        check_folder(root, folder)
     known = read_tree(root)
     found = [path for pattern in patterns for path in sorted(root.glob(pattern))]
     for path in found:
         if path.is_symlink() or not verify(root, path, known.get(path.relative_to(root).as_posix())):
             raise ConfigError(
-                field,
+                "--out",
                 f"{path} was not written by recoursesim (or was changed since), so it is not replaced",
                 f"move it out of {root}, then rerun with --resume",
             )
