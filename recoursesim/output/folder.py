@@ -1,13 +1,26 @@
 """A results folder: safe default paths, checked ``--out`` directories, atomic replacement.
 
-Every command and reproduction that writes a results directory goes through :func:`atomic_output_dir`.
-The default path is built from a :func:`slug` of the scenario name, so a scenario file cannot direct
-output outside ``results/``; only an explicit ``--out`` writes elsewhere, and it is checked before any
-work (:func:`check_out`). Results are written into a hidden working directory next to the target and
-moved into place only when complete; ``--overwrite``, or a rerun of the same command (:func:`rerun`),
-replaces only files recoursesim recorded there (:func:`~recoursesim.output.record.check_replaceable`).
-Working directories left by a killed process are removed the next time a command writes into the same
-parent directory (:func:`remove_stale_working_dirs`).
+Every command and reproduction that writes a results directory goes through :func:`atomic_output_dir`:
+
+* the default path is built from a *slug* of the scenario name (letters, digits, ``.``, ``_``,
+  ``-``), so a scenario file cannot direct output outside ``results/``; only an explicit ``--out``
+  writes elsewhere;
+* ``--out`` is checked before any work: it must not be empty, contain a NUL byte, name a file,
+  lie where nothing can be created, or name a directory that already holds files (unless
+  ``--overwrite``, or the same command wrote them: see below);
+* running the same command again replaces its earlier results: the record names the command
+  that filled the directory (:func:`~recoursesim.output.record.record_command`), and when it is this
+  one the directory is replaced as with ``--overwrite`` (only files recoursesim recorded there);
+* when the directory holds a file recoursesim did not write, the refusal says so and suggests
+  another ``--out`` (``--overwrite`` would refuse too);
+* ``--overwrite`` replaces a directory only if every file in it is one recoursesim wrote there
+  (listed, unchanged, in its :data:`~recoursesim.output.record.RECORD`) and none is an input of the
+  run; otherwise it refuses, naming the file (:func:`~recoursesim.output.record.check_replaceable`);
+* results are written into a hidden temporary directory ``.<name>.tmp-<pid>-*`` next to the
+  target, recorded, and moved into place only when complete; with ``--overwrite`` the old
+  directory's recorded files are then removed, so no stale file of an earlier run survives;
+* temporary directories left by a killed process (its pid no longer running) are removed the next
+  time a command writes into the same parent directory.
 """
 
 from __future__ import annotations
