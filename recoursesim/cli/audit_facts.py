@@ -123,8 +123,7 @@ def run(args: argparse.Namespace) -> int:
     for message in auditor.warnings_:
         print(f"warning: {message}", file=sys.stderr)
     ranking = auditor.ranking(args.metric)
-    summary = {"dataset": data.name, "protected": args.protected, "model": args.model}
-    summary.update(auditor.summary_)
+    summary = {"dataset": data.name, "protected": args.protected, "model": args.model, **auditor.summary_}
     summary["audit_seconds"] = round(auditor.timings_["total"], 3)  # the mining and scoring alone
     summary["command_seconds"] = round(time.perf_counter() - started, 3)  # with the data, the model, the audit
     _print_summary(summary)
