@@ -196,8 +196,7 @@ def format_report(report: pd.DataFrame) -> str:
     lines = []
     has_eccm = "TCP" in report.columns
     for _, row in report.iterrows():
-        lines.append(f"== {row['scope']} (n = {row['n']}) ==")
-        lines.append("            ŷ,ŷcf=1,1  1,0   0,1   0,0")
+        lines += [f"== {row['scope']} (n = {row['n']}) ==", "            ŷ,ŷcf=1,1  1,0   0,1   0,0"]
         if has_eccm:
             top = [int(row[c]) for c in ECCM_CELLS[:4]]
             bottom = [int(row[c]) for c in ECCM_CELLS[4:]]
@@ -214,6 +213,5 @@ def format_report(report: pd.DataFrame) -> str:
         },
         index=["RMSCD", "KLCD", "JSCD"],
     )
-    lines.append("metrics (%):")
-    lines.append(pd.concat([table, score]).to_string())
+    lines += ["metrics (%):", pd.concat([table, score]).to_string()]
     return "\n".join(lines)

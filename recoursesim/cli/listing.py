@@ -55,11 +55,8 @@ def format_scenarios() -> str:
     lines = ['Bundled scenarios (recoursesim run NAME; in a scenario file: base = "NAME"):']
     names = bundled_names()
     width = max(map(len, [*names, *PRESETS]))
-    for name in names:
-        text = bundled_text(name)
-        lines.append(f"  {name:<{width}}  {_describe_scenario(text)}")
-    lines.append("")
-    lines.append('Presets (as base = "NAME" in a scenario file; recoursesim show NAME prints one):')
+    lines += [f"  {name:<{width}}  {_describe_scenario(bundled_text(name))}" for name in names]
+    lines += ["", 'Presets (as base = "NAME" in a scenario file; recoursesim show NAME prints one):']
     for name, table in PRESETS.items():
         sections = [section for section in ("selection", "recourse", "training") if section in table]
         parts = [f"{section} {table[section]['name']}" for section in sections]
