@@ -79,8 +79,7 @@ def command_of(argv: Sequence[str]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (0 ok, 2 bad input, 1 failure, 130 Ctrl-C)."""
     arguments = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(command_of(arguments))
-    args = parser.parse_args(arguments)
+    args = build_parser(command_of(arguments)).parse_args(arguments)
 
     def command() -> int | None:
         from recoursesim.plugins import load_plugins

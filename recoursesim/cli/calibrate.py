@@ -73,7 +73,6 @@ def calibrate(args: argparse.Namespace) -> int:
         directory.mkdir(parents=True, exist_ok=True)
         if not args.resume:
             output.record_mutable(directory, directory / HISTORY_FILE, "sqlite")
-        seed = scenario.seed if args.root_seed is None else args.root_seed
         with _client(choice) as client:
             result = run_calibration(
                 scenario,
@@ -87,7 +86,7 @@ def calibrate(args: argparse.Namespace) -> int:
                 client=client,
                 resume=args.resume,
                 progress=not args.quiet,
-                seed=seed,
+                seed=scenario.seed if args.root_seed is None else args.root_seed,
                 predictive_draws=args.draws,
             )
         result.write(directory)

@@ -102,7 +102,6 @@ def lesson(args: argparse.Namespace) -> int:
         raise ConfigError("--lever", f"{args.lever!r} is not a control", f"use one of {', '.join(controls)}")
     plan = plan_of(scenarios, grid, args.seeds, args.root_seed)
     executor_choice = check_executor(args, plan.n_runs, [p.scenario for p in plan.points])
-    first = next(iter(scenarios.values()))
     runs = args.runs or Path("results") / f"lesson-{slug('-'.join(s.name for s in scenarios.values()))}"
     check_runs(runs, plan, resume=args.resume, default=args.runs is None)
     if args.runs is None:
@@ -114,7 +113,7 @@ def lesson(args: argparse.Namespace) -> int:
         print(f"error: no page written; fix the failing runs, then run again with --runs {runs} --resume",
               file=sys.stderr)  # fmt: skip
         return 1
-    size = write_page(out, runs, scenarios if len(scenarios) > 1 else first, controls, args)
+    size = write_page(out, runs, scenarios if len(scenarios) > 1 else next(iter(scenarios.values())), controls, args)
     if not args.quiet:
         print(f"wrote {out} ({size / 1e6:.2f} MB: {len(plan.points)} settings x {args.seeds} seeds; runs in {runs}/)")
     return 0
