@@ -59,11 +59,10 @@ def run(args: argparse.Namespace) -> int:
         print(format_summary(result))
         return 0
     out = args.out or Path("results") / slug(scenario.name) / f"seed-{seed}"
-    inputs = input_files(args.scenario, spec=scenario.spec)
     command = {"command": "run", "scenario": scenario.name, "seed": seed}  # its rerun replaces these results
     again = not args.overwrite and rerun(out, command)
     with atomic_output_dir(
-        out, overwrite=args.overwrite, protected=inputs, command=command
+        out, overwrite=args.overwrite, protected=input_files(args.scenario, spec=scenario.spec), command=command
     ) as tmp:  # checks --out before the run
         result = simulate(scenario, seed, steps=args.steps, force=True)
         written = result.write(tmp)
