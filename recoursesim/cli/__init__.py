@@ -80,6 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (0 ok, 2 bad input, 1 failure, 130 Ctrl-C)."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     args = build_parser(command_of(arguments)).parse_args(arguments)
+    debug = bool(getattr(args, "debug", False))
 
     def command() -> int | None:
         from recoursesim.plugins import load_plugins
@@ -87,7 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         load_plugins()
         return args.func(args)
 
-    return guarded(command, args.debug)
+    return guarded(command, debug)
 
 
 def guarded(action: Callable[[], int | None], debug: bool = False) -> int:

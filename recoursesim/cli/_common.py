@@ -251,11 +251,9 @@ def relabelled(old: str, new: str) -> Iterator[None]:
         raise ConfigError(error.field.replace(old, new), error.problem, error.fix.replace(old, new)) from None
 
 
-def require_columns(frame: pd.DataFrame, args: argparse.Namespace, options: Sequence[str]) -> None:
-    """Raise :class:`DataError` naming ``--<option>`` unless every column it names (one or a list) is in ``frame``."""
-    for option in options:
-        value = getattr(args, option)
-        for name in value if isinstance(value, list) else [value]:
-            if name is not None and name not in frame.columns:
-                listed = ", ".join(map(str, frame.columns))
-                raise DataError(f"--{option}", f"{name!r} is not a column of the CSV file", f"use one of {listed}")
+def require_columns(frame: pd.DataFrame, option: str, names: Sequence[str | None] | None) -> None:
+    """Raise :class:`DataError` naming ``option`` unless every name it gave is a column of ``frame``."""
+    for name in names or ():
+        if name is not None and name not in frame.columns:
+            listed = ", ".join(map(str, frame.columns))
+            raise DataError(option, f"{name!r} is not a column of the CSV file", f"use one of {listed}")

@@ -138,7 +138,9 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, str, dict[str, str], 
     if not args.target:
         raise ConfigError("--target", "is required with --csv", "name the 0/1 target column")
     frame = read_table(args.csv, "--csv")
-    require_columns(frame, args, ("target", "sensitive", "features"))
+    for option in ("target", "sensitive", "features"):
+        value = getattr(args, option)
+        require_columns(frame, f"--{option}", value if isinstance(value, list) else [value])
     types = infer_types(frame.drop(columns=[args.target]))  # require_columns found it
     for item in args.types:
         column, sep, kind = item.partition("=")

@@ -122,7 +122,9 @@ def _fit(args: argparse.Namespace) -> tuple[EqualityOfEffortAuditor, Pipeline]:
             "add --variables COL ... (numeric SCM variables) and --actionable COL ... (those a person can change)",
         )
     frame = read_table(args.csv, "--csv")
-    require_columns(frame, args, ("target", "sensitive", "variables", "actionable", "increase", "decrease"))
+    for option in ("target", "sensitive", "variables", "actionable", "increase", "decrease"):
+        value = getattr(args, option)
+        require_columns(frame, f"--{option}", value if isinstance(value, list) else [value])
     column = frame[args.sensitive]  # require_columns found it
     protected = type(column.iloc[0])(args.protected) if pd.api.types.is_numeric_dtype(column) else args.protected
     return fit_logistic_audit(
