@@ -87,9 +87,7 @@ def os_cause(error: OSError) -> tuple[str, str]:
         found = re.search(r"\[Errno (\d+)\]", str(error), re.IGNORECASE)
         number = int(found.group(1)) if found else None
     cause = error.strerror or (os.strerror(number) if number is not None else "") or first_line(error)
-    return cause, _OS_FIXES.get(
-        number if number is not None else -1, "check that the path exists and is readable or writable"
-    )
+    return cause, _OS_FIXES.get(number or -1, "check that the path exists and is readable or writable")
 
 
 def first_line(error: BaseException) -> str:

@@ -26,19 +26,15 @@ GROUP = "recoursesim.plugins"
 _loaded: set[str] = set()
 
 
-def load_plugins(*, strict: bool = True) -> list[str]:
+def load_plugins(*, strict: bool = True) -> None:
     """Load every not-yet-loaded entry point of the :data:`GROUP` group.
 
     Args:
         strict: Raise on a plug-in that fails to load (the command line); otherwise warn and go on.
 
-    Returns:
-        The names of the entry points loaded by this call.
-
     Raises:
         ConfigError: a plug-in failed to load and ``strict`` is set.
     """
-    loaded = []
     for point in entry_points(group=GROUP):
         key = f"{point.name}={point.value}"
         if key in _loaded:
@@ -55,5 +51,3 @@ def load_plugins(*, strict: bool = True) -> list[str]:
             warnings.warn(f"plug-in {point.name!r} ({point.value}) {problem}; {fix}", RuntimeWarning, stacklevel=2)
             continue
         _loaded.add(key)
-        loaded.append(point.name)
-    return loaded

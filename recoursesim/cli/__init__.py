@@ -73,17 +73,13 @@ def build_parser(command: str | None = None) -> Parser:
 
 def command_of(argv: Sequence[str]) -> str:
     """The command named in ``argv`` (the first argument that is not an option), or ``""``."""
-    for arg in argv:
-        if not arg.startswith("-"):
-            return arg
-    return ""
+    return next((arg for arg in argv if not arg.startswith("-")), "")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (0 ok, 2 bad input, 1 failure, 130 Ctrl-C)."""
     arguments = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(command_of(arguments))
-    args = parser.parse_args(arguments)
+    args = build_parser(command_of(arguments)).parse_args(arguments)
     debug = bool(getattr(args, "debug", False))
 
     def command() -> int | None:

@@ -1,4 +1,9 @@
-"""Shared command-line plumbing: argument types, one-line errors, reading user tables."""
+"""Shared command-line plumbing: argument types, the options that grant trust, one-line errors, a user table's columns.
+
+The options by which the person running grants trust, ``--allow-import MODULE`` and ``--trust TYPE``, are
+taken by every command that loads a scenario (see :mod:`recoursesim.trust` and
+:mod:`recoursesim.scoring.model_trust`); a scenario file never grants either.
+"""
 
 from __future__ import annotations
 
@@ -55,6 +60,45 @@ def with_files(description: str, files: Mapping[str, str], heading: str) -> str:
     width = max(map(len, files))
     table = "\n".join(f"  {name:{width}s}  {what}" for name, what in files.items())
     return f"{description}\n\n{heading}:\n{table}"
+
+
+def add_allow_import_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--allow-import MODULE`` (repeatable): modules a scenario may name components from by import path."""
+    parser.add_argument(
+        "--allow-import",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        dest="allow_imports",
+        help=(
+            "allow the scenario to import MODULE (and its submodules) for a component named "
+            '"MODULE:Class"; repeat for several; without it such names are refused (see the security page)'
+        ),
+    )
+
+
+def add_trust_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--allow-import MODULE`` and ``--trust TYPE`` (both repeatable) to a command that loads scenarios."""
+    add_allow_import_argument(parser)
+    parser.add_argument(
+        "--trust",
+        action="append",
+        default=[],
+        metavar="TYPE",
+        dest="trusted",
+        help=(
+            "let a model file (scorer model_file) hold TYPE (package.module.Class) beyond the allow-list of "
+            "scikit-learn, NumPy and SciPy classes; repeat for several; only for a file whose author you trust "
+            "(see the security page)"
+        ),
+    )
+
+
+def add_force_argument(parser: argparse.ArgumentParser, verb: str = "run") -> None:
+    """Add ``--force``: go on although the estimated memory exceeds what is available (``verb``: what goes on)."""
+    parser.add_argument(
+        "--force", action="store_true", help=f"{verb} even if the estimated memory exceeds what is available"
+    )
 
 
 def add_scenario_argument(parser: argparse.ArgumentParser, *, optional: bool = False) -> None:
@@ -192,19 +236,24 @@ def options_named(options: Mapping[str, str]) -> Iterator[None]:
         raise type(error)(option, problem, fix) from None
 
 
+@contextmanager
+def relabelled(old: str, new: str) -> Iterator[None]:
+    """Report a shared helper's error about option ``old`` (a field starting with it) under this command's ``new``.
+
+    Raises:
+        ConfigError: The same problem, with ``old`` replaced by ``new`` in the field and the fix.
+    """
+    try:
+        yield
+    except ConfigError as error:
+        if not error.field.startswith(old):
+            raise
+        raise ConfigError(error.field.replace(old, new), error.problem, error.fix.replace(old, new)) from None
+
+
 def require_columns(frame: pd.DataFrame, option: str, names: Sequence[str | None] | None) -> None:
     """Raise :class:`DataError` naming ``option`` unless every name it gave is a column of ``frame``."""
     for name in names or ():
         if name is not None and name not in frame.columns:
             listed = ", ".join(map(str, frame.columns))
             raise DataError(option, f"{name!r} is not a column of the CSV file", f"use one of {listed}")
-
-
-def read_csv_table(path: Path, field: str = "--csv") -> pd.DataFrame:
-    """Read a user's table (CSV, compressed CSV or Parquet) named by an option.
-
-    See :func:`~recoursesim.datasets.user.read_table`.
-    """
-    from recoursesim.datasets.user import read_table  # pandas is imported only by commands that read data
-
-    return read_table(path, field)

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from recoursesim.cli._common import positive_int
+from recoursesim.cli._common import add_force_argument, positive_int
 from recoursesim.errors import ConfigError
 from recoursesim.resources import cap_workers, check_run_memory
 from recoursesim.scenario import Scenario
@@ -27,9 +27,7 @@ def add_worker_arguments(parser: argparse.ArgumentParser) -> None:
         default=1,
         help="local worker processes (default 1; capped at the CPU count and the number of runs)",
     )
-    parser.add_argument(
-        "--force", action="store_true", help="run even if the estimated memory exceeds what is available"
-    )
+    add_force_argument(parser)
 
 
 def add_executor_arguments(parser: argparse.ArgumentParser) -> None:

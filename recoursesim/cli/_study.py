@@ -15,8 +15,13 @@ from typing import Any
 
 from recoursesim import output
 from recoursesim.cli import COMMANDS
-from recoursesim.cli._allow_import import add_trust_arguments
-from recoursesim.cli._common import FilesHelpFormatter, add_scenario_argument, non_negative_int, with_files
+from recoursesim.cli._common import (
+    FilesHelpFormatter,
+    add_scenario_argument,
+    add_trust_arguments,
+    non_negative_int,
+    with_files,
+)
 from recoursesim.cli._executor_options import add_executor_arguments
 from recoursesim.errors import ConfigError
 from recoursesim.output import atomic_output_dir, check_out, input_files, out_path, slug
@@ -85,7 +90,7 @@ def study_out(args: argparse.Namespace, command: str, scenario_name: str, study:
     """The study's directory, checked before any run: ``--out``, else ``results/<command>-<scenario name>``.
 
     Refuses ``--resume`` with ``--overwrite``, and a directory that holds files unless the call
-    resumes or replaces it (:func:`check_new_out`).
+    resumes or replaces it.
 
     Args:
         args: The command's options.
@@ -95,7 +100,8 @@ def study_out(args: argparse.Namespace, command: str, scenario_name: str, study:
     """
     check_resume_or_overwrite(args, study)
     out = args.out or Path("results") / f"{command}-{slug(scenario_name)}"
-    check_new_out(args, out)
+    if not args.resume and not replaces(args, out):
+        check_out(out)
     return out
 
 
@@ -108,12 +114,6 @@ def check_resume_or_overwrite(args: argparse.Namespace, study: str) -> None:
 def replaces(args: argparse.Namespace, out: Path) -> bool:
     """Whether this call replaces a study already in ``out`` (``--overwrite`` and ``out`` holds files)."""
     return bool(args.overwrite) and out.is_dir() and any(out.iterdir())
-
-
-def check_new_out(args: argparse.Namespace, out: Path) -> None:
-    """Refuse an ``out`` that holds files unless the call resumes or replaces it."""
-    if not args.resume and not replaces(args, out):
-        check_out(out)
 
 
 @contextlib.contextmanager

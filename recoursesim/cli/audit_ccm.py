@@ -14,7 +14,9 @@ from recoursesim.auditors.ccm.matrix import ECCM_CELLS
 from recoursesim.auditors.ccm.metrics import CCM_METRICS, ECCM_METRICS
 from recoursesim.auditors.ccm.report import ccm_parity
 from recoursesim.auditors.ccm.tabular import KNOWN_TYPES, EncodedTable, encode_table
-from recoursesim.cli._common import non_negative_int, options_named, positive_int, read_csv_table, require_columns
+from recoursesim.cli._common import add_force_argument, non_negative_int, options_named, positive_int, require_columns
+from recoursesim.datasets import LOADERS
+from recoursesim.datasets.user import read_table
 from recoursesim.errors import ConfigError
 from recoursesim.output import add_out_arguments, atomic_output_dir, check_out, command_record
 from recoursesim.resources import check_memory
@@ -58,9 +60,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, default=0, help="fold shuffle seed")
     parser.add_argument("--threshold", type=float, default=0.5, help="decision threshold on the probability")
     parser.add_argument("--format", choices=["csv", "parquet"], default="csv", help="table format")
-    parser.add_argument(
-        "--force", action="store_true", help="audit even if the estimated memory exceeds what is available"
-    )
+    add_force_argument(parser, "audit")
     add_out_arguments(parser, "output directory (default ccm-audit)", default=Path("ccm-audit"))
     parser.set_defaults(func=run)
 
@@ -133,17 +133,15 @@ def estimate_ccm_bytes(rows: int, groups: int, columns: int) -> int:
 
 def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, str, dict[str, str], dict[str, list]]:
     if args.dataset:
-        from recoursesim.datasets import LOADERS
-
         dataset = LOADERS[args.dataset]()
         return dataset.frame, dataset.target, dict(dataset.feature_types), dict(dataset.ordinal_orders)
     if not args.target:
         raise ConfigError("--target", "is required with --csv", "name the 0/1 target column")
-    frame = read_csv_table(args.csv)
+    frame = read_table(args.csv, "--csv")
     for option in ("target", "sensitive", "features"):
         value = getattr(args, option)
         require_columns(frame, f"--{option}", value if isinstance(value, list) else [value])
-    types = infer_types(frame.drop(columns=[c for c in (args.target,) if c in frame.columns]))
+    types = infer_types(frame.drop(columns=[args.target]))  # require_columns found it
     for item in args.types:
         column, sep, kind = item.partition("=")
         if not sep:
@@ -184,10 +182,9 @@ def _encoded_potential(table: EncodedTable, names: list[str]) -> list[str]:
 def write_table(data: pd.DataFrame, path: Path) -> None:
     """Write a table as CSV or Parquet (by suffix); object columns become strings for Parquet."""
     if path.suffix == ".parquet":
-        data = data.copy()
-        for column in [c for c in data.columns if pd.api.types.is_object_dtype(data[c])]:
-            data[column] = data[column].astype(str)
-        data.to_parquet(path, index=False)
+        data.astype({c: str for c in data.columns if pd.api.types.is_object_dtype(data[c])}).to_parquet(
+            path, index=False
+        )
     else:
         data.to_csv(path, index=False)
 
@@ -201,8 +198,7 @@ def format_report(report: pd.DataFrame) -> str:
     lines = []
     has_eccm = "TCP" in report.columns
     for _, row in report.iterrows():
-        lines.append(f"== {row['scope']} (n = {row['n']}) ==")
-        lines.append("            ŷ,ŷcf=1,1  1,0   0,1   0,0")
+        lines += [f"== {row['scope']} (n = {row['n']}) ==", "            ŷ,ŷcf=1,1  1,0   0,1   0,0"]
         if has_eccm:
             top = [int(row[c]) for c in ECCM_CELLS[:4]]
             bottom = [int(row[c]) for c in ECCM_CELLS[4:]]
@@ -219,6 +215,5 @@ def format_report(report: pd.DataFrame) -> str:
         },
         index=["RMSCD", "KLCD", "JSCD"],
     )
-    lines.append("metrics (%):")
-    lines.append(pd.concat([table, score]).to_string())
+    lines += ["metrics (%):", pd.concat([table, score]).to_string()]
     return "\n".join(lines)

@@ -13,8 +13,10 @@ from recoursesim.auditors.effort.distance import check_qs
 from recoursesim.auditors.effort.german import GERMAN_DAG, GERMAN_VARIABLES
 from recoursesim.auditors.effort.ratio import effort_decision
 from recoursesim.auditors.effort.setup import fit_logistic_audit
-from recoursesim.cli._common import options_named, read_csv_table, require_columns
+from recoursesim.cli._common import add_force_argument, options_named, require_columns
 from recoursesim.cli.audit_ccm import write_table
+from recoursesim.datasets import load_german
+from recoursesim.datasets.user import read_table
 from recoursesim.errors import ConfigError, DataError
 from recoursesim.output import add_out_arguments, atomic_output_dir, check_out, command_record
 
@@ -53,9 +55,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--eps", type=float, default=0.1, help="RD tolerance of the decision rule")
     parser.add_argument("--rule", choices=["one_sided", "band"], default="one_sided", help="decision rule")
     parser.add_argument("--format", choices=["csv", "parquet"], default="csv", help="table format")
-    parser.add_argument(
-        "--force", action="store_true", help="audit even if the estimated memory exceeds what is available"
-    )
+    add_force_argument(parser, "audit")
     add_out_arguments(parser, "output directory (default effort-audit)", default=Path("effort-audit"))
     parser.set_defaults(func=run)
 
@@ -99,8 +99,6 @@ def run(args: argparse.Namespace) -> int:
 def _fit(args: argparse.Namespace) -> tuple[EqualityOfEffortAuditor, Pipeline]:
     direction = {**dict.fromkeys(args.increase, "increase"), **dict.fromkeys(args.decrease, "decrease")}
     if args.dataset == "german":
-        from recoursesim.datasets import load_german
-
         dataset = load_german()
         return fit_logistic_audit(
             dataset.frame,
@@ -123,15 +121,12 @@ def _fit(args: argparse.Namespace) -> tuple[EqualityOfEffortAuditor, Pipeline]:
             "--variables and --actionable are required with --csv",
             "add --variables COL ... (numeric SCM variables) and --actionable COL ... (those a person can change)",
         )
-    frame = read_csv_table(args.csv)
+    frame = read_table(args.csv, "--csv")
     for option in ("target", "sensitive", "variables", "actionable", "increase", "decrease"):
         value = getattr(args, option)
         require_columns(frame, f"--{option}", value if isinstance(value, list) else [value])
-    if args.sensitive in frame.columns:
-        column = frame[args.sensitive]
-        protected = type(column.iloc[0])(args.protected) if pd.api.types.is_numeric_dtype(column) else args.protected
-    else:
-        protected = args.protected
+    column = frame[args.sensitive]  # require_columns found it
+    protected = type(column.iloc[0])(args.protected) if pd.api.types.is_numeric_dtype(column) else args.protected
     return fit_logistic_audit(
         frame,
         sensitive=args.sensitive,
@@ -182,13 +177,11 @@ def _printable(table: pd.DataFrame) -> str:
 def plot_acr_curves(
     curve: pd.DataFrame, path: Path, title: str = "Equality of effort: ACR(q) per centre group"
 ) -> None:
-    """Plot ACR(q) with its 95% CI band per centre group (matplotlib, Agg backend), titled ``title``."""
-    import matplotlib
+    """Plot ACR(q) with its 95% CI band per centre group (matplotlib, no pyplot state), titled ``title``."""
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    fig = Figure(figsize=(5.5, 3.8))
+    ax = fig.subplots()
     for group, part in curve.groupby("centres", sort=False):
         ax.plot(part["q"], part["mean"], marker="o", label=f"{group} centres")
         ax.fill_between(part["q"], part["ci_low"], part["ci_high"], alpha=0.25)
@@ -199,4 +192,3 @@ def plot_acr_curves(
     ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=120)
-    plt.close(fig)

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from recoursesim.cli._common import read_csv_table
+from recoursesim.cli._common import add_force_argument, positive_int
+from recoursesim.datasets.user import read_table
 from recoursesim.errors import ConfigError, DataError
 from recoursesim.output import add_out_arguments, atomic_output_dir, check_out, command_record
 
@@ -26,8 +27,6 @@ def _number(text: str) -> float:
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``facts`` sub-command."""
-    from recoursesim.cli._common import positive_int
-
     parser = subparsers.add_parser(
         "facts",
         help="FACTS: rank subgroups by unfairness of recourse (Kavouras et al., 2023)",
@@ -65,9 +64,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--miner", choices=["bitset", "mlxtend"], default="bitset", help="frequent-itemset miner (same itemsets)"
     )
-    parser.add_argument(
-        "--force", action="store_true", help="audit even if the estimated memory exceeds what is available"
-    )
+    add_force_argument(parser, "audit")
     parser.add_argument("--top", type=positive_int, default=10, help="rows shown per metric (default 10)")
     parser.add_argument("--metric", default=None, help="show one metric (name or key), e.g. equal_effectiveness")
     parser.add_argument(
@@ -104,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     if args.csv is not None:
         if args.target is None:
             raise ConfigError("--target", "is required with --csv", "name the binary target column")
-        data = presets.from_frame(read_csv_table(args.csv), args.target, favourable=args.favourable)
+        data = presets.from_frame(read_table(args.csv, "--csv"), args.target, favourable=args.favourable)
     else:
         data = presets.preset(args.dataset or "adult")
     if args.protected not in data.features:
@@ -126,8 +123,7 @@ def run(args: argparse.Namespace) -> int:
     for message in auditor.warnings_:
         print(f"warning: {message}", file=sys.stderr)
     ranking = auditor.ranking(args.metric)
-    summary = {"dataset": data.name, "protected": args.protected, "model": args.model}
-    summary.update(auditor.summary_)
+    summary = {"dataset": data.name, "protected": args.protected, "model": args.model, **auditor.summary_}
     summary["audit_seconds"] = round(auditor.timings_["total"], 3)  # the mining and scoring alone
     summary["command_seconds"] = round(time.perf_counter() - started, 3)  # with the data, the model, the audit
     _print_summary(summary)

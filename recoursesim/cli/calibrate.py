@@ -15,6 +15,8 @@ import contextlib
 from typing import Any
 
 from recoursesim import output
+from recoursesim.calibration.result import CALIBRATION_FILES, HISTORY_FILE, REWRITTEN
+from recoursesim.calibration.smc import CALIBRATE_INSTALL, require_pyabc
 from recoursesim.cli._common import positive_int, seed_count
 from recoursesim.cli._executor_options import check_executor
 from recoursesim.cli._study import add_study_arguments, add_study_parser, study_directory, study_out
@@ -23,9 +25,6 @@ from recoursesim.errors import ConfigError
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     """Add the ``calibrate`` command."""
-    from recoursesim.calibration.result import CALIBRATION_FILES
-    from recoursesim.calibration.smc import CALIBRATE_INSTALL
-
     parser = add_study_parser(
         commands, "calibrate", __doc__, files=CALIBRATION_FILES, extra=("calibrate", CALIBRATE_INSTALL)
     )
@@ -52,8 +51,6 @@ def calibrate(args: argparse.Namespace) -> int:
     from recoursesim.calibration.calibrate import calibrate as run_calibration
     from recoursesim.calibration.calibrate import panel_simulator
     from recoursesim.calibration.panel import read_panel
-    from recoursesim.calibration.result import HISTORY_FILE, REWRITTEN
-    from recoursesim.calibration.smc import require_pyabc
     from recoursesim.policy.space import check_disjoint, parse_ranges
     from recoursesim.scenario import load_scenario
     from recoursesim.simulate import simulate
@@ -76,7 +73,6 @@ def calibrate(args: argparse.Namespace) -> int:
         directory.mkdir(parents=True, exist_ok=True)
         if not args.resume:
             output.record_mutable(directory, directory / HISTORY_FILE, "sqlite")
-        seed = scenario.seed if args.root_seed is None else args.root_seed
         with _client(choice) as client:
             result = run_calibration(
                 scenario,
@@ -90,7 +86,7 @@ def calibrate(args: argparse.Namespace) -> int:
                 client=client,
                 resume=args.resume,
                 progress=not args.quiet,
-                seed=seed,
+                seed=scenario.seed if args.root_seed is None else args.root_seed,
                 predictive_draws=args.draws,
             )
         result.write(directory)

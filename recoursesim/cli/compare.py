@@ -7,8 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from recoursesim.cli._allow_import import add_trust_arguments
-from recoursesim.cli._common import FilesHelpFormatter, non_negative_int, seed_count, with_files
+from recoursesim.cli._common import FilesHelpFormatter, add_trust_arguments, non_negative_int, seed_count, with_files
 from recoursesim.cli._executor_options import add_worker_arguments
 from recoursesim.compare import Comparison, compare_policies, comparison_figure, format_comparison
 from recoursesim.errors import ConfigError

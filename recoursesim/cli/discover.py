@@ -14,8 +14,8 @@ from pathlib import Path
 from recoursesim.cli import COMMANDS
 from recoursesim.cli._common import FilesHelpFormatter, positive_int, with_files
 from recoursesim.output import add_out_arguments, atomic_output_dir, check_out
-from recoursesim.policy._deps import EMA_INSTALL
-from recoursesim.policy.discover import DISCOVER_FILES
+from recoursesim.policy._deps import EMA_INSTALL, require_prim
+from recoursesim.policy.discover import DISCOVER_FILES, discover, parse_condition, read_cases
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -43,9 +43,6 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Execute ``recoursesim discover``."""
-    from recoursesim.policy._deps import require_prim
-    from recoursesim.policy.discover import discover, parse_condition, read_cases
-
     require_prim()  # PRIM alone, not the whole workbench; a missing extra fails before any reading
     condition = parse_condition(args.where)
     if args.out is not None:

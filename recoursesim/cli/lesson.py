@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from recoursesim.cli._allow_import import add_allow_import_argument
-from recoursesim.cli._common import non_negative_int, sweep_seed_count, writing
+from recoursesim.cli._common import add_allow_import_argument, non_negative_int, relabelled, sweep_seed_count, writing
 from recoursesim.cli._executor_options import add_executor_arguments, check_executor
+from recoursesim.cli.sweep import format_failures
 from recoursesim.errors import ConfigError, quote_path
-from recoursesim.output import check_replaceable_file, out_path, slug
+from recoursesim.output import check_replaceable_file, out_path, slug, write_atomic
+from recoursesim.registry import build
+from recoursesim.scenario import bundled_names, load_scenario
+from recoursesim.sweep import Point, SweepPlan, SweepStore, parse_grid, run_sweep
 
 #: Most grid cells (points) a lesson may have: every cell is one position of the page's controls.
 MAX_CELLS = 500
@@ -37,8 +39,6 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
             "Needs the lesson extra: pip install 'recoursesim[lesson]'."
         ),
     )
-    from recoursesim.scenario import bundled_names
-
     parser.add_argument(
         "scenarios",
         nargs="+",
@@ -87,8 +87,6 @@ def lesson(args: argparse.Namespace) -> int:
     """Execute ``recoursesim lesson``: check everything, run the grid, write the page."""
     from recoursesim.compare import POLICY_PARAM
     from recoursesim.report.lesson_page import require_extra
-    from recoursesim.scenario import load_scenario
-    from recoursesim.sweep import run_sweep
 
     out = check_page_path(args.out)
     require_extra()
@@ -104,7 +102,6 @@ def lesson(args: argparse.Namespace) -> int:
         raise ConfigError("--lever", f"{args.lever!r} is not a control", f"use one of {', '.join(controls)}")
     plan = plan_of(scenarios, grid, args.seeds, args.root_seed)
     executor_choice = check_executor(args, plan.n_runs, [p.scenario for p in plan.points])
-    first = next(iter(scenarios.values()))
     runs = args.runs or Path("results") / f"lesson-{slug('-'.join(s.name for s in scenarios.values()))}"
     check_runs(runs, plan, resume=args.resume, default=args.runs is None)
     if args.runs is None:
@@ -112,13 +109,11 @@ def lesson(args: argparse.Namespace) -> int:
     with executor_choice.open() as executor:
         report = run_sweep(plan, runs, executor=executor, resume=args.resume, progress=not args.quiet)
     if report.failures:
-        from recoursesim.cli.sweep import format_failures
-
         print(format_failures(report), file=sys.stderr)
         print(f"error: no page written; fix the failing runs, then run again with --runs {runs} --resume",
               file=sys.stderr)  # fmt: skip
         return 1
-    size = write_page(out, runs, scenarios if len(scenarios) > 1 else first, controls, args)
+    size = write_page(out, runs, scenarios if len(scenarios) > 1 else next(iter(scenarios.values())), controls, args)
     if not args.quiet:
         print(f"wrote {out} ({size / 1e6:.2f} MB: {len(plan.points)} settings x {args.seeds} seeds; runs in {runs}/)")
     return 0
@@ -158,8 +153,6 @@ def policies_of(scenarios: Sequence[Any], labels: Sequence[str] | None) -> dict[
 
 def _shared(scenario: Any) -> dict[str, Any]:
     """What the scenarios of one page must share: their groups, reference group, effort measure and steps."""
-    from recoursesim.registry import build
-
     spec = {k: v for k, v in scenario.spec["population"].items() if k not in ("initial", "entrants")}
     population = build("population", spec, data=scenario.inputs.get("data"), allow_imports=scenario.allow_imports)
     groups = tuple(str(g) for g in population.group_names)
@@ -184,9 +177,7 @@ def check_page_path(path: Path) -> Path:
 
 def parse_vary(items: Sequence[str], policies: int = 1) -> dict[str, list[Any]]:
     """The ``--vary`` items as a grid, refusing more than :data:`MAX_CELLS` cells (``policies`` scenarios each)."""
-    from recoursesim.sweep import parse_grid
-
-    with _as_vary():
+    with relabelled("--grid", "--vary"):
         grid = parse_grid(items)
     sizes = [len(values) for values in grid.values()] + ([policies] if policies > 1 else [])
     cells = math.prod(sizes)
@@ -208,11 +199,10 @@ def plan_of(scenarios: Mapping[str, Any], grid: dict[str, list[Any]], seeds: int
     same spawned seeds (the first scenario's ``run.seed`` by default), as ``recoursesim compare`` runs them.
     """
     from recoursesim.compare import POLICY_PARAM
-    from recoursesim.sweep import Point, SweepPlan
 
     first = next(iter(scenarios.values()))
     root = first.seed if root_seed is None else root_seed
-    with _as_vary():
+    with relabelled("--grid", "--vary"):
         plans = {
             label: SweepPlan.from_grid(scenario, grid, n_seeds=seeds, root_seed=root, durability=True)
             for label, scenario in scenarios.items()
@@ -229,14 +219,8 @@ def plan_of(scenarios: Mapping[str, Any], grid: dict[str, list[Any]], seeds: int
 
 def check_runs(runs: Path, plan: Any, *, resume: bool, default: bool) -> None:
     """The sweep store's checks of the runs directory, naming ``--runs``."""
-    from recoursesim.sweep import SweepStore
-
-    try:
+    with relabelled("--out", "--runs"):
         SweepStore(runs).check(plan, resume=resume, missing_parent_ok=default)
-    except ConfigError as error:
-        if error.field != "--out":
-            raise
-        raise ConfigError("--runs", error.problem, error.fix.replace("--out", "--runs")) from None
 
 
 def write_page(out: Path, runs: Path, scenario: Any, grid: dict[str, list[Any]], args: argparse.Namespace) -> int:
@@ -244,7 +228,6 @@ def write_page(out: Path, runs: Path, scenario: Any, grid: dict[str, list[Any]],
 
     ``scenario`` is the scenario, or the scenarios by policy label; ``grid`` every control's values.
     """
-    from recoursesim.output import write_atomic
     from recoursesim.report.lesson_page import build_lesson
 
     page = build_lesson(runs, scenario, grid, lever=args.lever, title=args.title, intro=args.intro).encode()
@@ -252,15 +235,3 @@ def write_page(out: Path, runs: Path, scenario: Any, grid: dict[str, list[Any]],
         out.parent.mkdir(parents=True, exist_ok=True)  # check_page_path found a directory can be made there
         write_atomic(out, page)
     return len(page)
-
-
-@contextlib.contextmanager
-def _as_vary() -> Iterator[None]:
-    """Re-label the sweep planner's ``--grid`` errors as ``--vary`` (the option this command has)."""
-    try:
-        yield
-    except ConfigError as error:
-        if not error.field.startswith("--grid"):
-            raise
-        field, fix = (text.replace("--grid", "--vary") for text in (error.field, error.fix))
-        raise ConfigError(field, error.problem, fix) from None

@@ -38,16 +38,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def run_list(args: argparse.Namespace) -> int:
     """Execute ``recoursesim list``."""
-    topics = [args.topic] if args.topic else list(TOPICS)
-    blocks = []
-    for topic in topics:
-        if topic == "scenarios":
-            blocks.append(format_scenarios())
-        elif topic == "components":
-            blocks.append(format_components(args.kind))
-        else:
-            blocks.append(format_datasets(details=args.details))
-    print("\n\n".join(blocks))
+    blocks = {
+        "scenarios": format_scenarios,
+        "components": lambda: format_components(args.kind),
+        "datasets": lambda: format_datasets(details=args.details),
+    }
+    print("\n\n".join(blocks[topic]() for topic in ([args.topic] if args.topic else TOPICS)))
     return 0
 
 
@@ -59,11 +55,8 @@ def format_scenarios() -> str:
     lines = ['Bundled scenarios (recoursesim run NAME; in a scenario file: base = "NAME"):']
     names = bundled_names()
     width = max(map(len, [*names, *PRESETS]))
-    for name in names:
-        text = bundled_text(name)
-        lines.append(f"  {name:<{width}}  {_describe_scenario(text)}")
-    lines.append("")
-    lines.append('Presets (as base = "NAME" in a scenario file; recoursesim show NAME prints one):')
+    lines += [f"  {name:<{width}}  {_describe_scenario(bundled_text(name))}" for name in names]
+    lines += ["", 'Presets (as base = "NAME" in a scenario file; recoursesim show NAME prints one):']
     for name, table in PRESETS.items():
         sections = [section for section in ("selection", "recourse", "training") if section in table]
         parts = [f"{section} {table[section]['name']}" for section in sections]

@@ -18,7 +18,7 @@ import argparse
 import sys
 import time
 
-from recoursesim.cli._common import positive_int, sweep_seed_count
+from recoursesim.cli._common import positive_int, relabelled, sweep_seed_count
 from recoursesim.cli._executor_options import check_executor
 from recoursesim.cli._study import add_study_arguments, add_study_parser, study_directory, study_out
 from recoursesim.errors import ConfigError
@@ -90,10 +90,8 @@ def optimise(args: argparse.Namespace) -> int:
     scenario = load_scenario(args.scenario, allow_imports=args.allow_imports, trusted=args.trusted)
     ranges, choices = parse_ranges(args.param), parse_choices(args.choice)
     check_disjoint(ranges, choices)
-    try:
+    with relabelled("--param", "--uncertainty"):  # the same grammar as --param
         uncertainties = parse_ranges(args.uncertainty)
-    except ConfigError as error:  # the same grammar as --param
-        raise ConfigError(error.field.replace("--param", "--uncertainty", 1), error.problem, error.fix) from None
     n_scenarios = args.scenarios if args.scenarios is not None else 8 if uncertainties else 0
     objectives = [parse_objective(text) for text in args.objective]
     constraints = [parse_constraint(text) for text in args.constraint]

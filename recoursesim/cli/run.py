@@ -8,8 +8,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from recoursesim.cli._allow_import import add_trust_arguments
-from recoursesim.cli._common import FilesHelpFormatter, add_scenario_argument, non_negative_int, with_files
+from recoursesim.cli._common import (
+    FilesHelpFormatter,
+    add_force_argument,
+    add_scenario_argument,
+    add_trust_arguments,
+    non_negative_int,
+    with_files,
+)
 from recoursesim.errors import ConfigError
 from recoursesim.output import add_out_arguments, atomic_output_dir, input_files, rerun, slug
 from recoursesim.resources import check_run_memory
@@ -35,9 +41,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--steps", type=non_negative_int, default=None, help="override T (steps 0..T)")
     add_out_arguments(parser, "results directory (default: results/<scenario name>/seed-<N>)")
     parser.add_argument("--no-write", action="store_true", help="print the summary only, write no files")
-    parser.add_argument(
-        "--force", action="store_true", help="run even if the estimated memory exceeds what is available"
-    )
+    add_force_argument(parser)
     add_trust_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -55,11 +59,10 @@ def run(args: argparse.Namespace) -> int:
         print(format_summary(result))
         return 0
     out = args.out or Path("results") / slug(scenario.name) / f"seed-{seed}"
-    inputs = input_files(args.scenario, spec=scenario.spec)
     command = {"command": "run", "scenario": scenario.name, "seed": seed}  # its rerun replaces these results
     again = not args.overwrite and rerun(out, command)
     with atomic_output_dir(
-        out, overwrite=args.overwrite, protected=inputs, command=command
+        out, overwrite=args.overwrite, protected=input_files(args.scenario, spec=scenario.spec), command=command
     ) as tmp:  # checks --out before the run
         result = simulate(scenario, seed, steps=args.steps, force=True)
         written = result.write(tmp)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from recoursesim.cli._allow_import import add_trust_arguments
+from recoursesim.cli._common import add_trust_arguments
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -31,6 +31,7 @@ def run_show(args: argparse.Namespace) -> int:
     """Execute ``recoursesim show``."""
     from recoursesim.scenario import Scenario, bundled_names, load_table, resolve_table
     from recoursesim.scenario.presets import PRESETS
+    from recoursesim.scenario.tables import dump_toml
 
     name = str(args.scenario)
     if name in PRESETS and name not in bundled_names() and not Path(name).exists():
@@ -42,8 +43,6 @@ def run_show(args: argparse.Namespace) -> int:
         resolved = Scenario.from_dict(
             resolved, source=source, origin=origin, allow_imports=args.allow_imports, trusted=args.trusted
         ).spec
-    from recoursesim.scenario.tables import dump_toml
-
     header = f"{Path(source).name if origin else source} resolved by recoursesim show (bases merged in); runs as it is."
     print(dump_toml(resolved, header=header), end="")
     return 0

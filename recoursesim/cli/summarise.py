@@ -44,12 +44,11 @@ def run(args: argparse.Namespace) -> int:
     with writing(target, "--out" if args.out is not None else "DIR", "the summary"):
         table = summarise(args.directory, confidence=args.confidence, out=args.out)
     if not args.quiet:
-        n_runs = len(manifest["runs"])
         finished = len(store.finished() & {r[0] for r in manifest["runs"]})
         failed = len(store.failures())
-        print(f"sweep {manifest['sweep_id']}: {finished}/{n_runs} runs finished, {failed} failed")
+        print(f"sweep {manifest['sweep_id']}: {finished}/{len(manifest['runs'])} runs finished, {failed} failed")
         print(format_pooled(table, manifest["param_names"]))
-        print(f"\nwrote {args.out or args.directory / 'summary.parquet'}")
+        print(f"\nwrote {target}")
     return 0
 
 

@@ -8,9 +8,15 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from recoursesim.cli._allow_import import add_trust_arguments
-from recoursesim.cli._common import add_scenario_argument, non_negative_int, status, sweep_seed_count
+from recoursesim.cli._common import (
+    add_scenario_argument,
+    add_trust_arguments,
+    non_negative_int,
+    status,
+    sweep_seed_count,
+)
 from recoursesim.cli._executor_options import ExecutorChoice, add_executor_arguments, check_executor
+from recoursesim.cli._study import check_resume_or_overwrite, replaces
 from recoursesim.errors import ConfigError
 from recoursesim.output import atomic_output_dir, check_out, input_files, out_path, slug
 from recoursesim.scenario import Scenario, load_scenario
@@ -74,15 +80,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def sweep(args: argparse.Namespace) -> int:
     """Execute ``recoursesim sweep``."""
-    if not args.connect_timeout > 0:
-        raise ConfigError("--connect-timeout", f"must be positive, got {args.connect_timeout}", "give seconds > 0")
     scenario = load_scenario(args.scenario, allow_imports=args.allow_imports, trusted=args.trusted)
     plan = _plan(args, scenario)
     executor_choice = check_executor(args, plan.n_runs, [p.scenario for p in plan.points])
     out = args.out or Path("results") / f"sweep-{slug(scenario.name)}"
-    if args.overwrite and args.resume:
-        raise ConfigError("--overwrite", "cannot be combined with --resume", "continue the sweep, or replace it")
-    replace = args.overwrite and out.is_dir() and any(out.iterdir())
+    check_resume_or_overwrite(args, "sweep")
+    replace = replaces(args, out)
     inputs = input_files(args.scenario, spec=scenario.spec)
     if replace:
         check_out(out, overwrite=True, protected=inputs)

@@ -337,25 +337,18 @@ def _working_prefix(target: Path, role: str) -> str:
     return f".{slug(target.name)[:40]}.{role}-{os.getpid()}-"
 
 
-def remove_stale_working_dirs(directory: Path) -> list[Path]:
-    """Remove working directories of :func:`atomic_output_dir` whose process no longer runs.
+def remove_stale_working_dirs(directory: Path) -> None:
+    """Remove working directories of :func:`atomic_output_dir` in ``directory`` whose process no longer runs.
 
     Only hidden directories named ``.<name>.tmp-<pid>-*`` or ``.<name>.old-<pid>-*`` that hold the
     mark :data:`~recoursesim.output.record.WORKING_MARK`, owned by the current user, whose pid is
     not a running process, are removed: a folder of yours that happens to be named that way has no
     mark and is kept.
-
-    Args:
-        directory: The parent directory to clean.
-
-    Returns:
-        The directories removed.
     """
-    removed: list[Path] = []
     try:
         entries = list(os.scandir(directory))
     except OSError:
-        return removed
+        return
     for entry in entries:
         match = _WORKING.match(entry.name)
         if match is None or int(match.group(1)) == os.getpid():
@@ -369,5 +362,3 @@ def remove_stale_working_dirs(directory: Path) -> list[Path]:
             continue
         if not process_alive(int(match.group(1))):
             shutil.rmtree(entry.path, ignore_errors=True)
-            removed.append(Path(entry.path))
-    return removed

@@ -44,17 +44,12 @@ MUTABLE_FORMATS: dict[str, tuple[bytes, dict[str, bytes]]] = {
 WORKING_MARK = ".recoursesim-working"
 #: Open flag that refuses a symbolic link (a record or lock is never written through one); POSIX only.
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
-#: Bytes read at a time when hashing a file.
-_CHUNK = 1 << 20
 
 
 def sha256_of(path: Path) -> str:
     """The SHA-256 hex digest of a file's content."""
-    digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        while chunk := handle.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def entry_for(root: Path, path: Path, data: bytes | None = None, rows: int | None = None) -> dict[str, Any]:
@@ -183,19 +178,9 @@ def read(root: Path) -> dict[str, dict[str, Any]]:
     A record that is a symbolic link counts as none, and an entry whose path is absolute or climbs
     out of ``root`` (``..``) is ignored: a record names only what lies below its own directory.
     """
-    if (root / RECORD).is_symlink():
-        return {}
-    try:
-        text = (root / RECORD).read_bytes().decode("utf-8", errors="replace")  # a mangled line matches no path
-    except (FileNotFoundError, NotADirectoryError):
-        return {}
     entries: dict[str, dict[str, Any]] = {}
-    for line in text.splitlines():
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(entry, dict) and isinstance(entry.get("path"), str) and _inside(entry["path"]):
+    for entry in _lines(root):
+        if isinstance(entry.get("path"), str) and _inside(entry["path"]):
             entry.pop("companion", None)  # made below from its owner's entry, never taken from the file
             entries[entry["path"]] = entry
     for path, entry in list(entries.items()):
@@ -222,19 +207,26 @@ def record_command(root: Path, command: dict[str, Any]) -> None:
 
 def recorded_command(root: Path) -> dict[str, Any] | None:
     """The command :func:`record_command` recorded in ``root`` (the last one), or ``None``."""
-    if (root / RECORD).is_symlink():
-        return None
     try:
-        text = (root / RECORD).read_bytes().decode("utf-8", errors="replace")
+        commands = [entry["command"] for entry in _lines(root) if isinstance(entry.get("command"), dict)]
     except OSError:
         return None
-    found = None
+    return commands[-1] if commands else None
+
+
+def _lines(root: Path) -> Iterator[dict[str, Any]]:
+    """The lines of ``root``'s record that are JSON objects (none if it is missing or a symbolic link)."""
+    if (root / RECORD).is_symlink():
+        return
+    try:
+        text = (root / RECORD).read_bytes().decode("utf-8", errors="replace")  # a mangled line matches no path
+    except (FileNotFoundError, NotADirectoryError):
+        return
     for line in text.splitlines():
         with contextlib.suppress(ValueError):
             entry = json.loads(line)
-            if isinstance(entry, dict) and isinstance(entry.get("command"), dict):
-                found = entry["command"]
-    return found
+            if isinstance(entry, dict):
+                yield entry
 
 
 def record_nested(root: Path, directory: Path) -> None:
@@ -346,7 +338,7 @@ def foreign_file(root: Path, protected: Iterable[str | Path] = ()) -> tuple[Path
     return None
 
 
-def check_replaceable(root: Path, protected: Iterable[str | Path] = (), field: str = "--out") -> None:
+def check_replaceable(root: Path, protected: Iterable[str | Path] = ()) -> None:
     """Refuse (naming the file) to replace ``root`` unless recoursesim wrote everything in it.
 
     A directory without a record (written by an older recoursesim, or by something else) is
@@ -360,13 +352,13 @@ def check_replaceable(root: Path, protected: Iterable[str | Path] = (), field: s
     if found is not None:
         path, why = found
         raise ConfigError(
-            field,
+            "--out",
             f"--overwrite would delete {path}, which {why}",
             f"move it out of {root} (or remove {root} yourself if nothing in it is needed), or choose another --out",
         )
 
 
-def check_folder(root: Path, folder: Path, field: str = "--out") -> None:
+def check_folder(root: Path, folder: Path) -> None:
     """Refuse a ``folder`` below ``root`` that recoursesim would write into but is a link or a file.
 
     Raises:
@@ -374,13 +366,11 @@ def check_folder(root: Path, folder: Path, field: str = "--out") -> None:
     """
     if folder.is_symlink() or (folder.exists() and not (folder.is_dir() and below(root, folder))):
         raise ConfigError(
-            field, f"{folder} is a symbolic link or a file, so nothing is written into it", f"remove it from {root}"
+            "--out", f"{folder} is a symbolic link or a file, so nothing is written into it", f"remove it from {root}"
         )
 
 
-def check_own_files(
-    root: Path, patterns: Iterable[str], folders: Iterable[str] = (), field: str = "--out"
-) -> list[Path]:
+def check_own_files(root: Path, patterns: Iterable[str], folders: Iterable[str] = ()) -> list[Path]:
     """Refuse (naming the file) to overwrite a file of ``root`` matching ``patterns`` that is not recoursesim's.
 
     For a directory recoursesim adds to in place (a study that ``--resume`` continues): the files
@@ -390,7 +380,6 @@ def check_own_files(
         root: The directory.
         patterns: Glob patterns relative to ``root``, e.g. ``"front/trial-*.toml"``.
         folders: Folders below ``root`` recoursesim writes into besides those of ``patterns``.
-        field: The option named in the error.
 
     Returns:
         The existing files that match (all recoursesim's, unchanged).
@@ -401,13 +390,13 @@ def check_own_files(
     """
     patterns = list(patterns)
     for folder in {root / name for name in folders} | {(root / pattern).parent for pattern in patterns} - {root}:
-        check_folder(root, folder, field)
+        check_folder(root, folder)
     known = read_tree(root)
     found = [path for pattern in patterns for path in sorted(root.glob(pattern))]
     for path in found:
         if path.is_symlink() or not verify(root, path, known.get(path.relative_to(root).as_posix())):
             raise ConfigError(
-                field,
+                "--out",
                 f"{path} was not written by recoursesim (or was changed since), so it is not replaced",
                 f"move it out of {root}, then rerun with --resume",
             )
