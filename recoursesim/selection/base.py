@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -41,17 +41,8 @@ class SelectionContext:
 
     def subset(self, rows: np.ndarray) -> SelectionContext:
         """The context restricted to ``rows`` (indices into the aligned arrays)."""
-        return SelectionContext(
-            step=self.step,
-            agent_id=self.agent_id[rows],
-            entry_step=self.entry_step[rows],
-            group=self.group[rows],
-            n_groups=self.n_groups,
-            features=self.features[rows],
-            initial_score=self.initial_score[rows],
-            effort_spent=self.effort_spent[rows],
-            repay=None if self.repay is None else self.repay[rows],
-        )
+        arrays = {f.name: getattr(self, f.name) for f in fields(self)}
+        return replace(self, **{k: v[rows] for k, v in arrays.items() if isinstance(v, np.ndarray)})
 
 
 @dataclass(frozen=True)
@@ -155,9 +146,7 @@ def check_places(name: str, k: object) -> int | tuple[int, ...]:
 
 def places_at(k: int | tuple[int, ...], step: int) -> int:
     """The places at ``step``: ``k`` itself, or entry ``step`` of a schedule (its last entry after its end)."""
-    if isinstance(k, tuple):
-        return k[min(step, len(k) - 1)]
-    return k
+    return k[min(step, len(k) - 1)] if isinstance(k, tuple) else k
 
 
 def check_scores(scores: np.ndarray, context: SelectionContext) -> np.ndarray:
