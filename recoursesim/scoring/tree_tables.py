@@ -159,13 +159,9 @@ class BoostingTables:
             with single_threaded():
                 out[~finite] = self._booster.decision_function(self._encoder.transform(X[~finite]))
         rows = np.flatnonzero(finite)
-        if rows.size == X.shape[0]:
-            for start in range(0, rows.size, BLOCK_ROWS):
-                out[start : start + BLOCK_ROWS] = self._raw_block(X[start : start + BLOCK_ROWS])
-        else:
-            for start in range(0, rows.size, BLOCK_ROWS):
-                block = rows[start : start + BLOCK_ROWS]
-                out[block] = self._raw_block(X[block])
+        for start in range(0, rows.size, BLOCK_ROWS):
+            block = rows[start : start + BLOCK_ROWS]
+            out[block] = self._raw_block(X[block])
         return out
 
     def proba(self, X: np.ndarray) -> np.ndarray:
