@@ -92,7 +92,11 @@ class RepaymentOutcome(Component):
         self.score_change = score_change
         self.utility = utility
         self.feature = check_str("feature", feature)
-        self._change = ScoreChange(**gain_table("score_change", score_change))
+        change = gain_table("score_change", score_change)
+        defaults = ScoreChange()
+        self._change = ScoreChange(
+            repaid=change.get("repaid", defaults.repaid), default=change.get("default", defaults.default)
+        )
         self._utility = Utility(**gain_table("utility", utility))
 
     def resolve(self, context: LoanContext) -> LoanResult:
