@@ -46,9 +46,7 @@ class LinearForm:
 
     def to_margin(self, score: np.ndarray | float) -> np.ndarray | float:
         """Map a score (or threshold) to the margin scale."""
-        if self.link == "identity":
-            return score
-        return clipped_logit(score)
+        return score if self.link == "identity" else clipped_logit(score)
 
     def to_score(self, margin: np.ndarray | float) -> np.ndarray | float:
         """Map a margin to the score scale."""
