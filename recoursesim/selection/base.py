@@ -68,18 +68,15 @@ class Selection:
         Raises:
             ConfigError: field ``selection``, naming what was returned and what to return instead.
         """
+        fix = f"make select() return Selection(selected=<bool array of length {n}>, threshold=...)"
         if not isinstance(result, Selection):
             raise ConfigError(
-                "selection",
-                f"the selector's select() returned {type(result).__name__}, not a Selection",
-                f"make select() return Selection(selected=<bool array of length {n}>, threshold=...)",
+                "selection", f"the selector's select() returned {type(result).__name__}, not a Selection", fix
             )
         mask = np.asarray(result.selected)
         if mask.dtype != bool or mask.shape != (n,):
             raise ConfigError(
-                "selection",
-                f"the selector returned {mask.dtype} of shape {mask.shape} for {n} agents",
-                f"make select() return Selection(selected=<bool array of length {n}>, threshold=...)",
+                "selection", f"the selector returned {mask.dtype} of shape {mask.shape} for {n} agents", fix
             )
         threshold = result.threshold
         if not np.isscalar(threshold) and np.shape(threshold) != (n,):
