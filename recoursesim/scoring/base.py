@@ -46,9 +46,7 @@ class LinearForm:
 
     def to_margin(self, score: np.ndarray | float) -> np.ndarray | float:
         """Map a score (or threshold) to the margin scale."""
-        if self.link == "identity":
-            return score
-        return clipped_logit(score)
+        return score if self.link == "identity" else clipped_logit(score)
 
     def to_score(self, margin: np.ndarray | float) -> np.ndarray | float:
         """Map a margin to the score scale."""
@@ -243,12 +241,8 @@ def standardised_terms(
         The coefficients of each block, the slope per raw unit of each standardised column, and
         the constant.
     """
-    weights = np.asarray(coef, dtype=float).reshape(-1)
-    blocks, at = [], 0
-    for size in block_sizes:
-        blocks.append(weights[at : at + size])
-        at += size
-    slopes = weights[at:] / scale
+    *blocks, rest = np.split(np.asarray(coef, dtype=float).reshape(-1), np.cumsum(block_sizes, dtype=np.int64))
+    slopes = rest / scale
     return blocks, slopes, float(np.ravel(intercept)[0]) - float(slopes @ mean)
 
 

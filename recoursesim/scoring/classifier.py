@@ -50,14 +50,12 @@ class ClassifierScorer(Scorer):
 
     def score(self, features: np.ndarray) -> np.ndarray:
         """Return the positive-class probability or the decision value of each row."""
+        if self.output_ == "decision":
+            return self.margin(features)
         if np.shape(features)[0] == 0:  # scikit-learn refuses empty input; nobody to score is not an error
             return np.empty(0)
         margin = _logistic_margin(self.estimator, features)
-        if margin is not None:
-            return expit(margin) if self.output_ == "proba" else margin
-        if self.output_ == "proba":
-            return self.estimator.predict_proba(features)[:, 1]
-        return np.asarray(self.estimator.decision_function(features), dtype=float)
+        return self.estimator.predict_proba(features)[:, 1] if margin is None else expit(margin)
 
     def score_edits(self, base: np.ndarray, agent: np.ndarray, column: np.ndarray, value: np.ndarray) -> np.ndarray:
         """The scores of :func:`~recoursesim.scoring.base.edited_rows`, the same numbers as :meth:`score` of them.
@@ -83,10 +81,7 @@ class ClassifierScorer(Scorer):
         if coef is None or intercept is None or np.ndim(coef) != 2 or np.shape(coef)[0] != 1:
             return None
         link: Literal["identity", "logistic"] = "logistic" if self.output_ == "proba" else "identity"
-        logistic = isinstance(self.estimator, LogisticRegression) or (
-            getattr(self.estimator, "probability_link_", None) == "logistic"
-        )
-        if link == "logistic" and not logistic:
+        if link == "logistic" and not _is_logistic(self.estimator):
             return None  # only a logistic model's probability is exactly expit(margin)
         return LinearForm(np.asarray(coef[0], dtype=float), float(np.ravel(intercept)[0]), link)
 
@@ -99,8 +94,7 @@ class ClassifierScorer(Scorer):
         """
         if self.output_ == "decision":
             return "identity"
-        final = final_estimator(self.estimator)
-        logistic = isinstance(final, LogisticRegression) or getattr(final, "probability_link_", None) == "logistic"
+        logistic = _is_logistic(final_estimator(self.estimator))
         return "logistic" if logistic and hasattr(self.estimator, "decision_function") else None
 
     def margin(self, features: np.ndarray) -> np.ndarray:
@@ -136,6 +130,11 @@ class ClassifierScorer(Scorer):
         for j in np.flatnonzero(schema.is_ordinal & ~schema.is_categorical):
             tables[j], slope[j] = slope[j] * np.arange(int(schema.n_categories[j]), dtype=float), 0.0
         return AdditiveForm(link, terms.constant, slope, tuple(tables))
+
+
+def _is_logistic(estimator: Any) -> bool:
+    """Whether ``estimator``'s probability is exactly ``expit`` of its decision function."""
+    return isinstance(estimator, LogisticRegression) or getattr(estimator, "probability_link_", None) == "logistic"
 
 
 def _logistic_margin(estimator: Any, features: Any) -> np.ndarray | None:

@@ -19,7 +19,7 @@ import numpy as np
 
 from recoursesim._validate import check_str
 from recoursesim.component import Component, RunContext
-from recoursesim.errors import ConfigError
+from recoursesim.errors import ConfigError, first_line
 from recoursesim.features.capabilities import OffersLabelledRows, favourable_outcome_of
 from recoursesim.features.schema import FeatureSchema
 from recoursesim.registry import register
@@ -80,9 +80,8 @@ def load_model_file(path: str | Path, trusted: Sequence[str] = (), field: str = 
     try:
         model = sio.load(path, trusted=names)
     except Exception as error:
-        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise ConfigError(
-            field, f"{path.name} could not be loaded ({first})", "save it again with skops.io.dump"
+            field, f"{path.name} could not be loaded ({first_line(error)})", "save it again with skops.io.dump"
         ) from None
     return confine_model(model, path.name, field)
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from recoursesim.errors import ConfigError
+from recoursesim.errors import ConfigError, first_line
 
 #: Parameters naming a folder where joblib caches fitted steps (and unpickles what it finds).
 CACHE_PARAMS = frozenset({"memory"})
@@ -185,8 +185,7 @@ def _check_sparse(matrix: Any, owner: str, source: str, field: str) -> None:
         elif hasattr(matrix, "_check"):
             matrix._check()
     except (ValueError, TypeError, IndexError, OverflowError, AttributeError) as error:
-        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise _refuse(source, owner, f"a sparse {type(matrix).__name__} ({first})", field) from None
+        raise _refuse(source, owner, f"a sparse {type(matrix).__name__} ({first_line(error)})", field) from None
 
 
 def _check_links(left: np.ndarray, right: np.ndarray, leaf: np.ndarray, count: int) -> bool:

@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from recoursesim._validate import check_choice, check_str, check_table
 from recoursesim.component import Component, RunContext
-from recoursesim.errors import ConfigError
+from recoursesim.errors import ConfigError, first_line
 from recoursesim.features.capabilities import OffersTrainingData, schema_of
 from recoursesim.features.schema import FeatureSchema
 from recoursesim.registry import register
@@ -77,7 +77,7 @@ def construct_estimator(factory: Callable[..., Any], params: Mapping[str, Any] |
         if callable(validate):
             validate()
     except (TypeError, ValueError) as error:
-        text = str(error).strip().splitlines()[0].rstrip(".") if str(error).strip() else type(error).__name__
+        text = first_line(error).rstrip(".")
         unknown = re.search(r"keyword argument '(\w+)'", text)
         named = re.search(r"The '(\w+)' parameter", text) or unknown
         where = f"{field}.{named.group(1)}" if named else field
@@ -288,10 +288,9 @@ class ModelScorer(Component, Scorer):
         try:
             fit_single_threaded(estimator, features, labels)
         except ValueError as error:  # a parameter value scikit-learn checks only when fitting
-            text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
             raise ConfigError(
                 "scorer.params",
-                f"the {self.model} model could not be fitted ({text})",
+                f"the {self.model} model could not be fitted ({first_line(error)})",
                 f"change that value in [scorer] params (see {type(self._prototype).__name__} in scikit-learn)",
             ) from None
         return ClassifierScorer(estimator, output=self._output)

@@ -159,13 +159,9 @@ class BoostingTables:
             with single_threaded():
                 out[~finite] = self._booster.decision_function(self._encoder.transform(X[~finite]))
         rows = np.flatnonzero(finite)
-        if rows.size == X.shape[0]:
-            for start in range(0, rows.size, BLOCK_ROWS):
-                out[start : start + BLOCK_ROWS] = self._raw_block(X[start : start + BLOCK_ROWS])
-        else:
-            for start in range(0, rows.size, BLOCK_ROWS):
-                block = rows[start : start + BLOCK_ROWS]
-                out[block] = self._raw_block(X[block])
+        for start in range(0, rows.size, BLOCK_ROWS):
+            block = rows[start : start + BLOCK_ROWS]
+            out[block] = self._raw_block(X[block])
         return out
 
     def proba(self, X: np.ndarray) -> np.ndarray:
@@ -238,8 +234,7 @@ class BoostingTables:
 
     def _raw_block(self, X: np.ndarray) -> np.ndarray:
         n = X.shape[0]
-        alive = np.empty((n, self.n_trees), dtype=self._dtype)
-        alive.fill(np.iinfo(self._dtype).max)
+        alive = np.full((n, self.n_trees), np.iinfo(self._dtype).max, dtype=self._dtype)
         looked_up = np.empty_like(alive)
         at = self._all_positions(X)
         for members, table in self._groups:
@@ -315,8 +310,7 @@ class BoostingTables:
         self, size: int, column: np.ndarray, threshold: np.ndarray, tree: np.ndarray, keep: np.ndarray
     ) -> np.ndarray:
         """Row ``c``: per tree, the AND of the masks of the splits category ``c`` fails (row ``size``: no category)."""
-        table = np.empty((size + 1, self.n_trees), dtype=self._dtype)
-        table[:] = np.iinfo(self._dtype).max
+        table = np.full((size + 1, self.n_trees), np.iinfo(self._dtype).max, dtype=self._dtype)
         for code in range(size + 1):
             encoded = (column == code).astype(float)  # the one-hot value each split sees
             for s in np.flatnonzero(~(encoded <= threshold)):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -41,17 +41,8 @@ class SelectionContext:
 
     def subset(self, rows: np.ndarray) -> SelectionContext:
         """The context restricted to ``rows`` (indices into the aligned arrays)."""
-        return SelectionContext(
-            step=self.step,
-            agent_id=self.agent_id[rows],
-            entry_step=self.entry_step[rows],
-            group=self.group[rows],
-            n_groups=self.n_groups,
-            features=self.features[rows],
-            initial_score=self.initial_score[rows],
-            effort_spent=self.effort_spent[rows],
-            repay=None if self.repay is None else self.repay[rows],
-        )
+        arrays = {f.name: getattr(self, f.name) for f in fields(self)}
+        return replace(self, **{k: v[rows] for k, v in arrays.items() if isinstance(v, np.ndarray)})
 
 
 @dataclass(frozen=True)
@@ -77,18 +68,15 @@ class Selection:
         Raises:
             ConfigError: field ``selection``, naming what was returned and what to return instead.
         """
+        fix = f"make select() return Selection(selected=<bool array of length {n}>, threshold=...)"
         if not isinstance(result, Selection):
             raise ConfigError(
-                "selection",
-                f"the selector's select() returned {type(result).__name__}, not a Selection",
-                f"make select() return Selection(selected=<bool array of length {n}>, threshold=...)",
+                "selection", f"the selector's select() returned {type(result).__name__}, not a Selection", fix
             )
         mask = np.asarray(result.selected)
         if mask.dtype != bool or mask.shape != (n,):
             raise ConfigError(
-                "selection",
-                f"the selector returned {mask.dtype} of shape {mask.shape} for {n} agents",
-                f"make select() return Selection(selected=<bool array of length {n}>, threshold=...)",
+                "selection", f"the selector returned {mask.dtype} of shape {mask.shape} for {n} agents", fix
             )
         threshold = result.threshold
         if not np.isscalar(threshold) and np.shape(threshold) != (n,):
@@ -155,9 +143,7 @@ def check_places(name: str, k: object) -> int | tuple[int, ...]:
 
 def places_at(k: int | tuple[int, ...], step: int) -> int:
     """The places at ``step``: ``k`` itself, or entry ``step`` of a schedule (its last entry after its end)."""
-    if isinstance(k, tuple):
-        return k[min(step, len(k) - 1)]
-    return k
+    return k[min(step, len(k) - 1)] if isinstance(k, tuple) else k
 
 
 def check_scores(scores: np.ndarray, context: SelectionContext) -> np.ndarray:

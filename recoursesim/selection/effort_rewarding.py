@@ -56,10 +56,8 @@ class EffortRewardingSelector(Component):
         scores = check_scores(scores, context)
         n = scores.size
         returning = context.entry_step < context.step
-        if self.measure == "score_gain":
-            improvement = np.where(returning, scores - context.initial_score, -np.inf)
-        else:
-            improvement = np.where(returning, context.effort_spent, -np.inf)
+        gain = scores - context.initial_score if self.measure == "score_gain" else context.effort_spent
+        improvement = np.where(returning, gain, -np.inf)
         eligible = np.flatnonzero(returning & (improvement >= self._min_improvement))
         reserved = min(round(self._returning_share * self.k), eligible.size, n)
         selected = np.zeros(n, dtype=bool)

@@ -118,12 +118,6 @@ def policy_at_rate(pmf: np.ndarray, rate: float) -> np.ndarray:
     return np.clip(share, 0.0, 1.0)
 
 
-def policy_at_tpr(group: LendingGroup, tpr: float) -> np.ndarray:
-    """The threshold policy whose true positive rate (share of would-be repayers lent to) is ``tpr``."""
-    rates, tprs = _rate_for_tpr(group)
-    return policy_at_rate(group.pmf, float(np.interp(tpr, tprs, rates)))
-
-
 def selection_rate(pmf: np.ndarray, policy: np.ndarray) -> float:
     """The share of a group that gets a loan under ``policy``."""
     return float(np.sum(pmf * policy))
@@ -213,7 +207,10 @@ def equal_opportunity(groups: Sequence[LendingGroup], utility: Utility) -> list[
         for w, g, (rates, tprs) in zip(shares, groups, inverse, strict=True)
     )
     tpr = float(candidates[int(np.argmax(total))])
-    return [policy_at_tpr(g, tpr) for g in groups]
+    return [
+        policy_at_rate(g.pmf, float(np.interp(tpr, tprs, rates)))
+        for g, (rates, tprs) in zip(groups, inverse, strict=True)
+    ]
 
 
 #: The criteria by name, in the order tables show them.

@@ -78,12 +78,8 @@ class OutcomeCurve:
         """``Δμ`` at any selection rate (linear between breakpoints, as randomised thresholds give)."""
         return float(np.interp(rate, self.rate, self.delta_mu))
 
-    def best_rate(self) -> float:
-        """``β*``: the (smallest) selection rate of largest ``Δμ``."""
-        return float(self.rate[int(np.argmax(self.delta_mu))])
-
     def harm_rate(self) -> float:
-        """``β₀``: the smallest rate above ``β*`` at which ``Δμ`` falls below zero (1 when it never does)."""
+        """``β₀``: the smallest rate above ``β*`` (that of largest ``Δμ``) where ``Δμ`` falls below zero (else 1)."""
         start = int(np.argmax(self.delta_mu))
         below = np.flatnonzero(self.delta_mu[start:] < 0)
         if below.size == 0:

@@ -2,12 +2,9 @@
 
 from recoursesim.training.base import Trainer, TrainingContext
 from recoursesim.training.estimators import ESTIMATORS, make_estimator
-from recoursesim.training.group_recourse import (
-    GroupRecourseLogisticRegression,
-    GroupRecourseSVM,
-    GroupRecourseTrainer,
-    recourse_difference,
-)
+from recoursesim.training.group_recourse import GroupRecourseTrainer
+from recoursesim.training.group_recourse_models import GroupRecourseLogisticRegression, GroupRecourseSVM
+from recoursesim.training.group_recourse_solvers import recourse_difference
 from recoursesim.training.performative import PerformativeTrainer, repeated_risk_minimisation
 from recoursesim.training.refit import CounterfactualAugmentationTrainer, RefitTrainer
 from recoursesim.training.strategic import StrategicScorer, StrategicTrainer

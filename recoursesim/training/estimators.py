@@ -23,13 +23,12 @@ ESTIMATORS: dict[str, Callable[..., ClassifierMixin]] = {
 }
 
 
-def make_estimator(name: str, params: Mapping[str, Any] | None = None, random_state: int | None = None) -> Any:
+def make_estimator(name: str, params: Mapping[str, Any] | None = None) -> Any:
     """Build an unfitted classifier from :data:`ESTIMATORS`.
 
     Args:
         name: Registered estimator name.
         params: Constructor parameters.
-        random_state: Passed on when the estimator takes one (drawn from the run's stream).
 
     Returns:
         The estimator.
@@ -39,9 +38,4 @@ def make_estimator(name: str, params: Mapping[str, Any] | None = None, random_st
     """
     if name not in ESTIMATORS:
         raise ConfigError("estimator", f"unknown estimator {name!r}", f"use one of {', '.join(ESTIMATORS)}")
-    params = dict(params or {})
-    factory = ESTIMATORS[name]
-    estimator = construct_estimator(factory, params, "estimator_params", name)
-    if random_state is not None and "random_state" in estimator.get_params() and "random_state" not in params:
-        estimator.set_params(random_state=random_state)
-    return estimator
+    return construct_estimator(ESTIMATORS[name], params, "estimator_params", name)

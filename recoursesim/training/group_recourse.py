@@ -21,17 +21,7 @@ from recoursesim.training.group_recourse_models import (
     GroupRecourseSVM,
     PenaltyOffWarning,
 )
-from recoursesim.training.group_recourse_solvers import recourse_difference, recourse_weights
 from recoursesim.training.refit import RefitTrainer
-
-__all__ = [
-    "GroupRecourseLogisticRegression",
-    "GroupRecourseSVM",
-    "GroupRecourseTrainer",
-    "PenaltyOffWarning",
-    "recourse_difference",
-    "recourse_weights",
-]
 
 
 @register("trainer", "gupta", "group_recourse")

@@ -173,19 +173,13 @@ def solve_logistic(
         grad_b = df.sum()
         if lam > 0:
             a = s @ f
-            if scale_free:
-                norm = max(float(np.linalg.norm(w)), 1e-12)
-                u = a / norm
-                root = np.sqrt(u * u + eps * eps)
-                value += lam * root
-                du = lam * u / root
-                grad_w = grad_w + du * (Z.T @ s / norm - a * w / norm**3)
-                grad_b += du * s.sum() / norm
-            else:
-                root = np.sqrt(a * a + eps * eps)
-                value += lam * root
-                grad_w = grad_w + lam * a / root * (Z.T @ s)
-                grad_b += lam * a / root * s.sum()
+            norm = max(float(np.linalg.norm(w)), 1e-12) if scale_free else 1.0  # 1: the plain penalty, exactly
+            u = a / norm
+            root = np.sqrt(u * u + eps * eps)
+            value += lam * root
+            du = lam * u / root
+            grad_w = grad_w + du * (Z.T @ s / norm - (a * w / norm**3 if scale_free else 0.0))
+            grad_b += du * s.sum() / norm
         return float(value), np.concatenate([grad_w, [grad_b]])
 
     theta0 = np.zeros(d + 1) if start is None else start

@@ -102,9 +102,12 @@ class RefitTrainer(Component, Trainer):
         return self
 
     def _learn_schema(self, schema: FeatureSchema | None) -> None:
-        self._prototype = _prototype_for(self.estimator, self.estimator_params, schema, self.user_estimator)
+        """Build the unfitted model every refit clones, confined as a loaded model is (no cache, one process)."""
         # The built-in logistic regression is refitted exactly by Newton's method from the previous
         # step's solution (recoursesim.training.warm_logistic); a user's model is cloned and fitted.
+        refuse_unsafe_params(self.estimator_params)
+        prototype = _prototype_for(self.estimator, self.estimator_params, schema, self.user_estimator)
+        self._prototype = confine_model(prototype, "the refit model", "training")
         estimator, user_estimator = self.estimator, self.user_estimator
         built_in = isinstance(estimator, str) or (estimator is None and user_estimator is None)
         self._newton = built_in and solves_exactly(self._prototype)
@@ -267,17 +270,9 @@ def _prototype_for(
 ) -> Any:
     """The unfitted model a trainer refits: the user's own (when ``estimator`` is not given), or ``estimator``.
 
-    It runs without a cache folder and single-process, as a loaded model does
-    (:func:`~recoursesim.scoring.model_confine.confine_model`).
+    A name is built from :data:`~recoursesim.training.estimators.ESTIMATORS` (wrapped for ``schema``'s
+    encoding when given); an object is cloned and given ``params``.
     """
-    refuse_unsafe_params(params)
-    prototype = _unconfined_prototype(estimator, params, schema, user_estimator)
-    return confine_model(prototype, "the refit model", "training")
-
-
-def _unconfined_prototype(
-    estimator: str | Any | None, params: Mapping[str, Any] | None, schema: FeatureSchema | None, user_estimator: Any
-) -> Any:
     if estimator is None and user_estimator is not None:
         if not hasattr(user_estimator, "get_params"):
             raise ConfigError(
@@ -291,14 +286,9 @@ def _unconfined_prototype(
             raise ConfigError(
                 "estimator_params", str(error).splitlines()[0], "use parameters of your model (get_params())"
             ) from None
-    prototype = _prototype_of("logistic_regression" if estimator is None else estimator, params)
-    return prototype if schema is None else tabular_estimator(schema, prototype)
-
-
-def _prototype_of(estimator: Any, params: Mapping[str, Any] | None) -> Any:
-    """The unfitted classifier a trainer refits: built from a name, or a clone of the object given."""
-    if isinstance(estimator, str):
-        return make_estimator(estimator, params)
+    if estimator is None or isinstance(estimator, str):
+        prototype = make_estimator("logistic_regression" if estimator is None else estimator, params)
+        return prototype if schema is None else tabular_estimator(schema, prototype)
     if not (hasattr(estimator, "fit") and hasattr(estimator, "get_params")) or isinstance(estimator, type):
         raise ConfigError(
             "estimator",
@@ -313,6 +303,7 @@ def _prototype_of(estimator: Any, params: Mapping[str, Any] | None) -> Any:
         )
     prototype = clone(estimator)
     try:
-        return prototype.set_params(**dict(params or {}))
+        prototype = prototype.set_params(**dict(params or {}))
     except ValueError as error:  # scikit-learn's message for a parameter the estimator lacks
         raise ConfigError("estimator_params", str(error).splitlines()[0], "use parameters of the estimator") from None
+    return prototype if schema is None else tabular_estimator(schema, prototype)

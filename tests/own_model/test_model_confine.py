@@ -129,9 +129,9 @@ def test_loaded_models_and_their_refit_copies_run_single_process(tmp_path, user_
         done = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=env)
         counts[how] = int(done.stdout.split()[-1]) if done.returncode == 0 else done.stderr
     assert counts["skops"] >= 1 and counts["recoursesim"] == 0, counts  # skops alone starts workers
-    from recoursesim.training.refit import _prototype_for
+    from recoursesim.training.refit import RefitTrainer
 
-    prototype = _prototype_for(None, None, None, model)
+    prototype = RefitTrainer(user_estimator=model)._prototype
     assert {v for k, v in prototype.get_params(deep=True).items() if k.endswith("n_jobs")} == {None}
     assert model[-1].n_jobs == 2  # the object given from Python is cloned, never changed
 
@@ -203,10 +203,10 @@ def test_estimators_inside_object_arrays_are_confined(tmp_path, user_csv) -> Non
     sio.dump(search, tmp_path / "grid.skops")
     with pytest.raises(ConfigError, match=r"grid\.skops: Pipeline sets memory="):
         load_model_file(tmp_path / "grid.skops")
-    from recoursesim.training.refit import _prototype_for
+    from recoursesim.training.refit import RefitTrainer
 
     with pytest.raises(ConfigError, match=r"the refit model: Pipeline sets memory="):
-        _prototype_for(None, None, None, search)
+        RefitTrainer(user_estimator=search)
     assert not cache.exists()
     # A tampered tree inside GradientBoosting's object array of trees.
     boosting = GradientBoostingClassifier(n_estimators=2, max_depth=2, random_state=0).fit(X, y)

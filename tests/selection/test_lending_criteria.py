@@ -89,7 +89,6 @@ def test_outcome_curve_regions_and_rates() -> None:
     curve = outcome_curve(group, ScoreChange())
     np.testing.assert_allclose(curve.rate, [0, 0.2, 0.8, 1.0])
     np.testing.assert_allclose(curve.delta_mu, [0, 12.75, -9.75, -9.75])
-    assert curve.best_rate() == pytest.approx(0.2)
     assert curve.harm_rate() == pytest.approx(0.2 + 0.6 * 12.75 / 22.5)
     assert curve.region(0.1, 0.2) == "relative harm"
     assert curve.region(0.3, 0.1) == "relative improvement"
