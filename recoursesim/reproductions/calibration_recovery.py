@@ -59,6 +59,11 @@ SCENARIOS: dict[str, tuple[dict[str, Any], list[str]]] = {
         {"base": "fico-delayed-impact-recourse", "population": {"initial": 500}},
         ["population.effort.scale=2:20", "outcome.score_change.repaid=25:125"],
     ),
+    # The same population with effort fixed at the scenario's scale (10): repayment alone.
+    "fico-repayment": (
+        {"base": "fico-delayed-impact-recourse", "population": {"initial": 500}},
+        ["outcome.score_change.repaid=25:125"],
+    ),
 }
 #: Fewest panels for the Kolmogorov–Smirnov test of the ranks.
 MIN_KS_PANELS = 10

@@ -11,7 +11,7 @@ from recoursesim.reproductions import calibration_recovery as experiment
 from recoursesim.scenario import Scenario
 
 
-@pytest.mark.parametrize("label", ["bell2024", "german-credit", "german-credit-threshold", "fico"])
+@pytest.mark.parametrize("label", ["bell2024", "german-credit", "german-credit-threshold", "fico", "fico-repayment"])
 def test_each_free_parameter_changes_the_panel(label):
     table, items = experiment.SCENARIOS[label]
     scenario = Scenario.from_dict({**table, "run": {"steps": 4, "seed": 0}})
