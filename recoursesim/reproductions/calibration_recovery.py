@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
 from scipy import stats
 
 from recoursesim.calibration import PanelSimulator, calibrate
@@ -31,6 +30,7 @@ from recoursesim.errors import ConfigError
 from recoursesim.output import write_atomic
 from recoursesim.policy.space import parse_ranges
 from recoursesim.report.document import pipe_table
+from recoursesim.reproductions.parallel import parallel_map
 from recoursesim.scenario import Scenario
 
 #: Scenario label -> (scenario table, free parameters as ``--param`` items).
@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     jobs = [(label, panel) for label in args.scenario for panel in range(args.panels)]
     if not args.collect:
-        Parallel(n_jobs=args.workers)(delayed(_run_panel)(label, panel, args) for label, panel in jobs)
+        parallel_map(_run_panel, [(label, panel, args) for label, panel in jobs], args.workers)
     paths = [args.out / "panels" / panel_file(label, panel, args.steps) for label, panel in jobs]
     frames = [pd.read_csv(path) for path in paths if path.is_file()]
     if not frames:

@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
-from joblib import Parallel, delayed
 
 from recoursesim.cli._common import Parser, positive_int, two_or_more
 from recoursesim.output import atomic_output_dir
 from recoursesim.report.aggregate import interval_texts, mean_ci
 from recoursesim.report.document import pipe_table
+from recoursesim.reproductions.parallel import parallel_map
 from recoursesim.scenario import Scenario
 from recoursesim.simulate import simulate
 
@@ -74,7 +74,7 @@ def run_condition(condition: Condition, seed: int, steps: int | None = None) -> 
 def run(conditions_: list[Condition], seeds: int, workers: int = 1, steps: int | None = None) -> pd.DataFrame:
     """Every condition for seeds ``0 … seeds-1`` (in ``workers`` processes); the stacked summaries."""
     jobs = [(c, s) for c in conditions_ for s in range(seeds)]
-    frames = Parallel(n_jobs=workers)(delayed(run_condition)(c, s, steps) for c, s in jobs)
+    frames = parallel_map(run_condition, [(c, s, steps) for c, s in jobs], workers)
     return pd.concat(frames, ignore_index=True)
 
 

@@ -27,7 +27,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
 
 from recoursesim.cli._common import Parser, positive_int, two_or_more
 from recoursesim.durability import durability_summary, survival_by_group
@@ -36,6 +35,7 @@ from recoursesim.errors import ConfigError
 from recoursesim.output import atomic_output_dir, write_atomic
 from recoursesim.report.aggregate import interval_texts, mean_ci
 from recoursesim.report.document import pipe_table
+from recoursesim.reproductions.parallel import parallel_map
 from recoursesim.scenario import Scenario
 from recoursesim.simulate import simulate
 
@@ -141,7 +141,7 @@ def run(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every condition for seeds ``0 … seeds-1``; the stacked rows and curves (runs in ``cache`` are reused)."""
     jobs = [(c, s) for c in conditions for s in range(seeds)]
-    out = Parallel(n_jobs=workers)(delayed(_cached)(c, s, steps, cache) for c, s in jobs)
+    out = parallel_map(_cached, [(c, s, steps, cache) for c, s in jobs], workers)
     return pd.concat([r for r, _ in out], ignore_index=True), pd.concat([c for _, c in out], ignore_index=True)
 
 

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
-from joblib import Parallel, delayed
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator
 
@@ -34,6 +33,7 @@ from recoursesim.output import atomic_output_dir
 from recoursesim.registry import names
 from recoursesim.report.aggregate import mean_ci
 from recoursesim.report.document import pipe_table
+from recoursesim.reproductions.parallel import parallel_map
 from recoursesim.scenario import Scenario
 from recoursesim.simulate import simulate
 from recoursesim.stats import format_interval
@@ -192,7 +192,7 @@ def failures(rows: pd.DataFrame) -> pd.DataFrame:
 def run(conditions_: Sequence[Condition], seeds: int, workers: int = 1) -> pd.DataFrame:
     """All conditions × seeds (in ``workers`` processes); the stacked observations."""
     jobs = [(c, s) for c in conditions_ for s in range(seeds)]
-    frames = Parallel(n_jobs=workers)(delayed(run_condition)(c, s) for c, s in jobs)
+    frames = parallel_map(run_condition, jobs, workers)
     return pd.concat(frames, ignore_index=True)
 
 
