@@ -28,7 +28,9 @@ LEGACY_PARAMETERS_BY_KIND: dict[str, tuple[str, ...]] = {
     "observer": ("schema", "action_defaults", "population"),
 }
 #: Every name of :data:`LEGACY_PARAMETERS_BY_KIND`.
-LEGACY_PARAMETERS: tuple[str, ...] = ("schema", "action_defaults", "feature_names", "population")
+LEGACY_PARAMETERS: tuple[str, ...] = tuple(
+    dict.fromkeys(name for names in LEGACY_PARAMETERS_BY_KIND.values() for name in names)
+)
 
 _warned: set[tuple[type, str]] = set()
 

@@ -39,7 +39,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from recoursesim.errors import ConfigError
+from recoursesim.errors import ConfigError, first_line
 from recoursesim.lifecycle import LEGACY_PARAMETERS_BY_KIND, adopt, bind, deprecated
 from recoursesim.plugin_files import import_plugin
 from recoursesim.trust import check_import_allowed
@@ -295,6 +295,7 @@ def build(
     section: str | None = None,
     allow_imports: tuple[str, ...] = (),
     context: RunContext | None = None,
+    keep: bool = False,
     **extra: Any,
 ) -> Any:
     """Instantiate a component from a scenario table ``{"name": ..., **params}`` and bind it.
@@ -305,6 +306,8 @@ def build(
         section: Dotted scenario path used in error messages (defaults to the kind's section).
         allow_imports: Modules an import-path ``name`` may import (:mod:`recoursesim.trust`).
         context: The run's context: the component is bound to it (``None``: left unbound).
+        keep: List the bound component in ``context.bound_parts``, for the model it is handed to
+            (a scenario's builder; :func:`recoursesim.lifecycle.bind`).
         **extra: Objects the builder supplies that are not scenario keys.
 
     Returns:
@@ -352,7 +355,7 @@ def build(
     except ConfigError as error:
         raise error.under(section) from None
     except (TypeError, ValueError, KeyError) as error:  # a value of the wrong shape the class did not check
-        detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        detail = first_line(error)
         raise ConfigError(
             section,
             f"{kind} {spec['name']!r} cannot use these parameters ({type(error).__name__}: {detail})",
@@ -360,7 +363,7 @@ def build(
             f"help(recoursesim.registry.lookup({kind!r}, {spec['name']!r})))",
         ) from None
     # An error of bind's own is the component's, not the scenario's parameters'.
-    return component if context is None else bind(kind, component, context, section, keep=True)
+    return component if context is None else bind(kind, component, context, section, keep=keep)
 
 
 def accepted_parameters(cls: type) -> list[str]:

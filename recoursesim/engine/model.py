@@ -212,6 +212,7 @@ class RecourseModel(mesa.Model):
                 self.table, self.ledger_store, behaviour, streams, self._selection_context, len(self.group_names)
             )
             self._market_step = MarketStep(self.lenders, bind("choice", market.choice, context), parts)
+        context.bound_parts.clear()  # what the builder bound but did not hand to this model is not kept
 
     def _prepare_scorers(self, rng: np.random.Generator) -> None:
         """Fit the lenders' models that are fitted on the population's training rows when the run starts.

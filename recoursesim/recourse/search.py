@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Self
+from typing import Self
 
 import numpy as np
 
@@ -15,9 +15,6 @@ from recoursesim.recourse.separable import solve_separable
 from recoursesim.recourse.spheres import growing_spheres
 from recoursesim.registry import register
 from recoursesim.scoring.base import Scorer, score_edits
-
-if TYPE_CHECKING:
-    pass
 
 
 @register("recourse", "search", "growing_spheres")

@@ -48,12 +48,16 @@ def model_arguments(given: BuildInputs, *, dry_run: bool = False) -> dict[str, A
     # Every part is bound to the run as it is built, so a part the population refuses is named now.
     context = RunContext.of(population)
     scorer, selector, recourse, trainer = decision_parts(given, spec, context, "")
-    behaviour = build("behaviour", spec["behaviour"], allow_imports=allowed, context=context)
+    behaviour = build("behaviour", spec["behaviour"], allow_imports=allowed, context=context, keep=True)
     market = build_market(given, context, config.initial)
     if market is not None:
         first = market.lenders[0]
         scorer, selector, recourse, trainer = first.scorer, first.selector, first.recourse, first.trainer
-    outcome = build("outcome", spec["outcome"], allow_imports=allowed, context=context) if "outcome" in spec else None
+    outcome = (
+        build("outcome", spec["outcome"], allow_imports=allowed, context=context, keep=True)
+        if "outcome" in spec
+        else None
+    )
     observers = build_observers(spec.get("observers", []), context, allowed)
     reference = config.reference_group
     if reference is not None and reference not in population.group_names:
@@ -106,6 +110,7 @@ def decision_parts(
         trusted=given.trusted,
         allow_imports=allowed,
         context=context,
+        keep=True,
     )
     n_features = width_of(scorer)
     n_features = len(feature_names) if n_features is None else n_features
@@ -115,9 +120,11 @@ def decision_parts(
             f"give one weight per feature ({', '.join(feature_names)})",
         )  # fmt: skip
     selector = build(
-        "selector", tables["selection"], section=f"{where}selection", allow_imports=allowed, context=context
+        "selector", tables["selection"], section=f"{where}selection", allow_imports=allowed, context=context, keep=True
     )
-    recourse = build("recourse", tables["recourse"], section=f"{where}recourse", allow_imports=allowed, context=context)
+    recourse = build(
+        "recourse", tables["recourse"], section=f"{where}recourse", allow_imports=allowed, context=context, keep=True
+    )
     # A refitting trainer refits clones of the user's own model, when the scorer is one.
     user_estimator = scorer.refit_prototype() if isinstance(scorer, RefitsUserModel) else None
     trainer = (
@@ -128,6 +135,7 @@ def decision_parts(
             allow_imports=allowed,
             user_estimator=user_estimator,
             context=context,
+            keep=True,
         )
         if "training" in tables
         else None
@@ -176,6 +184,7 @@ def build_market(given: BuildInputs, context: RunContext, n_initial: int) -> Mar
         section="market.choice",
         allow_imports=given.allow_imports,
         context=context,
+        keep=True,
     )
     names = [lender.name for lender in lenders]
     order = lender_order_of(choice)
@@ -198,7 +207,7 @@ def build_observers(
     for i, table in enumerate(tables):
         section = f"observers[{i}]"
         params = {key: value for key, value in table.items() if key != "label"}
-        observer = build("observer", params, section=section, allow_imports=allow_imports, context=context)
+        observer = build("observer", params, section=section, allow_imports=allow_imports, context=context, keep=True)
         if "label" in table:
             label = table["label"]
             if not isinstance(label, str) or not label.strip():

@@ -363,3 +363,23 @@ def test_the_model_binds_what_the_builder_did_not_and_a_second_model_binds_again
     fresh = CountingEffort()
     RecourseModel(**{**parts, "behaviour": fresh, "context": None})  # built by hand: bound by the model
     assert _binds(CountingEffort)[id(fresh)] == 1
+
+
+@pytest.mark.parametrize("name", ["default", "market-german-credit", "bell2024-cns-cda"])
+def test_a_built_model_leaves_no_part_listed_as_bound_in_its_context(name):
+    from recoursesim import RecourseModel
+
+    parts = Scenario.bundled(name).model_arguments()
+    assert parts["context"].bound_parts  # the builder listed the parts it bound for the model
+    model = RecourseModel(**parts)
+    assert model.context.bound_parts == {}  # taken, or (a market's unused top-level parts) dropped
+
+
+def test_building_outside_a_scenario_lists_nothing_as_bound():
+    from recoursesim import registry
+    from recoursesim.component import RunContext
+
+    context = RunContext.of(registry.build("population", {"name": "bell2024"}))
+    registry.build("recourse", {"name": "worst_case", "base": {"name": "linear"}}, context=context)
+    registry.build("behaviour", {"name": "bounded_effort"}, context=context)
+    assert context.bound_parts == {}
