@@ -193,7 +193,7 @@ def _fields(module: str, node: ast.ClassDef) -> list[_Argument]:
 
 def _bases(module: str, node: ast.ClassDef) -> list[tuple[str, ast.ClassDef]]:
     """The class's bases defined in recoursesim, in order, each with the module that defines it."""
-    tree = _parse(_module_path(module))
+    tree = registry.parsed_source(_module_path(module))
     imported = {
         alias.asname or alias.name: statement.module
         for statement in tree.body
@@ -217,7 +217,7 @@ def _find_class(module: str, name: str) -> ast.ClassDef | None:
     path = _module_path(module)
     if not path.is_file():
         return None
-    for node in _parse(path).body:
+    for node in registry.parsed_source(path).body:
         if isinstance(node, ast.ClassDef) and node.name == name:
             return node
     return None
@@ -228,8 +228,3 @@ def _module_path(module: str) -> Path:
     parts = module.split(".")[1:]
     folder = _ROOT.joinpath(*parts)
     return folder / "__init__.py" if folder.is_dir() else folder.with_suffix(".py")
-
-
-@cache
-def _parse(path: Path) -> ast.Module:
-    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))

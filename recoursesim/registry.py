@@ -408,6 +408,12 @@ def _lazy_table() -> dict[str, dict[str, str]]:
     return found
 
 
+@cache
+def parsed_source(path: Path) -> ast.Module:
+    """The syntax tree of a source file, parsed once per process (the catalogue reads each module's twice)."""
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
 def source_registrations(package: str) -> Iterator[tuple[str, ast.ClassDef, str, str, tuple[str, ...]]]:
     """``(module, class, kind, name, aliases)`` of every ``@register`` in a package's source, sub-packages too.
 
@@ -418,12 +424,11 @@ def source_registrations(package: str) -> Iterator[tuple[str, ast.ClassDef, str,
         return
     folder = Path(spec.origin).parent
     for path in sorted(folder.rglob("*.py")):
-        source = path.read_text(encoding="utf-8")
-        if "@register(" not in source:
+        if "@register(" not in path.read_text(encoding="utf-8"):
             continue
         parts = path.relative_to(folder).with_suffix("").parts
         module = ".".join((package, *(parts[:-1] if parts[-1] == "__init__" else parts)))
-        for node in ast.parse(source).body:
+        for node in parsed_source(path).body:
             if isinstance(node, ast.ClassDef):
                 for registration in decorator_registrations(node):
                     yield (module, node, *registration)
